@@ -1,0 +1,14 @@
+// Package codec is the wire format of toolrpc: JSON-RPC 2.0 messages, one per
+// line (newline-delimited JSON).
+//
+// A Reader splits its input into frames, one per line. A Decoder classifies
+// each frame into messages (requests, notifications, responses, or invalid
+// ones with the exact error to answer), keeping ids and params as the raw
+// tokens that came, so an id is echoed byte for byte. The Append functions
+// encode messages as compact single lines, and a Writer writes lines from many
+// goroutines without interleaving them. Error is the JSON-RPC error object,
+// and the Code constants name every code toolrpc uses.
+//
+// The package knows nothing of handlers or connections; package rpc builds
+// on it.
+package codec

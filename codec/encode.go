@@ -1,0 +1,236 @@
+package codec
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+)
+
+// ErrInvalidJSON is returned when a value to be written is not valid JSON:
+// a json.RawMessage that does not parse, or a json.Marshaler whose output is
+// not valid UTF-8.
+var ErrInvalidJSON = errors.New("codec: invalid JSON value")
+
+// AppendResponse appends a response line (without the '\n') that answers id
+// with result. A nil id is written as null. result is encoded with
+// encoding/json, without HTML escaping; a json.RawMessage is validated and
+// compacted.
+func AppendResponse(dst, id []byte, result any) ([]byte, error) {
+	start := len(dst)
+	dst = append(dst, `{"jsonrpc":"2.0","result":`...)
+	dst, err := AppendValue(dst, result)
+	if err != nil {
+		return dst[:start], err
+	}
+	return appendID(dst, id), nil
+}
+
+// AppendErrorResponse appends a response line (without the '\n') that answers
+// id with the error object e. If e's data cannot be encoded, the line carries
+// an InternalError that says so instead, and the encoding error is returned.
+func AppendErrorResponse(dst, id []byte, e *Error) ([]byte, error) {
+	start := len(dst)
+	dst = append(dst, `{"jsonrpc":"2.0","error":`...)
+	dst, err := AppendErrorObject(dst, e)
+	if err != nil {
+		dst = append(dst[:start], `{"jsonrpc":"2.0","error":`...)
+		dst, _ = AppendErrorObject(dst, &Error{Code: InternalError, Message: "Internal error",
+			Data: map[string]string{"exception": "codec.dataError", "message": err.Error()}})
+	}
+	return appendID(dst, id), err
+}
+
+// AppendErrorObject appends e as a JSON-RPC error object.
+func AppendErrorObject(dst []byte, e *Error) ([]byte, error) {
+	start := len(dst)
+	dst = append(dst, `{"code":`...)
+	dst = strconv.AppendInt(dst, int64(e.Code), 10)
+	dst = append(dst, `,"message":`...)
+	dst = AppendString(dst, e.Message)
+	if e.Data != nil {
+		var err error
+		dst = append(dst, `,"data":`...)
+		if dst, err = AppendValue(dst, e.Data); err != nil {
+			return dst[:start], fmt.Errorf("codec: error data: %w", err)
+		}
+	}
+	return append(dst, '}'), nil
+}
+
+// AppendRequest appends a request line (without the '\n'). A nil id makes it
+// a notification. params must be nil or encode to an object or an array.
+func AppendRequest(dst, id []byte, method string, params any) ([]byte, error) {
+	start := len(dst)
+	dst = append(dst, `{"jsonrpc":"2.0","method":`...)
+	dst = AppendString(dst, method)
+	if params != nil {
+		dst = append(dst, `,"params":`...)
+		p := len(dst)
+		var err error
+		if dst, err = AppendValue(dst, params); err != nil {
+			return dst[:start], err
+		}
+		switch dst[p] {
+		case '{', '[':
+		case 'n': // null: no params
+			dst = dst[:p-len(`,"params":`)]
+		default:
+			return dst[:start], fmt.Errorf("codec: params must be an object or an array, not %s", dst[p:])
+		}
+	}
+	if id != nil {
+		dst = appendID(dst, id)
+	} else {
+		dst = append(dst, '}')
+	}
+	return dst, nil
+}
+
+func appendID(dst, id []byte) []byte {
+	dst = append(dst, `,"id":`...)
+	if id == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = append(dst, id...)
+	}
+	return append(dst, '}')
+}
+
+// AppendValue appends v encoded as compact JSON. nil is null; a
+// json.RawMessage is validated and compacted; anything else is encoded by
+// encoding/json without HTML escaping.
+func AppendValue(dst []byte, v any) ([]byte, error) {
+	switch v := v.(type) {
+	case nil:
+		return append(dst, "null"...), nil
+	case json.RawMessage:
+		return AppendCompact(dst, v)
+	case string:
+		return AppendString(dst, v), nil
+	case bool:
+		return strconv.AppendBool(dst, v), nil
+	case int:
+		return strconv.AppendInt(dst, int64(v), 10), nil
+	case int64:
+		return strconv.AppendInt(dst, v, 10), nil
+	}
+	e := encoders.Get().(*encoder)
+	e.buf = dst
+	start := len(dst)
+	err := e.enc.Encode(v)
+	dst = e.buf
+	e.buf = nil
+	encoders.Put(e)
+	if err != nil {
+		return dst[:start], err
+	}
+	dst = dst[:len(dst)-1] // Encode ends the value with '\n'
+	if !utf8.Valid(dst[start:]) {
+		return dst[:start], ErrInvalidJSON
+	}
+	return dst, nil
+}
+
+// encoder is a json.Encoder that appends to buf.
+type encoder struct {
+	buf []byte
+	enc *json.Encoder
+}
+
+func (e *encoder) Write(p []byte) (int, error) {
+	e.buf = append(e.buf, p...)
+	return len(p), nil
+}
+
+var encoders = sync.Pool{New: func() any {
+	e := new(encoder)
+	e.enc = json.NewEncoder(e)
+	e.enc.SetEscapeHTML(false)
+	return e
+}}
+
+// AppendCompact appends the JSON value raw without insignificant white space,
+// after checking that raw is exactly one valid JSON value (UTF-8 included).
+func AppendCompact(dst, raw []byte) ([]byte, error) {
+	i := skipSpace(raw, 0)
+	end, st := scanValue(raw, i, 0, int(^uint(0)>>1))
+	if st != scanOK || skipSpace(raw, end) != len(raw) {
+		return dst, ErrInvalidJSON
+	}
+	raw = raw[i:end]
+	for len(raw) > 0 {
+		j := 0
+		for j < len(raw) && !isSpace(raw[j]) && raw[j] != '"' {
+			j++
+		}
+		dst = append(dst, raw[:j]...)
+		raw = raw[j:]
+		if len(raw) == 0 {
+			break
+		}
+		if raw[0] == '"' {
+			k, _, _ := scanString(raw, 0)
+			dst = append(dst, raw[:k]...)
+			raw = raw[k:]
+			continue
+		}
+		raw = raw[skipSpace(raw, 0):]
+	}
+	return dst, nil
+}
+
+const hexDigits = "0123456789abcdef"
+
+// AppendString appends s as a JSON string. Control characters, U+2028 and
+// U+2029 are escaped; invalid UTF-8 is replaced by U+FFFD, since what is
+// written must be valid UTF-8.
+func AppendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}

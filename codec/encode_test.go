@@ -1,0 +1,181 @@
+package codec
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+type badUTF8 struct{}
+
+func (badUTF8) MarshalJSON() ([]byte, error) { return []byte("\"\xff\""), nil }
+
+type spaced struct{}
+
+func (spaced) MarshalJSON() ([]byte, error) { return []byte("{ \"a\" :\n [1, 2] }"), nil }
+
+func TestAppendResponse(t *testing.T) {
+	tests := []struct {
+		name   string
+		id     string
+		result any
+		want   string
+		err    error
+	}{
+		{"int", `1`, 19, `{"jsonrpc":"2.0","result":19,"id":1}`, nil},
+		{"null id", ``, "x", `{"jsonrpc":"2.0","result":"x","id":null}`, nil},
+		{"id kept byte for byte", `12345678901234567890`, true, `{"jsonrpc":"2.0","result":true,"id":12345678901234567890}`, nil},
+		{"escaped string id", `"\u00e9"`, nil, `{"jsonrpc":"2.0","result":null,"id":"\u00e9"}`, nil},
+		{"no html escaping", `1`, "<a&b>", `{"jsonrpc":"2.0","result":"<a&b>","id":1}`, nil},
+		{"struct", `1`, struct {
+			A int    `json:"a"`
+			B string `json:"b,omitempty"`
+		}{A: 1}, `{"jsonrpc":"2.0","result":{"a":1},"id":1}`, nil},
+		{"slice", `1`, []string{"hello", "5"}, `{"jsonrpc":"2.0","result":["hello","5"],"id":1}`, nil},
+		{"raw compacted", `1`, json.RawMessage(" {\"a\" : [1,\n 2], \"b\": \"x y\"}\r\n"), `{"jsonrpc":"2.0","result":{"a":[1,2],"b":"x y"},"id":1}`, nil},
+		{"raw invalid", `1`, json.RawMessage(`{"a":}`), ``, ErrInvalidJSON},
+		{"raw two values", `1`, json.RawMessage(`1 2`), ``, ErrInvalidJSON},
+		{"raw empty", `1`, json.RawMessage(``), ``, ErrInvalidJSON},
+		{"raw invalid utf-8", `1`, json.RawMessage("\"\xff\""), ``, ErrInvalidJSON},
+		{"marshaler compacted", `1`, spaced{}, `{"jsonrpc":"2.0","result":{"a":[1,2]},"id":1}`, nil},
+		{"marshaler invalid utf-8", `1`, badUTF8{}, ``, ErrInvalidJSON},
+		{"string invalid utf-8 replaced", `1`, "a\xffb", `{"jsonrpc":"2.0","result":"a\ufffdb","id":1}`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var id []byte
+			if tt.id != "" {
+				id = []byte(tt.id)
+			}
+			got, err := AppendResponse([]byte("prefix"), id, tt.result)
+			if tt.err != nil {
+				assert.ErrorIs(t, err, tt.err)
+				assert.Equal(t, "prefix", string(got), "nothing appended on error")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, "prefix"+tt.want, string(got))
+		})
+	}
+	_, err := AppendResponse(nil, []byte(`1`), make(chan int))
+	assert.Error(t, err, "a value encoding/json cannot encode")
+}
+
+func TestAppendErrorResponse(t *testing.T) {
+	tests := []struct {
+		name string
+		id   string
+		err  *Error
+		want string
+	}{
+		{"spec parse error", ``, NewError(ParseError, ""), `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}`},
+		{"spec method not found", `"1"`, NewError(MethodNotFound, ""), `{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":"1"}`},
+		{"data", `7`, NewError(InvalidParams, "").WithData([]map[string]string{{"field": "b", "rule": "ne", "param": "0"}}),
+			`{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"b","param":"0","rule":"ne"}]},"id":7}`},
+		{"raw data", `7`, &Error{Code: 42, Message: "m\n\"q\"", Data: json.RawMessage(` [ 1 ] `)},
+			`{"jsonrpc":"2.0","error":{"code":42,"message":"m\n\"q\"","data":[1]},"id":7}`},
+		{"unencodable data", `7`, &Error{Code: 42, Message: "m", Data: make(chan int)},
+			`{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"exception":"codec.dataError","message":"codec: error data: json: unsupported type: chan int"}},"id":7}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var id []byte
+			if tt.id != "" {
+				id = []byte(tt.id)
+			}
+			got, _ := AppendErrorResponse(nil, id, tt.err)
+			assert.Equal(t, tt.want, string(got))
+		})
+	}
+}
+
+func TestAppendRequest(t *testing.T) {
+	tests := []struct {
+		id     string
+		method string
+		params any
+		want   string
+		fails  bool
+	}{
+		{`1`, "subtract", []int{42, 23}, `{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}`, false},
+		{``, "update", []int{1, 2}, `{"jsonrpc":"2.0","method":"update","params":[1,2]}`, false},
+		{``, "foobar", nil, `{"jsonrpc":"2.0","method":"foobar"}`, false},
+		{`"a"`, "m", json.RawMessage(`null`), `{"jsonrpc":"2.0","method":"m","id":"a"}`, false},
+		{`1`, "m", map[string]int{"a": 1}, `{"jsonrpc":"2.0","method":"m","params":{"a":1},"id":1}`, false},
+		{`1`, "m", 5, ``, true},
+		{`1`, "m", "x", ``, true},
+	}
+	for _, tt := range tests {
+		var id []byte
+		if tt.id != "" {
+			id = []byte(tt.id)
+		}
+		got, err := AppendRequest(nil, id, tt.method, tt.params)
+		if tt.fails {
+			assert.Error(t, err)
+			assert.Empty(t, got)
+			continue
+		}
+		require.NoError(t, err)
+		assert.Equal(t, tt.want, string(got))
+	}
+}
+
+// viaEncodingJSON is what encoding/json makes of s on a round trip: each
+// invalid UTF-8 byte becomes U+FFFD.
+func viaEncodingJSON(t *testing.T, s string) string {
+	b, err := json.Marshal(s)
+	require.NoError(t, err)
+	var back string
+	require.NoError(t, json.Unmarshal(b, &back))
+	return back
+}
+
+func TestAppendStringMatchesEncodingJSON(t *testing.T) {
+	for _, s := range []string{"", "plain", "q\"b\\s", "\x00\x01\x1f\x7f", "\n\r\t\b\f", "é☃😀", "\u2028\u2029", "a\xffb\xc3", "<>&"} {
+		got := AppendString(nil, s)
+		assert.True(t, utf8.Valid(got))
+		var back string
+		require.NoError(t, json.Unmarshal(got, &back), "%q", got)
+		assert.Equal(t, viaEncodingJSON(t, s), back)
+	}
+}
+
+func FuzzAppendString(f *testing.F) {
+	f.Add("a\"b\x00\u2028\xff")
+	f.Fuzz(func(t *testing.T, s string) {
+		got := AppendString(nil, s)
+		if !validJSON(got) {
+			t.Fatalf("AppendString(%q) = %q, not valid JSON", s, got)
+		}
+		var back string
+		require.NoError(t, json.Unmarshal(got, &back))
+		if want := viaEncodingJSON(t, s); back != want {
+			t.Fatalf("AppendString(%q) decodes to %q, want %q", s, back, want)
+		}
+	})
+}
+
+func FuzzAppendCompact(f *testing.F) {
+	for _, c := range scanCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		got, err := AppendCompact(nil, raw)
+		if (err == nil) != validJSON(raw) {
+			t.Fatalf("AppendCompact(%q) error %v, reference valid=%v", raw, err, validJSON(raw))
+		}
+		if err != nil {
+			return
+		}
+		var want bytes.Buffer
+		require.NoError(t, json.Compact(&want, raw))
+		if string(got) != want.String() {
+			t.Fatalf("AppendCompact(%q) = %q, json.Compact gives %q", raw, got, want.String())
+		}
+	})
+}

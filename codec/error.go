@@ -1,0 +1,127 @@
+package codec
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Code is a JSON-RPC 2.0 error code.
+type Code int
+
+// The error codes of JSON-RPC 2.0 (section 5.1 of the specification), the
+// cancellation code of the Language Server Protocol, and the server errors
+// toolrpc itself uses. Codes from -32768 to -32000 are reserved by the
+// specification; applications use codes outside that range.
+const (
+	// ParseError: the frame is not valid JSON (invalid UTF-8 included).
+	ParseError Code = -32700
+	// InvalidRequest: the JSON is not a valid request object, the batch is
+	// empty, or a limit (frame size, batch length, nesting depth) was passed.
+	InvalidRequest Code = -32600
+	// MethodNotFound: no method of that name is served.
+	MethodNotFound Code = -32601
+	// InvalidParams: the params cannot be decoded into what the method
+	// takes, or they fail validation.
+	InvalidParams Code = -32602
+	// InternalError: the handler returned an error without a JSON-RPC code,
+	// panicked, or returned a result that cannot be encoded.
+	InternalError Code = -32603
+
+	// ServerShuttingDown: the request was read but the connection was shut
+	// down (its context cancelled, or its output failed) before it ran to
+	// completion.
+	ServerShuttingDown Code = -32000
+	// RequestTimeout: the request ran past the deadline a middleware gave it.
+	RequestTimeout Code = -32001
+
+	// RequestCancelled: the peer cancelled the request ($/cancelRequest),
+	// as in the Language Server Protocol.
+	RequestCancelled Code = -32800
+)
+
+// String returns the standard message for the codes above, or "" for others.
+func (c Code) String() string {
+	switch c {
+	case ParseError:
+		return "Parse error"
+	case InvalidRequest:
+		return "Invalid Request"
+	case MethodNotFound:
+		return "Method not found"
+	case InvalidParams:
+		return "Invalid params"
+	case InternalError:
+		return "Internal error"
+	case ServerShuttingDown:
+		return "Server shutting down"
+	case RequestTimeout:
+		return "Request timed out"
+	case RequestCancelled:
+		return "Request cancelled"
+	}
+	return ""
+}
+
+// Error is the JSON-RPC 2.0 error object, and a Go error.
+//
+// A handler that returns an *Error (or an error wrapping one, found with
+// errors.As) has it written as is: code, message and data. Data is encoded
+// with encoding/json when the response is written; an error object read from
+// the wire carries its data as a json.RawMessage.
+type Error struct {
+	Code    Code   `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+// NewError returns an error with the code and the message. An empty message
+// is replaced by the code's standard message.
+func NewError(code Code, message string) *Error {
+	if message == "" {
+		message = code.String()
+	}
+	return &Error{Code: code, Message: message}
+}
+
+// Errorf returns an error with the code and a formatted message.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// WithData returns a copy of e that carries data.
+func (e *Error) WithData(data any) *Error {
+	c := *e
+	c.Data = data
+	return &c
+}
+
+// Error implements the error interface.
+func (e *Error) Error() string {
+	return fmt.Sprintf("jsonrpc error %d: %s", e.Code, e.Message)
+}
+
+// UnmarshalJSON decodes an error object strictly: code must be an integer and
+// message a string, both present; data, when present, is kept as a
+// json.RawMessage.
+func (e *Error) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Code    *json.Number    `json:"code"`
+		Message *string         `json:"message"`
+		Data    json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return fmt.Errorf("codec: error object: %w", err)
+	}
+	if w.Code == nil || w.Message == nil {
+		return fmt.Errorf("codec: error object needs a code and a message")
+	}
+	code, err := w.Code.Int64()
+	if err != nil || int64(Code(code)) != code {
+		return fmt.Errorf("codec: error code %s is not an integer", *w.Code)
+	}
+	*e = Error{Code: Code(code), Message: *w.Message}
+	if w.Data != nil {
+		e.Data = w.Data
+	}
+	return nil
+}

@@ -1,0 +1,383 @@
+package codec
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Kind is what a message is.
+type Kind uint8
+
+// The kinds of message a frame holds.
+const (
+	// Invalid: not a valid request. Err is the error to answer with, ID the
+	// id to answer to (nil: null).
+	Invalid Kind = iota
+	// Request: a request object with an id; it must be answered.
+	Request
+	// Notification: a request object without an id; it is never answered.
+	Notification
+	// Response: a response to a request of ours. When Err is not nil the
+	// response is malformed: it is never answered, and Err says why.
+	Response
+)
+
+var kindNames = [...]string{Invalid: "invalid", Request: "request", Notification: "notification", Response: "response"}
+
+// String returns the kind's name.
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", k)
+}
+
+// Message is one JSON-RPC message of a frame, classified. Its byte slices
+// alias the frame passed to Decoder.Decode; they are nil when the member is
+// absent. ID, Params, Meta, Result and Error are raw JSON tokens exactly as
+// they came; Method is the method name, unquoted and unescaped.
+type Message struct {
+	Kind   Kind
+	ID     []byte // the id token; nil when absent (and, for Invalid, when not valid)
+	Method []byte // the method name (decoded)
+	Params []byte // the params object or array
+	Meta   []byte // the "_meta" member of an object Params, when present
+	Result []byte // a response's result
+	Error  []byte // a response's error object
+	Err    *Error // for Invalid, the error to answer; for Response, why it is malformed
+}
+
+// Default limits of a Decoder.
+const (
+	DefaultMaxDepth = 128
+	DefaultMaxBatch = 1000
+)
+
+// Decoder classifies frames. Its zero value uses the default limits and is
+// ready to use; a Decoder must not be used by two goroutines at once.
+type Decoder struct {
+	// MaxDepth bounds the nesting of arrays and objects in a frame, the
+	// envelope included (a request with object params is 2 deep). A deeper
+	// frame is answered InvalidRequest. Zero means DefaultMaxDepth.
+	MaxDepth int
+	// MaxBatch bounds the number of entries in a batch. A longer batch is
+	// answered with one InvalidRequest. Zero means DefaultMaxBatch.
+	MaxBatch int
+
+	msgs []Message
+}
+
+// Decode classifies one frame: a single message, or the entries of a batch.
+// Every problem is reported as a message of kind Invalid (with the error to
+// answer), never as a Go error: a frame that is not valid JSON gives one
+// Invalid message with ParseError, an empty batch one with InvalidRequest.
+// batch is true only for a non-empty, valid batch, whose answers go back as
+// one array.
+//
+// The messages alias frame and the Decoder's storage: they are valid until
+// the next call of Decode.
+func (d *Decoder) Decode(frame []byte) (msgs []Message, batch bool) {
+	maxDepth := d.MaxDepth
+	if maxDepth <= 0 {
+		maxDepth = DefaultMaxDepth
+	}
+	d.msgs = d.msgs[:0]
+	i := skipSpace(frame, 0)
+	if i < len(frame) && frame[i] == '[' {
+		return d.decodeBatch(frame, i, maxDepth)
+	}
+	var m Message
+	end, st := scanEnvelope(frame, i, 0, maxDepth, &m)
+	if st == scanOK && skipSpace(frame, end) != len(frame) {
+		st = scanSyntax
+	}
+	if st != scanOK {
+		m = frameError(st, maxDepth)
+	}
+	d.msgs = append(d.msgs, m)
+	return d.msgs, false
+}
+
+func (d *Decoder) decodeBatch(frame []byte, i, maxDepth int) ([]Message, bool) {
+	maxBatch := d.MaxBatch
+	if maxBatch <= 0 {
+		maxBatch = DefaultMaxBatch
+	}
+	single := func(m Message) ([]Message, bool) {
+		d.msgs = append(d.msgs[:0], m)
+		return d.msgs, false
+	}
+	if maxDepth < 1 {
+		return single(frameError(scanDepth, maxDepth))
+	}
+	i = skipSpace(frame, i+1)
+	if i < len(frame) && frame[i] == ']' {
+		if skipSpace(frame, i+1) != len(frame) {
+			return single(frameError(scanSyntax, maxDepth))
+		}
+		return single(Message{Kind: Invalid, Err: NewError(InvalidRequest, "")})
+	}
+	n := 0
+	for {
+		var m Message
+		var st status
+		i, st = scanEnvelope(frame, i, 1, maxDepth, &m)
+		if st != scanOK {
+			return single(frameError(st, maxDepth))
+		}
+		if n++; n <= maxBatch {
+			d.msgs = append(d.msgs, m)
+		}
+		i = skipSpace(frame, i)
+		if i >= len(frame) {
+			return single(frameError(scanSyntax, maxDepth))
+		}
+		if frame[i] == ',' {
+			i++
+			continue
+		}
+		if frame[i] != ']' || skipSpace(frame, i+1) != len(frame) {
+			return single(frameError(scanSyntax, maxDepth))
+		}
+		break
+	}
+	if n > maxBatch {
+		return single(Message{Kind: Invalid, Err: Errorf(InvalidRequest,
+			"Invalid Request: batch of %d entries, more than the limit of %d", n, maxBatch)})
+	}
+	return d.msgs, true
+}
+
+// frameError is the message for a frame that cannot be read as messages.
+func frameError(st status, maxDepth int) Message {
+	if st == scanDepth {
+		return Message{Kind: Invalid, Err: Errorf(InvalidRequest,
+			"Invalid Request: nested more than %d levels deep", maxDepth)}
+	}
+	return Message{Kind: Invalid, Err: NewError(ParseError, "")}
+}
+
+// member flags of an envelope object.
+const (
+	hasJSONRPC = 1 << iota
+	hasMethod
+	hasParams
+	hasID
+	hasResult
+	hasError
+	hasOther
+	hasDuplicate
+)
+
+// scanEnvelope scans the value at frame[i] (after white space) as one
+// message, depth containers deep, and fills m. It reports a syntax or depth
+// problem as a status, any other problem in m.
+func scanEnvelope(frame []byte, i, depth, maxDepth int, m *Message) (int, status) {
+	i = skipSpace(frame, i)
+	if i >= len(frame) || frame[i] != '{' {
+		end, st := scanValue(frame, i, depth, maxDepth)
+		*m = Message{Kind: Invalid, Err: NewError(InvalidRequest, "")}
+		return end, st
+	}
+	if depth+1 > maxDepth {
+		return i, scanDepth
+	}
+	var (
+		flags                      int
+		jsonrpc, method, id        []byte
+		methodEsc, jsonrpcEsc      bool
+		params, meta, result, errv []byte
+	)
+	i = skipSpace(frame, i+1)
+	if i < len(frame) && frame[i] == '}' {
+		*m = Message{Kind: Invalid, Err: NewError(InvalidRequest, "")}
+		return i + 1, scanOK
+	}
+	for {
+		if i >= len(frame) || frame[i] != '"' {
+			return i, scanSyntax
+		}
+		keyStart := i
+		keyEnd, keyEsc, st := scanString(frame, i)
+		if st != scanOK {
+			return keyEnd, st
+		}
+		i = skipSpace(frame, keyEnd)
+		if i >= len(frame) || frame[i] != ':' {
+			return i, scanSyntax
+		}
+		i = skipSpace(frame, i+1)
+		valStart := i
+		var valEsc bool
+		if i < len(frame) && frame[i] == '"' {
+			i, valEsc, st = scanString(frame, i)
+		} else if i < len(frame) && frame[i] == '{' && isKey(frame[keyStart:keyEnd], keyEsc, "params") {
+			i, meta, st = scanParamsObject(frame, i, depth+1, maxDepth)
+		} else {
+			i, st = scanValue(frame, i, depth+1, maxDepth)
+		}
+		if st != scanOK {
+			return i, st
+		}
+		val := frame[valStart:i]
+		var bit int
+		switch key := unquote(frame[keyStart:keyEnd], keyEsc); string(key) {
+		case "jsonrpc":
+			bit, jsonrpc, jsonrpcEsc = hasJSONRPC, val, valEsc
+		case "method":
+			bit, method, methodEsc = hasMethod, val, valEsc
+		case "params":
+			bit, params = hasParams, val
+		case "id":
+			bit, id = hasID, val
+		case "result":
+			bit, result = hasResult, val
+		case "error":
+			bit, errv = hasError, val
+		default:
+			bit = hasOther
+		}
+		if flags&bit != 0 && bit != hasOther {
+			flags |= hasDuplicate
+		}
+		flags |= bit
+
+		i = skipSpace(frame, i)
+		if i >= len(frame) {
+			return i, scanSyntax
+		}
+		if frame[i] == ',' {
+			i = skipSpace(frame, i+1)
+			continue
+		}
+		if frame[i] != '}' {
+			return i, scanSyntax
+		}
+		i++
+		break
+	}
+
+	// The object is valid JSON; now check it against the specification.
+	validID := flags&hasID != 0 && isIDToken(id)
+	var answerID []byte
+	if validID {
+		answerID = id
+	}
+	invalid := func() (int, status) {
+		*m = Message{Kind: Invalid, ID: answerID, Err: NewError(InvalidRequest, "")}
+		return i, scanOK
+	}
+	okVersion := flags&hasJSONRPC != 0 && isString(jsonrpc, jsonrpcEsc, "2.0")
+	if flags&hasMethod == 0 && flags&(hasResult|hasError) != 0 {
+		// A response to one of our requests.
+		*m = Message{Kind: Response, ID: answerID, Result: result, Error: errv}
+		switch {
+		case flags&(hasDuplicate|hasOther|hasParams) != 0:
+			m.Err = Errorf(InvalidRequest, "response has members it must not have")
+		case !okVersion:
+			m.Err = Errorf(InvalidRequest, `response without "jsonrpc": "2.0"`)
+		case flags&(hasResult|hasError) == hasResult|hasError:
+			m.Err = Errorf(InvalidRequest, "response has both result and error")
+		case !validID:
+			m.Err = Errorf(InvalidRequest, "response without a valid id")
+		case flags&hasError != 0 && errv[0] != '{':
+			m.Err = Errorf(InvalidRequest, "response error is not an object")
+		}
+		return i, scanOK
+	}
+	if flags&(hasDuplicate|hasOther|hasResult|hasError) != 0 || !okVersion ||
+		flags&hasMethod == 0 || method[0] != '"' ||
+		(flags&hasID != 0 && !validID) ||
+		(flags&hasParams != 0 && params[0] != '{' && params[0] != '[') {
+		return invalid()
+	}
+	*m = Message{Kind: Notification, Method: unquote(method, methodEsc), Params: params, Meta: meta}
+	if flags&hasID != 0 {
+		m.Kind, m.ID = Request, id
+	}
+	return i, scanOK
+}
+
+// scanParamsObject scans the params object at frame[i] == '{' and finds its
+// "_meta" member.
+func scanParamsObject(frame []byte, i, depth, maxDepth int) (end int, meta []byte, st status) {
+	if depth+1 > maxDepth {
+		return i, nil, scanDepth
+	}
+	i = skipSpace(frame, i+1)
+	if i < len(frame) && frame[i] == '}' {
+		return i + 1, nil, scanOK
+	}
+	for {
+		if i >= len(frame) || frame[i] != '"' {
+			return i, nil, scanSyntax
+		}
+		keyStart := i
+		keyEnd, keyEsc, st := scanString(frame, i)
+		if st != scanOK {
+			return keyEnd, nil, st
+		}
+		i = skipSpace(frame, keyEnd)
+		if i >= len(frame) || frame[i] != ':' {
+			return i, nil, scanSyntax
+		}
+		i = skipSpace(frame, i+1)
+		valStart := i
+		if i, st = scanValue(frame, i, depth+1, maxDepth); st != scanOK {
+			return i, nil, st
+		}
+		if isKey(frame[keyStart:keyEnd], keyEsc, "_meta") {
+			meta = frame[valStart:i]
+		}
+		i = skipSpace(frame, i)
+		if i >= len(frame) {
+			return i, nil, scanSyntax
+		}
+		if frame[i] == ',' {
+			i = skipSpace(frame, i+1)
+			continue
+		}
+		if frame[i] != '}' {
+			return i, nil, scanSyntax
+		}
+		return i + 1, meta, scanOK
+	}
+}
+
+// isIDToken reports whether the raw token is a valid id: a string, a number
+// or null.
+func isIDToken(tok []byte) bool {
+	switch c := tok[0]; {
+	case c == '"', c == 'n', c == '-', isDigit(c):
+		return true
+	}
+	return false
+}
+
+// isKey reports whether the quoted member name tok is name.
+func isKey(tok []byte, escaped bool, name string) bool {
+	return string(unquote(tok, escaped)) == name
+}
+
+// isString reports whether the raw token is the JSON string s.
+func isString(tok []byte, escaped bool, s string) bool {
+	return len(tok) > 0 && tok[0] == '"' && string(unquote(tok, escaped)) == s
+}
+
+// unquote returns the contents of a valid JSON string token. Without escapes
+// it is a subslice of tok; with escapes it is decoded into new memory.
+func unquote(tok []byte, escaped bool) []byte {
+	if !escaped {
+		return tok[1 : len(tok)-1]
+	}
+	var s string
+	if err := json.Unmarshal(tok, &s); err != nil {
+		return nil // unreachable: tok was validated
+	}
+	return []byte(s)
+}
+
+// IsBlank reports whether b holds nothing but JSON white space.
+func IsBlank(b []byte) bool {
+	return skipSpace(b, 0) == len(b)
+}

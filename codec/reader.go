@@ -1,0 +1,180 @@
+package codec
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// DefaultMaxFrameSize is the largest frame a Reader accepts unless told
+// otherwise: 64 MiB.
+const DefaultMaxFrameSize = 64 << 20
+
+const (
+	// minBufferSize is the size of a Reader's buffer when it starts, and the
+	// size it shrinks back to after a large frame.
+	minBufferSize = 32 << 10
+	// keepBufferSize is the largest buffer a Reader keeps between frames.
+	keepBufferSize = 1 << 20
+)
+
+// FrameTooLargeError reports a frame longer than the Reader's limit. The
+// frame has been skipped: the next ReadFrame reads the line after it.
+type FrameTooLargeError struct {
+	Limit int // the limit, in bytes
+}
+
+func (e *FrameTooLargeError) Error() string {
+	return fmt.Sprintf("codec: frame larger than the limit of %d bytes", e.Limit)
+}
+
+// Reader reads newline-delimited frames from an io.Reader.
+//
+// A frame is the bytes up to a '\n', without it and without a '\r' just before
+// it. Lines that are empty or hold only JSON white space are skipped. A last
+// line without '\n' at the end of the input is a frame too. There is no limit
+// on line length other than the maximum frame size, and a line over it is
+// skipped while it is read, without being held in memory.
+type Reader struct {
+	r     io.Reader
+	max   int
+	buf   []byte
+	start int   // buf[start:end] is read but not yet returned
+	end   int   //
+	seen  int   // buf[start:start+seen] is known to hold no '\n'
+	err   error // the error the underlying reader returned, if any
+}
+
+// NewReader returns a Reader of r whose frames are at most maxFrameSize bytes
+// long (not counting the line end). maxFrameSize <= 0 means
+// DefaultMaxFrameSize.
+func NewReader(r io.Reader, maxFrameSize int) *Reader {
+	if maxFrameSize <= 0 {
+		maxFrameSize = DefaultMaxFrameSize
+	}
+	return &Reader{r: r, max: maxFrameSize}
+}
+
+// ReadFrame returns the next frame. The frame aliases the Reader's buffer and
+// is valid until the next call.
+//
+// At the end of the input it returns io.EOF. A frame over the limit gives a
+// *FrameTooLargeError; reading may go on after it. Any other error is the
+// underlying reader's, and a partial line before it is dropped.
+func (r *Reader) ReadFrame() ([]byte, error) {
+	r.shrink()
+	for {
+		if i := bytes.IndexByte(r.buf[r.start+r.seen:r.end], '\n'); i >= 0 {
+			n := r.seen + i
+			line := r.buf[r.start : r.start+n]
+			r.start += n + 1
+			r.seen = 0
+			line = trimCR(line)
+			if len(line) > r.max {
+				return nil, &FrameTooLargeError{Limit: r.max}
+			}
+			if IsBlank(line) {
+				continue
+			}
+			return line, nil
+		}
+		r.seen = r.end - r.start
+		if r.seen > r.max+1 { // +1: room for a '\r' before the '\n'
+			return nil, r.skipLine()
+		}
+		if r.err != nil {
+			return r.atError()
+		}
+		r.fill()
+	}
+}
+
+// atError ends the input: a last line without '\n' is a frame at io.EOF.
+func (r *Reader) atError() ([]byte, error) {
+	if r.err != io.EOF {
+		r.start, r.end, r.seen = 0, 0, 0
+		return nil, r.err
+	}
+	line := trimCR(r.buf[r.start:r.end])
+	r.start, r.seen = r.end, 0
+	switch {
+	case len(line) > r.max:
+		return nil, &FrameTooLargeError{Limit: r.max}
+	case IsBlank(line):
+		return nil, io.EOF
+	}
+	return line, nil
+}
+
+// skipLine discards input up to and including the next '\n'.
+func (r *Reader) skipLine() error {
+	for {
+		r.start, r.end, r.seen = 0, 0, 0
+		if r.err != nil {
+			if r.err == io.EOF {
+				return &FrameTooLargeError{Limit: r.max}
+			}
+			return r.err
+		}
+		r.fill()
+		if i := bytes.IndexByte(r.buf[:r.end], '\n'); i >= 0 {
+			r.start = i + 1
+			return &FrameTooLargeError{Limit: r.max}
+		}
+	}
+}
+
+// fill reads more input into the buffer, making room first: it moves unread
+// bytes to the front, or grows the buffer (never beyond what the longest
+// frame needs).
+func (r *Reader) fill() {
+	if r.start > 0 && (r.end == len(r.buf) || r.start == r.end) {
+		n := copy(r.buf, r.buf[r.start:r.end])
+		r.start, r.end = 0, n
+	}
+	if r.end == len(r.buf) {
+		size := max(2*len(r.buf), minBufferSize)
+		// Never more than a frame of the maximum size, its CR LF and one
+		// byte to tell it is over the limit.
+		// ReadFrame skips a line before it would need more than that, so
+		// the buffer always grows here.
+		size = min(size, r.max+3)
+		buf := make([]byte, size)
+		r.end = copy(buf, r.buf[r.start:r.end])
+		r.start = 0
+		r.buf = buf
+	}
+	for range 100 {
+		n, err := r.r.Read(r.buf[r.end:])
+		if n < 0 || n > len(r.buf)-r.end {
+			r.err = errors.New("codec: reader returned an invalid count")
+			return
+		}
+		r.end += n
+		if err != nil {
+			r.err = err
+			return
+		}
+		if n > 0 {
+			return
+		}
+	}
+	r.err = io.ErrNoProgress
+}
+
+// shrink lets go of a large buffer once the frame it held has been used.
+func (r *Reader) shrink() {
+	if len(r.buf) > keepBufferSize && r.end-r.start <= minBufferSize {
+		buf := make([]byte, minBufferSize)
+		r.end = copy(buf, r.buf[r.start:r.end])
+		r.start, r.buf = 0, buf
+	}
+}
+
+func trimCR(line []byte) []byte {
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		return line[:n-1]
+	}
+	return line
+}

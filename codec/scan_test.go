@@ -1,0 +1,104 @@
+package codec
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// validJSON is the reference: encoding/json's grammar plus RFC 8259's UTF-8
+// rule, which encoding/json does not check.
+func validJSON(b []byte) bool { return json.Valid(b) && utf8.Valid(b) }
+
+// scanAll reports whether b is one JSON value with optional white space
+// around it, by scanValue.
+func scanAll(b []byte, maxDepth int) status {
+	end, st := scanValue(b, skipSpace(b, 0), 0, maxDepth)
+	if st == scanOK && skipSpace(b, end) != len(b) {
+		return scanSyntax
+	}
+	return st
+}
+
+var scanCases = []string{
+	`0`, `-0`, `1`, `-1`, `12345678901234567890`, `1.5`, `-1.5e10`, `1E+2`, `1e-2`, `0.0`,
+	`01`, `-`, `1.`, `.5`, `+1`, `1e`, `1e+`, `0x10`, `--1`, `1.5.5`, `NaN`, `Infinity`,
+	`true`, `false`, `null`, `tru`, `nul`, `True`, `truex`, `nullnull`,
+	`""`, `"a"`, `"\""`, `"\\"`, `"\/"`, `"\b\f\n\r\t"`, `"\u00e9"`, `"\uD83D\uDE00"`, `"\ud800"`,
+	`"\x"`, `"\u12"`, `"\u12G4"`, `"unterminated`, `"a` + "\x00" + `b"`, `"a` + "\t" + `b"`, "\"\x1f\"", "\"\x7f\"",
+	`"é"`, "\"\xe9\"", "\"\xc3\"", "\"\xed\xa0\x80\"", "\"\xf4\x90\x80\x80\"", "\"\xef\xbf\xbd\"",
+	`"12345678\"9"`, `"1234567\\"`, `"0123456789abcdef0123456789abcdef"`, `"0123456789abcdef0123456789abcde"` + "\x01" + `"`,
+	`[]`, `{}`, `[1,2,3]`, `[1,]`, `[,1]`, `[1 2]`, `[`, `]`, `[[[]]]`, `[[[]]`, `{"a":1}`, `{"a":1,}`, `{"a"}`,
+	`{"a":}`, `{a:1}`, `{"a":1 "b":2}`, `{"a":[{"b":{"c":null}}]}`, `{"a":1}}`, ` { "a" : [ 1 , 2 ] } `,
+	"\ufeff{}", "{}\x00", "\x00", "{\"a\":1}\r", "[1,\n2]", `{"":""}`, `{"a":1,"a":2}`,
+	`[1] [2]`, `{} x`, `"a" "b"`,
+}
+
+func TestScanValueMatchesReference(t *testing.T) {
+	for _, c := range scanCases {
+		got := scanAll([]byte(c), 1000) == scanOK
+		assert.Equal(t, validJSON([]byte(c)), got, "%q", c)
+	}
+}
+
+func TestScanValueDepth(t *testing.T) {
+	tests := []struct {
+		in    string
+		depth int
+		want  status
+	}{
+		{`1`, 0, scanOK},
+		{`[]`, 0, scanDepth},
+		{`[]`, 1, scanOK},
+		{`[[1]]`, 1, scanDepth},
+		{`[[1]]`, 2, scanOK},
+		{`{"a":{"b":[1]}}`, 2, scanDepth},
+		{`{"a":{"b":[1]}}`, 3, scanOK},
+		{`[1,[2],[[3]]]`, 2, scanDepth},
+		{`[1,[2],[[3]]]`, 3, scanOK},
+		{strings.Repeat("[", 100000) + strings.Repeat("]", 100000), 100000, scanOK},
+		{strings.Repeat("[", 100001) + strings.Repeat("]", 100001), 100000, scanDepth},
+		{strings.Repeat("[", 100000), 1 << 30, scanSyntax},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, scanAll([]byte(tt.in), tt.depth), "%.40q depth %d", tt.in, tt.depth)
+	}
+}
+
+func TestPlainString8(t *testing.T) {
+	plain := func(c byte) bool { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\' }
+	for c := range 256 {
+		for pos := range 8 {
+			var b [8]byte
+			for i := range b {
+				b[i] = 'a'
+			}
+			b[pos] = byte(c)
+			want := plain(byte(c))
+			assert.Equal(t, want, plainString8(binary.LittleEndian.Uint64(b[:])), "byte %#x at %d", c, pos)
+			// A special byte elsewhere must not hide or fake this one.
+			b[(pos+3)%8] = 0x1f
+			assert.False(t, plainString8(binary.LittleEndian.Uint64(b[:])))
+		}
+	}
+}
+
+func FuzzScanValue(f *testing.F) {
+	for _, c := range scanCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		// encoding/json refuses nesting over 10000; stay below it.
+		got := scanAll(b, 5000)
+		if got == scanDepth {
+			return
+		}
+		if want := validJSON(b); want != (got == scanOK) {
+			t.Fatalf("scanValue(%q) = %v, reference says valid=%v", b, got, want)
+		}
+	})
+}

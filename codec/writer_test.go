@@ -1,0 +1,118 @@
+package codec
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestWriterLines(t *testing.T) {
+	var out bytes.Buffer
+	w := NewWriter(&out)
+	require.NoError(t, w.WriteLine([]byte(`{"a":1}`)))
+	require.NoError(t, w.WriteLine([]byte(`[]`)))
+	assert.Equal(t, ErrNewline, w.WriteLine([]byte("{}\n{}")))
+	assert.Equal(t, "{\"a\":1}\n[]\n", out.String())
+	assert.NoError(t, w.Err())
+}
+
+// slowWriter records each Write and takes a while over it.
+type slowWriter struct {
+	mu     sync.Mutex
+	out    bytes.Buffer
+	writes int
+}
+
+func (s *slowWriter) Write(p []byte) (int, error) {
+	time.Sleep(100 * time.Microsecond)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.writes++
+	return s.out.Write(p)
+}
+
+func TestWriterConcurrentLinesNeverInterleave(t *testing.T) {
+	sw := &slowWriter{}
+	w := NewWriter(sw)
+	const writers, each = 16, 200
+	var wg sync.WaitGroup
+	for g := range writers {
+		wg.Go(func() {
+			for i := range each {
+				// Lines of different lengths, some larger than a pipe buffer.
+				line := fmt.Sprintf(`{"g":%d,"i":%d,"pad":"%s"}`, g, i, strings.Repeat("x", (g*i)%5000))
+				assert.NoError(t, w.WriteLine([]byte(line)))
+			}
+		})
+	}
+	wg.Wait()
+	lines := strings.Split(strings.TrimSuffix(sw.out.String(), "\n"), "\n")
+	require.Len(t, lines, writers*each)
+	next := make([]int, writers)
+	for _, line := range lines {
+		var g, i int
+		_, err := fmt.Sscanf(line, `{"g":%d,"i":%d,`, &g, &i)
+		require.NoError(t, err, line)
+		assert.Equal(t, next[g], i, "each goroutine's lines stay in order")
+		next[g]++
+		assert.Equal(t, fmt.Sprintf(`{"g":%d,"i":%d,"pad":"%s"}`, g, i, strings.Repeat("x", (g*i)%5000)), line)
+	}
+	assert.Less(t, sw.writes, writers*each, "lines written while a write was under way were gathered")
+}
+
+type failWriter struct {
+	after int
+	n     int
+	err   error
+}
+
+func (f *failWriter) Write(p []byte) (int, error) {
+	if f.n >= f.after {
+		return 0, f.err
+	}
+	f.n++
+	return len(p), nil
+}
+
+func TestWriterErrorSticks(t *testing.T) {
+	epipe := errors.New("broken pipe")
+	w := NewWriter(&failWriter{after: 1, err: epipe})
+	assert.NoError(t, w.WriteLine([]byte(`1`)))
+	assert.Equal(t, epipe, w.WriteLine([]byte(`2`)))
+	assert.Equal(t, epipe, w.WriteLine([]byte(`3`)))
+	assert.Equal(t, epipe, w.Err())
+}
+
+func TestWriterBackpressure(t *testing.T) {
+	pr, pw := io.Pipe()
+	w := NewWriter(pw)
+	line := []byte(strings.Repeat("x", 1<<20))
+	queued := make(chan int, 100)
+	go func() {
+		defer close(queued)
+		for i := range 20 {
+			if w.WriteLine(line) != nil {
+				return
+			}
+			queued <- i
+		}
+	}()
+	// Nobody reads: the first line is being written, a few more fit under
+	// the pending limit, then WriteLine must wait.
+	time.Sleep(50 * time.Millisecond)
+	assert.LessOrEqual(t, len(queued), DefaultMaxPending>>20+1)
+	got, err := io.ReadAll(io.LimitReader(pr, 20*(1<<20+1)))
+	require.NoError(t, err)
+	assert.Len(t, got, 20*(1<<20+1))
+	for range queued {
+	}
+	_ = pr.Close()
+}
