@@ -100,13 +100,16 @@ func appendID(dst, id []byte) []byte {
 }
 
 // AppendValue appends v encoded as compact JSON. nil is null; a
-// json.RawMessage is validated and compacted; anything else is encoded by
+// json.RawMessage is validated and compacted (a nil one is null); anything else is encoded by
 // encoding/json without HTML escaping.
 func AppendValue(dst []byte, v any) ([]byte, error) {
 	switch v := v.(type) {
 	case nil:
 		return append(dst, "null"...), nil
 	case json.RawMessage:
+		if v == nil {
+			return append(dst, "null"...), nil // as encoding/json has it
+		}
 		return AppendCompact(dst, v)
 	case string:
 		return AppendString(dst, v), nil
@@ -156,7 +159,7 @@ var encoders = sync.Pool{New: func() any {
 // after checking that raw is exactly one valid JSON value (UTF-8 included).
 func AppendCompact(dst, raw []byte) ([]byte, error) {
 	i := skipSpace(raw, 0)
-	end, st := scanValue(raw, i, 0, int(^uint(0)>>1))
+	end, st := scanValue(raw, i, 0, maxInt)
 	if st != scanOK || skipSpace(raw, end) != len(raw) {
 		return dst, ErrInvalidJSON
 	}

@@ -40,6 +40,7 @@ func TestAppendResponse(t *testing.T) {
 		{"raw invalid", `1`, json.RawMessage(`{"a":}`), ``, ErrInvalidJSON},
 		{"raw two values", `1`, json.RawMessage(`1 2`), ``, ErrInvalidJSON},
 		{"raw empty", `1`, json.RawMessage(``), ``, ErrInvalidJSON},
+		{"raw nil", `1`, json.RawMessage(nil), `{"jsonrpc":"2.0","result":null,"id":1}`, nil},
 		{"raw invalid utf-8", `1`, json.RawMessage("\"\xff\""), ``, ErrInvalidJSON},
 		{"marshaler compacted", `1`, spaced{}, `{"jsonrpc":"2.0","result":{"a":[1,2]},"id":1}`, nil},
 		{"marshaler invalid utf-8", `1`, badUTF8{}, ``, ErrInvalidJSON},

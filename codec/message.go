@@ -157,6 +157,8 @@ func frameError(st status, maxDepth int) Message {
 	return Message{Kind: Invalid, Err: NewError(ParseError, "")}
 }
 
+const maxInt = int(^uint(0) >> 1)
+
 // member flags of an envelope object.
 const (
 	hasJSONRPC = 1 << iota
@@ -212,7 +214,7 @@ func scanEnvelope(frame []byte, i, depth, maxDepth int, m *Message) (int, status
 		if i < len(frame) && frame[i] == '"' {
 			i, valEsc, st = scanString(frame, i)
 		} else if i < len(frame) && frame[i] == '{' && isKey(frame[keyStart:keyEnd], keyEsc, "params") {
-			i, meta, st = scanParamsObject(frame, i, depth+1, maxDepth)
+			i, meta, st = scanObject(frame, i, depth+1, maxDepth, "_meta")
 		} else {
 			i, st = scanValue(frame, i, depth+1, maxDepth)
 		}
@@ -258,7 +260,7 @@ func scanEnvelope(frame []byte, i, depth, maxDepth int, m *Message) (int, status
 	}
 
 	// The object is valid JSON; now check it against the specification.
-	validID := flags&hasID != 0 && isIDToken(id)
+	validID := flags&hasID != 0 && IsID(id)
 	var answerID []byte
 	if validID {
 		answerID = id
@@ -298,9 +300,9 @@ func scanEnvelope(frame []byte, i, depth, maxDepth int, m *Message) (int, status
 	return i, scanOK
 }
 
-// scanParamsObject scans the params object at frame[i] == '{' and finds its
-// "_meta" member.
-func scanParamsObject(frame []byte, i, depth, maxDepth int) (end int, meta []byte, st status) {
+// scanObject scans the object at frame[i] == '{', depth containers deep, and
+// finds the value of its member called name (the last one, if repeated).
+func scanObject(frame []byte, i, depth, maxDepth int, name string) (end int, found []byte, st status) {
 	if depth+1 > maxDepth {
 		return i, nil, scanDepth
 	}
@@ -326,8 +328,8 @@ func scanParamsObject(frame []byte, i, depth, maxDepth int) (end int, meta []byt
 		if i, st = scanValue(frame, i, depth+1, maxDepth); st != scanOK {
 			return i, nil, st
 		}
-		if isKey(frame[keyStart:keyEnd], keyEsc, "_meta") {
-			meta = frame[valStart:i]
+		if isKey(frame[keyStart:keyEnd], keyEsc, name) {
+			found = frame[valStart:i]
 		}
 		i = skipSpace(frame, i)
 		if i >= len(frame) {
@@ -340,13 +342,31 @@ func scanParamsObject(frame []byte, i, depth, maxDepth int) (end int, meta []byt
 		if frame[i] != '}' {
 			return i, nil, scanSyntax
 		}
-		return i + 1, meta, scanOK
+		return i + 1, found, scanOK
 	}
 }
 
-// isIDToken reports whether the raw token is a valid id: a string, a number
+// Member returns the raw value of the member called name of the JSON object
+// obj (the last one, if the name is repeated), or nil when obj has no such
+// member or is not a valid JSON object.
+func Member(obj []byte, name string) []byte {
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return nil
+	}
+	end, v, st := scanObject(obj, i, 0, maxInt, name)
+	if st != scanOK || skipSpace(obj, end) != len(obj) {
+		return nil
+	}
+	return v
+}
+
+// IsID reports whether tok is a valid JSON-RPC id token: a string, a number
 // or null.
-func isIDToken(tok []byte) bool {
+func IsID(tok []byte) bool {
+	if len(tok) == 0 {
+		return false
+	}
 	switch c := tok[0]; {
 	case c == '"', c == 'n', c == '-', isDigit(c):
 		return true

@@ -7,8 +7,13 @@ import (
 	"sync"
 )
 
-// ErrNewline is returned by Writer.WriteLine for a line that holds a '\n'.
-var ErrNewline = errors.New("codec: line holds a newline")
+// Errors of Writer.WriteLine.
+var (
+	// ErrNewline: the line holds a '\n'.
+	ErrNewline = errors.New("codec: line holds a newline")
+	// ErrWriterClosed: the Writer was closed.
+	ErrWriterClosed = errors.New("codec: writer closed")
+)
 
 // DefaultMaxPending is how many bytes a Writer holds for a slow peer before
 // WriteLine waits for them to be written.
@@ -96,6 +101,19 @@ func (w *Writer) WriteLine(line []byte) error {
 	err := w.err
 	w.mu.Unlock()
 	return err
+}
+
+// Close makes every later WriteLine return ErrWriterClosed without writing,
+// and drops lines queued behind a write under way. It does not close the
+// underlying writer, nor wait for a write under way.
+func (w *Writer) Close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err == nil {
+		w.err = ErrWriterClosed
+	}
+	w.pending = nil
+	w.drained.Broadcast()
 }
 
 // Err returns the error of the underlying writer, or nil if it has not

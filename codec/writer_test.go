@@ -116,3 +116,12 @@ func TestWriterBackpressure(t *testing.T) {
 	}
 	_ = pr.Close()
 }
+
+func TestWriterClose(t *testing.T) {
+	var out bytes.Buffer
+	w := NewWriter(&out)
+	require.NoError(t, w.WriteLine([]byte(`1`)))
+	w.Close()
+	assert.Equal(t, ErrWriterClosed, w.WriteLine([]byte(`2`)))
+	assert.Equal(t, "1\n", out.String())
+}

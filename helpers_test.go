@@ -1,0 +1,212 @@
+package toolrpc_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/rpc"
+)
+
+// specHandler serves the methods of the examples in section 7 of the
+// JSON-RPC 2.0 specification, and a few probes for the connection's
+// behaviour. It records the notifications it handles.
+type specHandler struct {
+	mu    sync.Mutex
+	seen  []string      // "method params" of each notification and probe run
+	gate  chan struct{} // "wait" blocks until it is closed (or ctx ends)
+	start chan string   // "wait" reports its id here when it starts, if not nil
+}
+
+func newSpecHandler() *specHandler { return &specHandler{gate: make(chan struct{})} }
+
+func (h *specHandler) record(req *rpc.Request) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.seen = append(h.seen, strings.TrimSpace(req.Method+" "+string(req.Params)))
+}
+
+func (h *specHandler) log() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]string(nil), h.seen...)
+}
+
+func invalidParams(err error) error {
+	return codec.NewError(codec.InvalidParams, "").WithData(err.Error())
+}
+
+func (h *specHandler) Handle(ctx context.Context, req *rpc.Request) (any, error) {
+	if req.IsNotification() || strings.HasPrefix(req.Method, "probe.") {
+		h.record(req)
+	}
+	switch req.Method {
+	case "subtract":
+		var pos []int
+		if json.Unmarshal(req.Params, &pos) == nil && len(pos) == 2 {
+			return pos[0] - pos[1], nil
+		}
+		var named struct{ Minuend, Subtrahend int }
+		if err := json.Unmarshal(req.Params, &named); err != nil {
+			return nil, invalidParams(err)
+		}
+		return named.Minuend - named.Subtrahend, nil
+	case "sum":
+		var xs []int
+		if err := json.Unmarshal(req.Params, &xs); err != nil {
+			return nil, invalidParams(err)
+		}
+		total := 0
+		for _, x := range xs {
+			total += x
+		}
+		return total, nil
+	case "get_data":
+		return []any{"hello", 5}, nil
+	case "update", "notify_hello", "notify_sum":
+		return nil, nil
+	case "echo":
+		return req.Params, nil
+	case "probe.meta":
+		return req.Meta, nil
+	case "probe.progress":
+		// Two notifications on behalf of the call, then the result.
+		for i := 1; i <= 2; i++ {
+			if err := rpc.Notify(ctx, "progress", map[string]int{"done": i, "total": 2}); err != nil {
+				return nil, err
+			}
+		}
+		return "done", nil
+	case "probe.wait":
+		if h.start != nil {
+			h.start <- string(req.ID)
+		}
+		select {
+		case <-h.gate:
+			return "released", nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	case "probe.ignore":
+		// Ignores its context: returns only when the gate opens.
+		<-h.gate
+		return "late", nil
+	case "probe.panic":
+		panic("boom")
+	case "probe.panicerr":
+		panic(fmt.Errorf("wrapped: %w", io.ErrUnexpectedEOF))
+	case "probe.fail":
+		return nil, errors.New("disk full")
+	case "probe.fail-coded":
+		return nil, fmt.Errorf("context: %w", codec.NewError(-1234, "quota exceeded").WithData(map[string]int{"retry": 5}))
+	case "probe.raw-newline":
+		return json.RawMessage("{\n  \"a\": [1,\n 2],\r\n  \"b\": \"x\\ny\"\n}\n"), nil
+	case "probe.bad-result":
+		return json.RawMessage(`{"a":`), nil
+	case "probe.unencodable":
+		return func() {}, nil
+	case "probe.sleep":
+		time.Sleep(20 * time.Millisecond)
+		return string(req.ID), nil
+	case "rpc.secret":
+		return "must never be reached", nil
+	}
+	return nil, codec.NewError(codec.MethodNotFound, "")
+}
+
+// quietLogger drops every record.
+func quietLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// transcript splits a transcript into the lines sent ("--> ") and the lines
+// expected back ("<-- "). Other lines are ignored, so a transcript can be
+// laid out with blank lines.
+func transcript(tr string) (in string, want []string) {
+	var sent []string
+	for _, line := range strings.Split(tr, "\n") {
+		line = strings.TrimLeft(line, " \t")
+		switch {
+		case strings.HasPrefix(line, "--> "):
+			sent = append(sent, strings.TrimPrefix(line, "--> "))
+		case strings.HasPrefix(line, "<-- "):
+			want = append(want, strings.TrimPrefix(line, "<-- "))
+		}
+	}
+	return strings.Join(sent, "\n") + "\n", want
+}
+
+// lines splits output into lines, checking that it ends with a newline.
+func lines(t *testing.T, out string) []string {
+	t.Helper()
+	if out == "" {
+		return nil
+	}
+	require.True(t, strings.HasSuffix(out, "\n"), "output ends with a newline: %q", out)
+	return strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+}
+
+// serveTranscript serves the transcript's input with h, sequentially, and
+// checks the output line for line.
+func serveTranscript(t *testing.T, h rpc.Handler, tr string, opts *rpc.Options) {
+	t.Helper()
+	in, want := transcript(tr)
+	o := rpc.Options{Sequential: true, Logger: quietLogger()}
+	if opts != nil {
+		o = *opts
+		if o.Logger == nil {
+			o.Logger = quietLogger()
+		}
+	}
+	var out bytes.Buffer
+	require.NoError(t, rpc.Serve(context.Background(), strings.NewReader(in), &out, h, &o))
+	assert.Equal(t, want, lines(t, out.String()))
+}
+
+// serveSteps serves a transcript step by step over a pipe: each line sent
+// waits until every line expected before it has been written, so the
+// transcript fixes the interleaving, not only the lines.
+func serveSteps(t *testing.T, h rpc.Handler, tr string, opts *rpc.Options) {
+	t.Helper()
+	o := rpc.Options{Logger: quietLogger()}
+	if opts != nil {
+		o = *opts
+		if o.Logger == nil {
+			o.Logger = quietLogger()
+		}
+	}
+	pr, pw := io.Pipe()
+	defer pr.Close()
+	var out syncBuffer
+	done := make(chan error, 1)
+	go func() { done <- rpc.Serve(context.Background(), pr, &out, h, &o) }()
+	var want []string
+	for _, line := range strings.Split(tr, "\n") {
+		line = strings.TrimLeft(line, " \t")
+		switch {
+		case strings.HasPrefix(line, "--> "):
+			waitForLines(t, &out, len(want))
+			send(t, pw, strings.TrimPrefix(line, "--> "))
+		case strings.HasPrefix(line, "<-- "):
+			want = append(want, strings.TrimPrefix(line, "<-- "))
+		}
+	}
+	require.NoError(t, pw.Close())
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return at the end of the input")
+	}
+	assert.Equal(t, want, lines(t, out.String()))
+}

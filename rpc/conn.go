@@ -1,0 +1,299 @@
+package rpc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/toolrpc/toolrpc/codec"
+)
+
+// Defaults of Options.
+const (
+	DefaultConcurrency   = 64
+	DefaultQueueSize     = 1024
+	DefaultShutdownGrace = 5 * time.Second
+)
+
+// Options configure a connection. A nil *Options, and every zero field, means
+// the documented default.
+type Options struct {
+	// Logger receives the connection's logs: invalid input at debug level,
+	// unexpected responses and failed notification handlers as warnings,
+	// panics (with their stack) and write failures as errors. Default:
+	// slog.Default(), which writes to stderr.
+	Logger *slog.Logger
+
+	// MaxFrameSize is the longest line accepted, in bytes. A longer line is
+	// answered InvalidRequest (id null) and skipped without being held in
+	// memory. Default: codec.DefaultMaxFrameSize (64 MiB).
+	MaxFrameSize int
+	// MaxBatch is the most entries a batch may have; a longer one is
+	// answered with one InvalidRequest. Default: codec.DefaultMaxBatch.
+	MaxBatch int
+	// MaxDepth is the deepest nesting of arrays and objects in a message;
+	// a deeper one is answered InvalidRequest. Default:
+	// codec.DefaultMaxDepth.
+	MaxDepth int
+
+	// Concurrency is the most requests handled at once. Default:
+	// DefaultConcurrency.
+	Concurrency int
+	// Sequential handles one message at a time in arrival order, so that
+	// responses are written in the order of the requests. Concurrency is
+	// then ignored.
+	Sequential bool
+	// QueueSize is the most messages read and waiting for a handler. When
+	// the queue is full the connection stops reading until there is room.
+	// Default: DefaultQueueSize.
+	QueueSize int
+
+	// ShutdownGrace is how long handlers get to return once their contexts
+	// are cancelled by a shutdown (the connection's context ended, Close was
+	// called, or the output failed). After it the connection finishes
+	// anyway; a handler still running then has its response dropped.
+	// Default: DefaultShutdownGrace.
+	ShutdownGrace time.Duration
+}
+
+// Conn is one end of a JSON-RPC 2.0 connection over newline-delimited JSON.
+//
+// JSON-RPC is symmetric and so is Conn: it answers the peer's requests with
+// its Handler and routes the peer's responses to calls of its own. It starts
+// reading when created and runs until its input ends, its context is
+// cancelled, its output fails, or Close is called; Wait tells when and why.
+//
+// Requests are handled concurrently, up to Options.Concurrency at once, and
+// notifications one at a time in arrival order: a notification's handler
+// returns before any later message is dispatched. $/cancelRequest (Language
+// Server Protocol) and notifications/cancelled (Model Context Protocol) are
+// handled by Conn itself, as soon as they are read; see Handler for what a
+// cancelled call gets.
+type Conn struct {
+	h          Handler
+	log        *slog.Logger
+	rawR       io.Reader
+	rawW       io.Writer
+	r          *codec.Reader
+	w          *codec.Writer
+	dec        codec.Decoder
+	sequential bool
+	grace      time.Duration
+
+	// ctx is the parent of every call's context; cancel ends it at shutdown.
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	// stopWatch ends the watch on the context passed to NewConn.
+	stopWatch func() bool
+
+	queue      chan work     // messages read, in order; closed by the reader
+	sem        chan struct{} // a token per running request handler
+	dispatched sync.WaitGroup
+
+	stopping atomic.Bool
+	stopCh   chan struct{} // closed when the connection starts shutting down
+
+	mu       sync.Mutex
+	inflight map[string]*inbound // requests read and not yet answered, by id token
+	stopErr  error               // why the connection was shut down
+	readErr  error               // the input's error, other than io.EOF
+
+	done chan struct{} // closed when the connection has finished
+	err  error         // what Wait returns
+}
+
+// work is one item of the dispatch queue, in arrival order.
+type work struct {
+	in    *inbound // a request or a notification
+	batch *batch   // or a batch
+	line  []byte   // or an answer ready to be written (an invalid message)
+}
+
+// NewConn starts a connection that reads messages from r and writes messages
+// to w, answering requests with h (nil: every request is answered
+// MethodNotFound). opts may be nil.
+//
+// The connection shuts down when ctx is done: it stops reading, cancels the
+// contexts of running calls, and gives their handlers Options.ShutdownGrace
+// to return. A goroutine blocked in r.Read cannot be interrupted unless r has
+// a SetReadDeadline method or is closed (Close closes it).
+func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Options) *Conn {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	c := &Conn{
+		h:          h,
+		log:        o.Logger,
+		rawR:       r,
+		rawW:       w,
+		r:          codec.NewReader(r, o.MaxFrameSize),
+		w:          codec.NewWriter(w),
+		dec:        codec.Decoder{MaxDepth: o.MaxDepth, MaxBatch: o.MaxBatch},
+		sequential: o.Sequential,
+		grace:      o.ShutdownGrace,
+		stopCh:     make(chan struct{}),
+		inflight:   make(map[string]*inbound),
+		done:       make(chan struct{}),
+	}
+	if c.log == nil {
+		c.log = slog.Default()
+	}
+	if c.grace <= 0 {
+		c.grace = DefaultShutdownGrace
+	}
+	concurrency := o.Concurrency
+	if concurrency <= 0 {
+		concurrency = DefaultConcurrency
+	}
+	queueSize := o.QueueSize
+	if queueSize <= 0 {
+		queueSize = DefaultQueueSize
+	}
+	c.queue = make(chan work, queueSize)
+	c.sem = make(chan struct{}, concurrency)
+	c.ctx, c.cancel = context.WithCancelCause(context.WithoutCancel(ctx))
+	c.stopWatch = context.AfterFunc(ctx, func() { c.shutdown(context.Cause(ctx)) })
+
+	c.dispatched.Add(1)
+	go c.read()
+	go c.dispatch()
+	go c.supervise()
+	return c
+}
+
+// Serve answers the requests read from r with h, writing to w, until r ends
+// (io.EOF), ctx is done, or writing fails. At the end of the input it lets
+// the calls under way finish and writes their responses, then returns nil.
+// When ctx is done it returns ctx's error; when writing fails, that error.
+// opts may be nil.
+func Serve(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Options) error {
+	return NewConn(ctx, r, w, h, opts).Wait()
+}
+
+// Wait waits for the connection to finish and returns why it did: nil at
+// the end of the input or after Close, the context's error if it was
+// cancelled, or the error of the input or output that failed.
+func (c *Conn) Wait() error {
+	<-c.done
+	return c.err
+}
+
+// Done returns a channel closed when the connection has finished.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Close shuts the connection down: it stops reading, cancels the calls under
+// way (see Options.ShutdownGrace), and closes r and w if they implement
+// io.Closer. It returns once the connection has finished. Close may be
+// called more than once.
+func (c *Conn) Close() error {
+	c.shutdown(nil)
+	if rc, ok := c.rawR.(io.Closer); ok {
+		_ = rc.Close()
+	}
+	<-c.done
+	if wc, ok := c.rawW.(io.Closer); ok && any(wc) != any(c.rawR) {
+		_ = wc.Close()
+	}
+	return nil
+}
+
+// Notify sends a notification to the peer. params must encode to a JSON
+// object or array, or be nil. It returns ErrClosed once the connection has
+// finished.
+func (c *Conn) Notify(ctx context.Context, method string, params any) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	buf := getBuffer()
+	defer putBuffer(buf)
+	line, err := codec.AppendRequest(*buf, nil, method, params)
+	*buf = line
+	if err != nil {
+		return err
+	}
+	return c.writeErr(line)
+}
+
+// shutdown starts shutting the connection down, for the reason err (nil:
+// Close). Only the first call counts.
+func (c *Conn) shutdown(err error) {
+	if c.stopping.Swap(true) {
+		return
+	}
+	c.mu.Lock()
+	c.stopErr = err
+	c.mu.Unlock()
+	close(c.stopCh)
+	c.cancel(ErrShutdown)
+	if d, ok := c.rawR.(interface{ SetReadDeadline(time.Time) error }); ok {
+		_ = d.SetReadDeadline(time.Now())
+	}
+}
+
+// supervise waits for the dispatcher and the handlers, giving them the grace
+// period once a shutdown began, then finishes the connection.
+func (c *Conn) supervise() {
+	idle := make(chan struct{})
+	go func() {
+		c.dispatched.Wait()
+		close(idle)
+	}()
+	select {
+	case <-idle:
+	case <-c.stopCh:
+		t := time.NewTimer(c.grace)
+		select {
+		case <-idle:
+		case <-t.C:
+			c.log.Warn("rpc: handlers still running after the shutdown grace period; their responses are dropped",
+				"grace", c.grace)
+		}
+		t.Stop()
+	}
+	c.w.Close()
+	c.stopWatch()
+	c.cancel(ErrShutdown)
+	c.mu.Lock()
+	switch {
+	case c.stopping.Load():
+		c.err = c.stopErr
+	default:
+		c.err = c.readErr
+	}
+	c.mu.Unlock()
+	close(c.done)
+}
+
+// writeErr writes one line. A write failure shuts the connection down.
+func (c *Conn) writeErr(line []byte) error {
+	err := c.w.WriteLine(line)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, codec.ErrWriterClosed):
+		return ErrClosed
+	}
+	c.log.Error("rpc: write failed; shutting down", "error", err)
+	c.shutdown(fmt.Errorf("rpc: write: %w", err))
+	return err
+}
+
+func (c *Conn) write(line []byte) { _ = c.writeErr(line) }
+
+// buffers holds line buffers for encoding.
+var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+func getBuffer() *[]byte { return buffers.Get().(*[]byte) }
+
+func putBuffer(b *[]byte) {
+	if cap(*b) <= 64<<10 {
+		*b = (*b)[:0]
+		buffers.Put(b)
+	}
+}

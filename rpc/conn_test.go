@@ -1,0 +1,289 @@
+package rpc_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/rpc"
+)
+
+// TestMain fails the package's tests if any goroutine outlives them.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+var quiet = slog.New(slog.DiscardHandler)
+
+func TestConcurrencyIsBounded(t *testing.T) {
+	const limit = 3
+	var running, peak atomic.Int32
+	h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+		n := running.Add(1)
+		for {
+			p := peak.Load()
+			if n <= p || peak.CompareAndSwap(p, n) {
+				break
+			}
+		}
+		time.Sleep(2 * time.Millisecond)
+		running.Add(-1)
+		return nil, nil
+	})
+	var in strings.Builder
+	for i := range 60 {
+		fmt.Fprintf(&in, `{"jsonrpc":"2.0","method":"m","id":%d}`+"\n", i)
+	}
+	var out bytes.Buffer
+	require.NoError(t, rpc.Serve(context.Background(), strings.NewReader(in.String()), &out, h,
+		&rpc.Options{Logger: quiet, Concurrency: limit}))
+	assert.Equal(t, int32(limit), peak.Load())
+	assert.Equal(t, 60, strings.Count(out.String(), "\n"))
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+func TestFullQueueStopsReading(t *testing.T) {
+	gate := make(chan struct{})
+	h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+		<-gate
+		return nil, nil
+	})
+	line := `{"jsonrpc":"2.0","method":"m","params":["` + strings.Repeat("x", 1000) + `"]}` + "\n"
+	pr, pw := io.Pipe()
+	cr := &countingReader{r: pr}
+	c := rpc.NewConn(context.Background(), cr, io.Discard, h, &rpc.Options{Logger: quiet, QueueSize: 4})
+	go func() {
+		for range 1000 {
+			if _, err := io.WriteString(pw, line); err != nil {
+				return
+			}
+		}
+		_ = pw.Close()
+	}()
+	time.Sleep(100 * time.Millisecond)
+	// One notification runs, four wait in the queue, one is held by the
+	// reader: the rest stays unread.
+	assert.Less(t, cr.n.Load(), int64(20*len(line)), "the reader kept reading with a full queue")
+	close(gate)
+	require.NoError(t, c.Wait())
+	assert.Equal(t, int64(1000*len(line)), cr.n.Load())
+}
+
+func TestOptionsDefaults(t *testing.T) {
+	// A nil *Options works, and a zero one means the same.
+	for _, opts := range []*rpc.Options{nil, {}} {
+		var out bytes.Buffer
+		h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) { return "ok", nil })
+		in := `{"jsonrpc":"2.0","method":"m","id":1}` + "\n"
+		require.NoError(t, rpc.Serve(context.Background(), strings.NewReader(in), &out, h, opts))
+		assert.Equal(t, `{"jsonrpc":"2.0","result":"ok","id":1}`+"\n", out.String())
+	}
+}
+
+func TestHandlerFuncAndCodecErrors(t *testing.T) {
+	h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+		return nil, codec.Errorf(codec.InvalidParams, "want %d params", 2)
+	})
+	var out bytes.Buffer
+	in := `{"jsonrpc":"2.0","method":"m","params":[1],"id":1}` + "\n"
+	require.NoError(t, rpc.Serve(context.Background(), strings.NewReader(in), &out, h, &rpc.Options{Logger: quiet}))
+	assert.Equal(t, `{"jsonrpc":"2.0","error":{"code":-32602,"message":"want 2 params"},"id":1}`+"\n", out.String())
+}
+
+// A handler can be given a logger: panics are logged with their stack.
+func TestPanicIsLogged(t *testing.T) {
+	var logs syncBuffer
+	logger := slog.New(slog.NewTextHandler(&logs, nil))
+	h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) { panic("kaboom") })
+	var out bytes.Buffer
+	in := `{"jsonrpc":"2.0","method":"m","id":1}` + "\n"
+	require.NoError(t, rpc.Serve(context.Background(), strings.NewReader(in), &out, h, &rpc.Options{Logger: logger}))
+	assert.Contains(t, logs.String(), "handler panicked")
+	assert.Contains(t, logs.String(), "kaboom")
+	assert.Contains(t, logs.String(), "conn_test.go", "the stack is logged")
+	assert.NotContains(t, out.String(), "conn_test.go", "the stack never reaches the wire")
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func ExampleServe() {
+	greet := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+		if req.Method != "greet" {
+			return nil, codec.NewError(codec.MethodNotFound, "")
+		}
+		return "hello", nil
+	})
+	in := strings.NewReader(`{"jsonrpc":"2.0","method":"greet","id":1}
+{"jsonrpc":"2.0","method":"greet"}
+{"jsonrpc":"2.0","method":"wave","id":2}
+`)
+	// In a tool server: rpc.Serve(ctx, os.Stdin, os.Stdout, greet, nil).
+	var out bytes.Buffer
+	if err := rpc.Serve(context.Background(), in, &out, greet, &rpc.Options{Sequential: true}); err != nil {
+		panic(err)
+	}
+	fmt.Print(out.String())
+	// Output:
+	// {"jsonrpc":"2.0","result":"hello","id":1}
+	// {"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":2}
+}
+
+func ExampleNotify() {
+	work := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+		for step := 1; step <= 2; step++ {
+			_ = rpc.Notify(ctx, "step", map[string]int{"step": step})
+		}
+		return "finished", nil
+	})
+	in := strings.NewReader(`{"jsonrpc":"2.0","method":"work","id":1}` + "\n")
+	var out bytes.Buffer
+	_ = rpc.Serve(context.Background(), in, &out, work, nil)
+	fmt.Print(out.String())
+	// Output:
+	// {"jsonrpc":"2.0","method":"step","params":{"step":1}}
+	// {"jsonrpc":"2.0","method":"step","params":{"step":2}}
+	// {"jsonrpc":"2.0","result":"finished","id":1}
+}
+
+// pipeConn is a connection to a server over two io.Pipes: a driver writes
+// request lines and reads response lines.
+type pipeConn struct {
+	toServer *io.PipeWriter
+	fromSrv  *bufio.Reader
+	conn     *rpc.Conn
+	closeOut func() error
+}
+
+func newPipeConn(h rpc.Handler, opts *rpc.Options) *pipeConn {
+	sr, cw := io.Pipe()
+	cr, sw := io.Pipe()
+	return &pipeConn{
+		toServer: cw,
+		fromSrv:  bufio.NewReaderSize(cr, 64<<10),
+		conn:     rpc.NewConn(context.Background(), sr, sw, h, opts),
+		closeOut: cr.Close,
+	}
+}
+
+func (p *pipeConn) close(tb testing.TB) {
+	_ = p.toServer.Close()
+	go func() { _, _ = io.Copy(io.Discard, p.fromSrv) }()
+	require.NoError(tb, p.conn.Wait())
+	_ = p.closeOut()
+}
+
+var trivial = rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) { return true, nil })
+
+// BenchmarkRoundTrip is one request and its response through a connection
+// over io.Pipe, with a trivial handler, one call in flight.
+func BenchmarkRoundTrip(b *testing.B) {
+	p := newPipeConn(trivial, &rpc.Options{Logger: quiet})
+	req := []byte(`{"jsonrpc":"2.0","method":"ping","params":[1,2],"id":1}` + "\n")
+	want := []byte(`{"jsonrpc":"2.0","result":true,"id":1}` + "\n")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := p.toServer.Write(req); err != nil {
+			b.Fatal(err)
+		}
+		line, err := p.fromSrv.ReadSlice('\n')
+		if err != nil || !bytes.Equal(line, want) {
+			b.Fatalf("got %q, %v", line, err)
+		}
+	}
+	b.StopTimer()
+	p.close(b)
+}
+
+// BenchmarkPipelined keeps up to 256 calls in flight. An id is reused only
+// once its response has come back.
+func BenchmarkPipelined(b *testing.B) {
+	for _, sequential := range []bool{false, true} {
+		b.Run(fmt.Sprintf("sequential=%v", sequential), func(b *testing.B) {
+			p := newPipeConn(trivial, &rpc.Options{Logger: quiet, Sequential: sequential})
+			const window = 256
+			var reqs [window][]byte
+			free := make(chan int, window)
+			for i := range reqs {
+				reqs[i] = fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"ping","params":[1,2],"id":%d}`+"\n", i)
+				free <- i
+			}
+			errs := make(chan error, 1)
+			b.ReportAllocs()
+			b.ResetTimer()
+			go func() {
+				for range b.N {
+					if _, err := p.toServer.Write(reqs[<-free]); err != nil {
+						errs <- err
+						return
+					}
+				}
+				errs <- nil
+			}()
+			for range b.N {
+				line, err := p.fromSrv.ReadSlice('\n')
+				if err != nil {
+					b.Fatal(err)
+				}
+				free <- responseID(b, line)
+			}
+			require.NoError(b, <-errs)
+			b.StopTimer()
+			p.close(b)
+		})
+	}
+}
+
+// responseID reads the integer id at the end of a result line.
+func responseID(b *testing.B, line []byte) int {
+	i := bytes.LastIndex(line, []byte(`"id":`))
+	if i < 0 || !bytes.HasPrefix(line, []byte(`{"jsonrpc":"2.0","result":true,`)) {
+		b.Fatalf("unexpected line %q", line)
+	}
+	id := 0
+	for _, c := range line[i+5:] {
+		if c < '0' || c > '9' {
+			break
+		}
+		id = id*10 + int(c-'0')
+	}
+	return id
+}

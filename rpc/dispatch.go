@@ -1,0 +1,495 @@
+package rpc
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/toolrpc/toolrpc/codec"
+)
+
+// The cancellation notifications a connection handles itself.
+const (
+	// CancelRequest is the Language Server Protocol's cancellation,
+	// params {"id": X}: X is answered RequestCancelled.
+	CancelRequest = "$/cancelRequest"
+	// CancelledNotification is the Model Context Protocol's cancellation,
+	// params {"requestId": X, "reason": "..."}: X is not answered at all.
+	CancelledNotification = "notifications/cancelled"
+)
+
+// reservedPrefix starts the method names JSON-RPC 2.0 reserves for
+// rpc-internal methods; requests for them are answered MethodNotFound.
+const reservedPrefix = "rpc."
+
+// States of an inbound call.
+const (
+	stateQueued int32 = iota
+	stateRunning
+	stateDone
+)
+
+// How the peer cancelled a call.
+const (
+	notCancelled int32 = iota
+	cancelledLSP       // answer RequestCancelled
+	cancelledMCP       // answer nothing
+)
+
+// inbound is a request or notification from the peer, from the moment it is
+// read until it is answered.
+type inbound struct {
+	conn   *Conn
+	req    Request
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	batch  *batch // the batch it came in, or nil
+	slot   int    // its place in the batch
+
+	state     atomic.Int32 // stateQueued -> stateRunning -> stateDone, or stateQueued -> stateDone
+	cancelled atomic.Int32 // how the peer cancelled it
+
+	// notifyMu orders the call's notifications before its response: it is
+	// held while one is written, and to mark the call done.
+	notifyMu sync.Mutex
+}
+
+// batch gathers the answers to one batch, and writes them as one array, in
+// the order of the batch's entries, once the last is in.
+type batch struct {
+	calls   []*inbound // its requests and notifications, in order
+	mu      sync.Mutex
+	answers [][]byte // by entry; nil: no answer (yet)
+	pending int      // answers still to come, plus one until dispatched
+}
+
+// add records the answer of entry slot (nil: none; slot < 0: only release
+// the dispatch count) and writes the array after the last answer.
+func (b *batch) add(c *Conn, slot int, line []byte) {
+	b.mu.Lock()
+	if slot >= 0 {
+		b.answers[slot] = line
+	}
+	b.pending--
+	last := b.pending == 0
+	b.mu.Unlock()
+	if !last {
+		return
+	}
+	buf := getBuffer()
+	defer putBuffer(buf)
+	out := append(*buf, '[')
+	for _, a := range b.answers {
+		if a != nil {
+			if len(out) > 1 {
+				out = append(out, ',')
+			}
+			out = append(out, a...)
+		}
+	}
+	*buf = out
+	if len(out) > 1 {
+		c.write(append(out, ']'))
+	}
+}
+
+// read reads frames and queues their messages until the input ends or the
+// connection shuts down.
+func (c *Conn) read() {
+	defer close(c.queue)
+	for {
+		frame, err := c.r.ReadFrame()
+		if c.stopping.Load() {
+			return
+		}
+		if err != nil {
+			var tooLarge *codec.FrameTooLargeError
+			if errors.As(err, &tooLarge) {
+				c.log.Debug("rpc: frame too large", "limit", tooLarge.Limit)
+				c.enqueue(work{line: errorLine(nil, codec.Errorf(codec.InvalidRequest,
+					"Invalid Request: frame larger than the limit of %d bytes", tooLarge.Limit))})
+				continue
+			}
+			if err != io.EOF {
+				c.log.Error("rpc: read failed", "error", err)
+				c.mu.Lock()
+				c.readErr = fmt.Errorf("rpc: read: %w", err)
+				c.mu.Unlock()
+			}
+			return
+		}
+		c.readFrame(bytes.Clone(frame))
+	}
+}
+
+// readFrame classifies a frame the connection owns and queues its messages.
+func (c *Conn) readFrame(frame []byte) {
+	msgs, isBatch := c.dec.Decode(frame)
+	if !isBatch {
+		w := c.accept(&msgs[0], nil)
+		if w.in != nil || w.line != nil {
+			c.enqueue(w)
+		}
+		return
+	}
+	b := &batch{answers: make([][]byte, len(msgs)), pending: 1}
+	for i := range msgs {
+		w := c.accept(&msgs[i], b)
+		switch {
+		case w.line != nil:
+			b.answers[i] = w.line
+		case w.in != nil:
+			w.in.slot = i
+			b.calls = append(b.calls, w.in)
+			if w.in.req.ID != nil {
+				b.pending++
+			}
+		}
+	}
+	c.enqueue(work{batch: b})
+}
+
+// accept takes one message as it is read: it handles responses and
+// cancellations at once, and returns what must be queued for the rest.
+func (c *Conn) accept(m *codec.Message, b *batch) work {
+	switch m.Kind {
+	case codec.Invalid:
+		c.log.Debug("rpc: invalid message", "code", m.Err.Code, "message", m.Err.Message)
+		return work{line: errorLine(m.ID, m.Err)}
+	case codec.Response:
+		c.route(m)
+		return work{}
+	case codec.Notification:
+		if method := string(m.Method); method == CancelRequest || method == CancelledNotification {
+			c.cancelFromPeer(method, m.Params)
+			return work{}
+		}
+	}
+	in := c.newInbound(m, b)
+	if m.Kind == codec.Request {
+		key := string(m.ID)
+		c.mu.Lock()
+		_, dup := c.inflight[key]
+		if !dup {
+			c.inflight[key] = in
+		}
+		c.mu.Unlock()
+		if dup {
+			in.cancel(nil)
+			return work{line: errorLine(m.ID, codec.Errorf(codec.InvalidRequest,
+				"Invalid Request: id %s is already in use", m.ID))}
+		}
+	}
+	return work{in: in}
+}
+
+func (c *Conn) newInbound(m *codec.Message, b *batch) *inbound {
+	in := &inbound{
+		conn:  c,
+		req:   Request{ID: m.ID, Method: string(m.Method), Params: m.Params, Meta: m.Meta},
+		batch: b,
+	}
+	ctx, cancel := context.WithCancelCause(c.ctx)
+	in.ctx, in.cancel = context.WithValue(ctx, callKey{}, in), cancel
+	return in
+}
+
+// enqueue queues w for dispatch, waiting for room. If the connection shuts
+// down first, w is dropped.
+func (c *Conn) enqueue(w work) {
+	select {
+	case c.queue <- w:
+	case <-c.stopCh:
+		c.drop(w)
+	}
+}
+
+// drop lets go of queued work that will not run.
+func (c *Conn) drop(w work) {
+	if w.in != nil {
+		c.forget(w.in)
+		w.in.cancel(ErrShutdown)
+	}
+	if w.batch != nil {
+		for _, in := range w.batch.calls {
+			c.forget(in)
+			in.cancel(ErrShutdown)
+		}
+	}
+}
+
+// forget removes a request from the requests in flight.
+func (c *Conn) forget(in *inbound) {
+	if in.req.ID == nil {
+		return
+	}
+	c.mu.Lock()
+	if c.inflight[string(in.req.ID)] == in {
+		delete(c.inflight, string(in.req.ID))
+	}
+	c.mu.Unlock()
+}
+
+// cancelFromPeer acts on a cancellation notification.
+func (c *Conn) cancelFromPeer(method string, params []byte) {
+	how, member := cancelledLSP, "id"
+	if method == CancelledNotification {
+		how, member = cancelledMCP, "requestId"
+	}
+	id := codec.Member(params, member)
+	if !codec.IsID(id) {
+		c.log.Debug("rpc: cancellation without a valid id", "method", method)
+		return
+	}
+	c.mu.Lock()
+	in := c.inflight[string(id)]
+	c.mu.Unlock()
+	if in == nil {
+		return // answered already, or never seen
+	}
+	if in.state.CompareAndSwap(stateQueued, stateDone) {
+		// Never started, and now never will.
+		c.forget(in)
+		in.cancel(ErrCancelled)
+		var line []byte
+		if how == cancelledLSP {
+			line = errorLine(in.req.ID, codec.NewError(codec.RequestCancelled, ""))
+		}
+		c.answer(in, line)
+		return
+	}
+	in.cancelled.CompareAndSwap(notCancelled, how)
+	in.cancel(ErrCancelled)
+}
+
+// answer sends a call's answer (nil: none), alone or into its batch.
+func (c *Conn) answer(in *inbound, line []byte) {
+	switch {
+	case in.batch != nil:
+		in.batch.add(c, in.slot, line)
+	case line != nil:
+		c.write(line)
+	}
+}
+
+// dispatch takes the queued work in order and runs it: notifications
+// inline, requests in goroutines of their own (or inline when sequential).
+func (c *Conn) dispatch() {
+	defer c.dispatched.Done()
+	for {
+		select {
+		case w, ok := <-c.queue:
+			if !ok {
+				return
+			}
+			if c.stopping.Load() {
+				c.reject(w)
+				continue
+			}
+			c.dispatchOne(w)
+		case <-c.stopCh:
+			for {
+				select {
+				case w, ok := <-c.queue:
+					if !ok {
+						return
+					}
+					c.reject(w)
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+func (c *Conn) dispatchOne(w work) {
+	switch {
+	case w.line != nil:
+		c.write(w.line)
+	case w.in != nil:
+		c.start(w.in)
+	case w.batch != nil:
+		for _, in := range w.batch.calls {
+			c.start(in)
+		}
+		w.batch.add(c, -1, nil) // dispatched: release the batch's extra count
+	}
+}
+
+// start runs a call: a notification, or a request when sequential, in the
+// dispatcher; any other request in a goroutine of its own once there is
+// room for it.
+func (c *Conn) start(in *inbound) {
+	if in.req.ID == nil || c.sequential {
+		c.run(in)
+		return
+	}
+	select {
+	case c.sem <- struct{}{}:
+	case <-c.stopCh:
+		c.rejectCall(in)
+		return
+	}
+	c.dispatched.Add(1)
+	go func() {
+		defer c.dispatched.Done()
+		c.run(in)
+		<-c.sem
+	}()
+}
+
+// run calls the handler for in, unless the peer cancelled it first, and
+// answers it.
+func (c *Conn) run(in *inbound) {
+	if !in.state.CompareAndSwap(stateQueued, stateRunning) {
+		return // cancelled while queued, and answered then
+	}
+	result, err := c.invoke(in)
+
+	in.notifyMu.Lock()
+	in.state.Store(stateDone)
+	in.notifyMu.Unlock()
+	if in.req.ID == nil {
+		if err != nil {
+			c.log.Warn("rpc: notification handler failed", "method", in.req.Method, "error", err)
+		}
+		in.cancel(nil)
+		return
+	}
+	c.forget(in)
+	var line []byte
+	switch in.cancelled.Load() {
+	case cancelledLSP:
+		line = errorLine(in.req.ID, codec.NewError(codec.RequestCancelled, ""))
+	case cancelledMCP:
+	default:
+		line = c.responseLine(in, result, err)
+	}
+	in.cancel(nil)
+	c.answer(in, line)
+}
+
+// invoke calls the handler, turning a panic into an error.
+func (c *Conn) invoke(in *inbound) (result any, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			c.log.Error("rpc: handler panicked", "method", in.req.Method, "id", string(in.req.ID),
+				"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			err = &panicError{value: v}
+		}
+	}()
+	if c.h == nil || strings.HasPrefix(in.req.Method, reservedPrefix) {
+		return nil, codec.NewError(codec.MethodNotFound, "")
+	}
+	return c.h.Handle(in.ctx, &in.req)
+}
+
+// reject answers queued work that will not run because of a shutdown.
+func (c *Conn) reject(w work) {
+	switch {
+	case w.line != nil:
+		c.write(w.line)
+	case w.in != nil:
+		c.rejectCall(w.in)
+	case w.batch != nil:
+		for _, in := range w.batch.calls {
+			c.rejectCall(in)
+		}
+		w.batch.add(c, -1, nil)
+	}
+}
+
+func (c *Conn) rejectCall(in *inbound) {
+	if !in.state.CompareAndSwap(stateQueued, stateDone) {
+		return
+	}
+	c.forget(in)
+	in.cancel(ErrShutdown)
+	if in.req.ID != nil {
+		c.answer(in, errorLine(in.req.ID, codec.NewError(codec.ServerShuttingDown, "")))
+	}
+}
+
+// notify writes a notification on behalf of the call, unless it is answered.
+func (in *inbound) notify(method string, params any) error {
+	buf := getBuffer()
+	defer putBuffer(buf)
+	line, err := codec.AppendRequest(*buf, nil, method, params)
+	*buf = line
+	if err != nil {
+		return err
+	}
+	in.notifyMu.Lock()
+	defer in.notifyMu.Unlock()
+	if in.state.Load() == stateDone {
+		return ErrAnswered
+	}
+	return in.conn.writeErr(line)
+}
+
+// panicError is a recovered panic.
+type panicError struct{ value any }
+
+func (p *panicError) Error() string { return fmt.Sprintf("panic: %v", p.value) }
+
+// exception is the data of an InternalError: the Go type of the error (or
+// panic value) and its message.
+type exception struct {
+	Exception string `json:"exception"`
+	Message   string `json:"message"`
+}
+
+// responseLine encodes the response to in.
+func (c *Conn) responseLine(in *inbound, result any, err error) []byte {
+	if err != nil {
+		return errorLine(in.req.ID, c.errorObject(in, err))
+	}
+	line, err := codec.AppendResponse(nil, in.req.ID, result)
+	if err != nil {
+		c.log.Error("rpc: result cannot be encoded", "method", in.req.Method, "error", err)
+		return errorLine(in.req.ID, codec.NewError(codec.InternalError, "").
+			WithData(exception{Exception: fmt.Sprintf("%T", result), Message: err.Error()}))
+	}
+	return line
+}
+
+// errorObject maps a handler's error to the error object sent back.
+func (c *Conn) errorObject(in *inbound, err error) *codec.Error {
+	var e *codec.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	if in.ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		switch cause := context.Cause(in.ctx); {
+		case errors.Is(cause, ErrCancelled):
+			return codec.NewError(codec.RequestCancelled, "")
+		case errors.Is(cause, ErrShutdown):
+			return codec.NewError(codec.ServerShuttingDown, "")
+		}
+	}
+	var p *panicError
+	if errors.As(err, &p) {
+		return codec.NewError(codec.InternalError, "").
+			WithData(exception{Exception: fmt.Sprintf("%T", p.value), Message: fmt.Sprint(p.value)})
+	}
+	return codec.NewError(codec.InternalError, "").
+		WithData(exception{Exception: fmt.Sprintf("%T", err), Message: err.Error()})
+}
+
+// errorLine encodes an error response to id (nil: null).
+func errorLine(id []byte, e *codec.Error) []byte {
+	line, _ := codec.AppendErrorResponse(nil, id, e)
+	return line
+}
+
+// route hands a response to the call of ours it answers.
+func (c *Conn) route(m *codec.Message) {
+	c.log.Warn("rpc: unexpected response dropped", "id", string(m.ID))
+}

@@ -1,0 +1,109 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+)
+
+// A Handler answers the requests and notifications a connection receives.
+//
+// Handle is called once per request or notification, in a goroutine of the
+// connection, with a context that is cancelled when the peer cancels the
+// request or the connection shuts down. For a request, the result (encoded
+// with encoding/json, a json.RawMessage passed through after validation) or
+// the error is sent back; for a notification both are ignored, an error
+// being logged.
+//
+// An error that is or wraps a *codec.Error is sent as that error object. A
+// context error after the call's context ended becomes RequestCancelled or
+// ServerShuttingDown, whichever ended it. Any other error is an
+// InternalError whose data names the error's Go type and holds its message.
+// A panic is recovered and answered like an error of the panic value's type.
+type Handler interface {
+	Handle(ctx context.Context, req *Request) (result any, err error)
+}
+
+// HandlerFunc adapts a function to a Handler.
+type HandlerFunc func(ctx context.Context, req *Request) (any, error)
+
+// Handle calls f(ctx, req).
+func (f HandlerFunc) Handle(ctx context.Context, req *Request) (any, error) { return f(ctx, req) }
+
+// Request is a request or notification received from the peer. Its fields
+// must not be modified; they stay valid after the handler returns.
+type Request struct {
+	// ID is the request's id token exactly as it came (a JSON string, number
+	// or null), or nil for a notification.
+	ID json.RawMessage
+	// Method is the method name.
+	Method string
+	// Params is the params object or array, as it came, or nil when absent.
+	Params json.RawMessage
+	// Meta is the "_meta" member of object params, as it came, or nil. It is
+	// the protocol's metadata (progress tokens, trace context), not a param.
+	Meta json.RawMessage
+}
+
+// IsNotification reports whether the request has no id, and so gets no
+// response.
+func (r *Request) IsNotification() bool { return r.ID == nil }
+
+// Errors the connection reports.
+var (
+	// ErrClosed is returned by operations on a connection that was closed.
+	ErrClosed = errors.New("rpc: connection closed")
+	// ErrAnswered is returned by Notify for a call whose response has been
+	// written: a notification on behalf of a call never follows its response.
+	ErrAnswered = errors.New("rpc: call already answered")
+	// ErrNoCall is returned by Notify for a context that belongs to no call
+	// of a connection.
+	ErrNoCall = errors.New("rpc: context belongs to no call")
+	// ErrCancelled is the cause of a call's context when the peer cancelled
+	// the call (see context.Cause).
+	ErrCancelled = errors.New("rpc: cancelled by the peer")
+	// ErrShutdown is the cause of a call's context when the connection shut
+	// down while the call ran.
+	ErrShutdown = errors.New("rpc: connection shutting down")
+)
+
+type callKey struct{}
+
+// callFrom returns the inbound call a handler's context belongs to.
+func callFrom(ctx context.Context) *inbound {
+	in, _ := ctx.Value(callKey{}).(*inbound)
+	return in
+}
+
+// RequestFromContext returns the request whose handler ctx was given to, or
+// nil if ctx belongs to no call.
+func RequestFromContext(ctx context.Context) *Request {
+	if in := callFrom(ctx); in != nil {
+		return &in.req
+	}
+	return nil
+}
+
+// ConnFromContext returns the connection whose handler ctx was given to, or
+// nil if ctx belongs to no call.
+func ConnFromContext(ctx context.Context) *Conn {
+	if in := callFrom(ctx); in != nil {
+		return in.conn
+	}
+	return nil
+}
+
+// Notify sends a notification to the peer on behalf of the call ctx belongs
+// to. It is written before that call's response; once the response has been
+// written, Notify sends nothing and returns ErrAnswered. params must encode
+// to a JSON object or array, or be nil.
+//
+// Notify returns ErrNoCall if ctx belongs to no call. To notify the peer
+// independently of any call, use Conn.Notify.
+func Notify(ctx context.Context, method string, params any) error {
+	in := callFrom(ctx)
+	if in == nil {
+		return ErrNoCall
+	}
+	return in.notify(method, params)
+}

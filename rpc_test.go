@@ -1,0 +1,639 @@
+package toolrpc_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolrpc/toolrpc/rpc"
+)
+
+// The examples of section 7 of the JSON-RPC 2.0 specification, request for
+// request as the specification writes them (batches on one line, since a
+// line is a frame), each answer its example compacted.
+var specExamples = []struct{ name, transcript string }{
+	{"positional parameters", `
+		--> {"jsonrpc": "2.0", "method": "subtract", "params": [42, 23], "id": 1}
+		<-- {"jsonrpc":"2.0","result":19,"id":1}
+		--> {"jsonrpc": "2.0", "method": "subtract", "params": [23, 42], "id": 2}
+		<-- {"jsonrpc":"2.0","result":-19,"id":2}`},
+	{"named parameters", `
+		--> {"jsonrpc": "2.0", "method": "subtract", "params": {"subtrahend": 23, "minuend": 42}, "id": 3}
+		<-- {"jsonrpc":"2.0","result":19,"id":3}
+		--> {"jsonrpc": "2.0", "method": "subtract", "params": {"minuend": 42, "subtrahend": 23}, "id": 4}
+		<-- {"jsonrpc":"2.0","result":19,"id":4}`},
+	{"notifications", `
+		--> {"jsonrpc": "2.0", "method": "update", "params": [1,2,3,4,5]}
+		--> {"jsonrpc": "2.0", "method": "foobar"}`},
+	{"non-existent method", `
+		--> {"jsonrpc": "2.0", "method": "foobar", "id": "1"}
+		<-- {"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":"1"}`},
+	{"invalid JSON", `
+		--> {"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]
+		<-- {"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}`},
+	{"invalid request object", `
+		--> {"jsonrpc": "2.0", "method": 1, "params": "bar"}
+		<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}`},
+	{"batch, invalid JSON", `
+		--> [{"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"},{"jsonrpc": "2.0", "method"]
+		<-- {"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}`},
+	{"empty array", `
+		--> []
+		<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}`},
+	{"invalid batch, not empty", `
+		--> [1]
+		<-- [{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}]`},
+	{"invalid batch", `
+		--> [1,2,3]
+		<-- [{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null},{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null},{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}]`},
+	{"batch", `
+		--> [{"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"}, {"jsonrpc": "2.0", "method": "notify_hello", "params": [7]}, {"jsonrpc": "2.0", "method": "subtract", "params": [42,23], "id": "2"}, {"foo": "boo"}, {"jsonrpc": "2.0", "method": "foo.get", "params": {"name": "myself"}, "id": "5"}, {"jsonrpc": "2.0", "method": "get_data", "id": "9"}]
+		<-- [{"jsonrpc":"2.0","result":7,"id":"1"},{"jsonrpc":"2.0","result":19,"id":"2"},{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null},{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":"5"},{"jsonrpc":"2.0","result":["hello",5],"id":"9"}]`},
+	{"batch, all notifications", `
+		--> [{"jsonrpc": "2.0", "method": "notify_sum", "params": [1,2,4]}, {"jsonrpc": "2.0", "method": "notify_hello", "params": [7]}]`},
+}
+
+func TestSpecExamples(t *testing.T) {
+	for _, tt := range specExamples {
+		t.Run(tt.name, func(t *testing.T) {
+			serveTranscript(t, newSpecHandler(), tt.transcript, nil)
+		})
+	}
+}
+
+func TestSpecNotificationsAreHandledInOrder(t *testing.T) {
+	h := newSpecHandler()
+	serveTranscript(t, h, `
+		--> {"jsonrpc": "2.0", "method": "update", "params": [1,2,3,4,5]}
+		--> {"jsonrpc": "2.0", "method": "subtract", "params": [42, 23], "id": 1}
+		<-- {"jsonrpc":"2.0","result":19,"id":1}
+		--> {"jsonrpc": "2.0", "method": "foobar"}
+		--> [{"jsonrpc": "2.0", "method": "notify_sum", "params": [1,2,4]}, {"jsonrpc": "2.0", "method": "notify_hello", "params": [7]}]`, nil)
+	assert.Equal(t, []string{"update [1,2,3,4,5]", "foobar", "notify_sum [1,2,4]", "notify_hello [7]"}, h.log())
+}
+
+// The stream goes on after every kind of bad line.
+func TestErrorStream(t *testing.T) {
+	serveTranscript(t, newSpecHandler(), `
+		--> {"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}
+		<-- {"jsonrpc":"2.0","result":19,"id":1}
+		--> {"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":2
+		<-- {"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}
+		--> {"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":3}
+		<-- {"jsonrpc":"2.0","result":19,"id":3}
+		--> {"jsonrpc":"2.0","params":[42,23],"id":4}
+		<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":4}
+		--> {"jsonrpc":"2.0","method":"subtract","params":[1,1],"id":5}
+		<-- {"jsonrpc":"2.0","result":0,"id":5}`, nil)
+}
+
+// Each envelope rule of DESIGN.md, with the exact answer.
+func TestEnvelopeRules(t *testing.T) {
+	tests := []struct{ name, transcript string }{
+		{"version must be the string 2.0", `
+			--> {"jsonrpc":"1.0","method":"sum","params":[1],"id":1}
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":1}
+			--> {"jsonrpc":2.0,"method":"sum","params":[1],"id":2}
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":2}
+			--> {"method":"sum","params":[1],"id":3}
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":3}
+			--> {"jsonrpc":"2\u002e0","method":"sum","params":[1],"id":4}
+			<-- {"jsonrpc":"2.0","result":1,"id":4}`},
+		{"method must be a string", `
+			--> {"jsonrpc":"2.0","method":null,"id":1}
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":1}
+			--> {"jsonrpc":"2.0","method":["sum"],"id":2}
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":2}
+			--> {"jsonrpc":"2.0","method":"s\u0075m","params":[2],"id":3}
+			<-- {"jsonrpc":"2.0","result":2,"id":3}`},
+		{"id must be a string, a number or null", `
+			--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":{"a":1}}
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}
+			--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":[1]}
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}
+			--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":false}
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}`},
+		{"params must be an object or an array", `
+			--> {"jsonrpc":"2.0","method":"sum","params":"bar","id":1}
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":1}
+			--> {"jsonrpc":"2.0","method":"sum","params":3,"id":2}
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":2}
+			--> {"jsonrpc":"2.0","method":"sum","params":null,"id":3}
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":3}
+			--> {"jsonrpc":"2.0","method":"echo","params":{},"id":4}
+			<-- {"jsonrpc":"2.0","result":{},"id":4}
+			--> {"jsonrpc":"2.0","method":"echo","params":[],"id":5}
+			<-- {"jsonrpc":"2.0","result":[],"id":5}`},
+		{"no members beyond the specification's", `
+			--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":1,"extra":true}
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":1}
+			--> {"jsonrpc":"2.0","method":"sum","params":[1],"result":1,"id":2}
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":2}`},
+		{"a member given twice is invalid", `
+			--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":1,"id":2}
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":2}
+			--> {"jsonrpc":"2.0","method":"sum","method":"sum","params":[1],"id":3}
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":3}`},
+		{"valid JSON that is not an object or array", `
+			--> 42
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}
+			--> "subtract"
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}
+			--> null
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}
+			--> {}
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}`},
+		{"not JSON, or more than one value on the line", "--> {\"jsonrpc\":\"2.0\",\"method\":\"sum\",\"params\":[1],\"id\":1} {}\n" +
+			"<-- {\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32700,\"message\":\"Parse error\"},\"id\":null}\n" +
+			"--> {\"jsonrpc\":\"2.0\",\"method\":\"sum\",\"params\":[\"\xff\"],\"id\":2}\n" +
+			"<-- {\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32700,\"message\":\"Parse error\"},\"id\":null}\n" +
+			"--> {\"jsonrpc\":\"2.0\",\"method\":\"sum\",\"params\":[1],\"id\":3}x\n" +
+			"<-- {\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32700,\"message\":\"Parse error\"},\"id\":null}\n" +
+			"--> {\"jsonrpc\":\"2.0\",\"method\":\"sum\",\"params\":[1],\"id\":4}\n" +
+			"<-- {\"jsonrpc\":\"2.0\",\"result\":1,\"id\":4}"},
+		{"id null is a request", `
+			--> {"jsonrpc":"2.0","method":"sum","params":[1,2],"id":null}
+			<-- {"jsonrpc":"2.0","result":3,"id":null}`},
+		{"a notification is never answered, not even with an error", `
+			--> {"jsonrpc":"2.0","method":"no-such-method"}
+			--> {"jsonrpc":"2.0","method":"probe.fail"}
+			--> {"jsonrpc":"2.0","method":"probe.panic"}
+			--> {"jsonrpc":"2.0","method":"rpc.secret"}
+			--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":1}
+			<-- {"jsonrpc":"2.0","result":1,"id":1}`},
+		{"methods under rpc. are reserved", `
+			--> {"jsonrpc":"2.0","method":"rpc.secret","id":1}
+			<-- {"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":1}`},
+		{"responses from the peer are never answered", `
+			--> {"jsonrpc":"2.0","result":19,"id":1}
+			--> {"jsonrpc":"2.0","error":{"code":-1,"message":"x"},"id":2}
+			--> {"jsonrpc":"2.0","result":1,"error":{"code":-1,"message":"x"},"id":3}
+			--> [{"jsonrpc":"2.0","result":19,"id":4}]
+			--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":5}
+			<-- {"jsonrpc":"2.0","result":1,"id":5}`},
+		{"the _meta of params reaches the handler", `
+			--> {"jsonrpc":"2.0","method":"probe.meta","params":{"a":1,"_meta":{"progressToken":"t1"}},"id":1}
+			<-- {"jsonrpc":"2.0","result":{"progressToken":"t1"},"id":1}
+			--> {"jsonrpc":"2.0","method":"probe.meta","params":{"a":1},"id":2}
+			<-- {"jsonrpc":"2.0","result":null,"id":2}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			serveTranscript(t, newSpecHandler(), tt.transcript, nil)
+		})
+	}
+}
+
+// Ids are echoed byte for byte and compared as raw tokens.
+func TestIDs(t *testing.T) {
+	serveTranscript(t, newSpecHandler(), `
+		--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":12345678901234567890}
+		<-- {"jsonrpc":"2.0","result":1,"id":12345678901234567890}
+		--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":1.0}
+		<-- {"jsonrpc":"2.0","result":1,"id":1.0}
+		--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":-1.5e+300}
+		<-- {"jsonrpc":"2.0","result":1,"id":-1.5e+300}
+		--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":"é"}
+		<-- {"jsonrpc":"2.0","result":1,"id":"é"}
+		--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":"\u00e9\"\\\n"}
+		<-- {"jsonrpc":"2.0","result":1,"id":"\u00e9\"\\\n"}
+		--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":0}
+		<-- {"jsonrpc":"2.0","result":1,"id":0}
+		--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":""}
+		<-- {"jsonrpc":"2.0","result":1,"id":""}
+		--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":null}
+		<-- {"jsonrpc":"2.0","result":1,"id":null}
+		--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":  7  }
+		<-- {"jsonrpc":"2.0","result":1,"id":7}`, nil)
+}
+
+func TestDuplicateIDInFlight(t *testing.T) {
+	h := newSpecHandler()
+	h.start = make(chan string, 1)
+	pr, pw := io.Pipe()
+	var out syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- rpc.Serve(context.Background(), pr, &out, h, &rpc.Options{Logger: quietLogger()})
+	}()
+	send(t, pw, `{"jsonrpc":"2.0","method":"probe.wait","id":7}`)
+	assert.Equal(t, "7", <-h.start)
+	// 7 is in flight: the same id again is refused, as are 7.0's twins only
+	// if byte-identical ("7.0" is another id).
+	send(t, pw, `{"jsonrpc":"2.0","method":"sum","params":[1],"id":7}`)
+	waitForLines(t, &out, 1)
+	send(t, pw, `[{"jsonrpc":"2.0","method":"sum","params":[2],"id":8},{"jsonrpc":"2.0","method":"sum","params":[3],"id":8}]`)
+	waitForLines(t, &out, 2)
+	send(t, pw, `{"jsonrpc":"2.0","method":"sum","params":[4],"id":7.0}`)
+	waitForLines(t, &out, 3)
+	close(h.gate)
+	waitForLines(t, &out, 4)
+	// Once answered, the id is free again.
+	send(t, pw, `{"jsonrpc":"2.0","method":"sum","params":[5],"id":7}`)
+	require.NoError(t, pw.Close())
+	require.NoError(t, <-done)
+	assert.Equal(t, []string{
+		`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: id 7 is already in use"},"id":7}`,
+		`[{"jsonrpc":"2.0","result":2,"id":8},{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: id 8 is already in use"},"id":8}]`,
+		`{"jsonrpc":"2.0","result":4,"id":7.0}`,
+		`{"jsonrpc":"2.0","result":"released","id":7}`,
+		`{"jsonrpc":"2.0","result":5,"id":7}`,
+	}, lines(t, out.String()))
+}
+
+func TestHandlerErrors(t *testing.T) {
+	serveTranscript(t, newSpecHandler(), `
+		--> {"jsonrpc":"2.0","method":"probe.fail","id":1}
+		<-- {"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"exception":"*errors.errorString","message":"disk full"}},"id":1}
+		--> {"jsonrpc":"2.0","method":"probe.fail-coded","id":2}
+		<-- {"jsonrpc":"2.0","error":{"code":-1234,"message":"quota exceeded","data":{"retry":5}},"id":2}
+		--> {"jsonrpc":"2.0","method":"probe.panic","id":3}
+		<-- {"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"exception":"string","message":"boom"}},"id":3}
+		--> {"jsonrpc":"2.0","method":"probe.panicerr","id":4}
+		<-- {"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"exception":"*fmt.wrapError","message":"wrapped: unexpected EOF"}},"id":4}
+		--> {"jsonrpc":"2.0","method":"probe.bad-result","id":5}
+		<-- {"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"exception":"json.RawMessage","message":"codec: invalid JSON value"}},"id":5}
+		--> {"jsonrpc":"2.0","method":"probe.unencodable","id":6}
+		<-- {"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"exception":"func()","message":"json: unsupported type: func()"}},"id":6}
+		--> {"jsonrpc":"2.0","method":"echo","params":{ "spaced" : [ 1, 2 ] , "html":"<&>" },"id":7}
+		<-- {"jsonrpc":"2.0","result":{"spaced":[1,2],"html":"<&>"},"id":7}
+		--> {"jsonrpc":"2.0","method":"probe.raw-newline","id":8}
+		<-- {"jsonrpc":"2.0","result":{"a":[1,2],"b":"x\ny"},"id":8}
+		--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":9}
+		<-- {"jsonrpc":"2.0","result":1,"id":9}`, nil)
+}
+
+func TestNotificationsBeforeTheirResponse(t *testing.T) {
+	for _, sequential := range []bool{true, false} {
+		t.Run(fmt.Sprintf("sequential=%v", sequential), func(t *testing.T) {
+			serveTranscript(t, newSpecHandler(), `
+				--> {"jsonrpc":"2.0","method":"probe.progress","id":1}
+				<-- {"jsonrpc":"2.0","method":"progress","params":{"done":1,"total":2}}
+				<-- {"jsonrpc":"2.0","method":"progress","params":{"done":2,"total":2}}
+				<-- {"jsonrpc":"2.0","result":"done","id":1}`, &rpc.Options{Sequential: sequential})
+		})
+	}
+}
+
+func TestNotifyOutsideACall(t *testing.T) {
+	assert.ErrorIs(t, rpc.Notify(context.Background(), "x", nil), rpc.ErrNoCall)
+	assert.Nil(t, rpc.RequestFromContext(context.Background()))
+	assert.Nil(t, rpc.ConnFromContext(context.Background()))
+}
+
+func TestNotifyAfterTheResponseIsDropped(t *testing.T) {
+	var late context.Context
+	var out bytes.Buffer
+	h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+		late = ctx
+		return "ok", nil
+	})
+	in := `{"jsonrpc":"2.0","method":"m","id":1}` + "\n"
+	require.NoError(t, rpc.Serve(context.Background(), strings.NewReader(in), &out, h, &rpc.Options{Logger: quietLogger()}))
+	assert.ErrorIs(t, rpc.Notify(late, "progress", []int{1}), rpc.ErrAnswered)
+	assert.Equal(t, `{"jsonrpc":"2.0","result":"ok","id":1}`+"\n", out.String())
+}
+
+func TestCancellation(t *testing.T) {
+	tests := []struct{ name, transcript string }{
+		{"LSP: a running call is answered -32800", `
+			--> {"jsonrpc":"2.0","method":"probe.wait","id":1}
+			--> {"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}
+			<-- {"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":1}
+			--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":2}
+			<-- {"jsonrpc":"2.0","result":1,"id":2}`},
+		{"MCP: a running call gets no answer", `
+			--> {"jsonrpc":"2.0","method":"probe.wait","id":"a"}
+			--> {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a","reason":"user"}}
+			--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":2}
+			<-- {"jsonrpc":"2.0","result":1,"id":2}`},
+		{"ids are matched as raw tokens", `
+			--> {"jsonrpc":"2.0","method":"probe.wait","id":1}
+			--> {"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"1"}}
+			--> {"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1.0}}
+			--> {"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}
+			<-- {"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":1}`},
+		{"unknown, finished and malformed cancellations are ignored", `
+			--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":1}
+			<-- {"jsonrpc":"2.0","result":1,"id":1}
+			--> {"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}
+			--> {"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":99}}
+			--> {"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":{}}}
+			--> {"jsonrpc":"2.0","method":"$/cancelRequest","params":[1]}
+			--> {"jsonrpc":"2.0","method":"$/cancelRequest"}
+			--> {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"id":1}}
+			--> {"jsonrpc":"2.0","method":"sum","params":[2],"id":2}
+			<-- {"jsonrpc":"2.0","result":2,"id":2}`},
+		{"queued calls cancelled before they start are never run", `
+			--> {"jsonrpc":"2.0","method":"probe.wait","id":1}
+			--> {"jsonrpc":"2.0","method":"probe.never","id":2}
+			--> {"jsonrpc":"2.0","method":"probe.never","id":3}
+			--> {"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":2}}
+			<-- {"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":2}
+			--> {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}
+			--> {"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}
+			<-- {"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":1}`},
+		{"in a batch", `
+			--> [{"jsonrpc":"2.0","method":"probe.wait","id":1},{"jsonrpc":"2.0","method":"probe.wait","id":2},{"jsonrpc":"2.0","method":"sum","params":[3],"id":3}]
+			--> {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}
+			--> {"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}
+			<-- [{"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":1},{"jsonrpc":"2.0","result":3,"id":3}]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newSpecHandler()
+			serveSteps(t, h, tt.transcript, &rpc.Options{Sequential: true})
+			for _, s := range h.log() {
+				assert.NotEqual(t, "probe.never", s, "a call cancelled before it started ran")
+			}
+		})
+	}
+}
+
+func TestCancelledContextCause(t *testing.T) {
+	causes := make(chan error, 1)
+	h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+		_ = rpc.Notify(ctx, "started", nil)
+		<-ctx.Done()
+		causes <- context.Cause(ctx)
+		return nil, ctx.Err()
+	})
+	serveSteps(t, h, `
+		--> {"jsonrpc":"2.0","method":"m","id":1}
+		<-- {"jsonrpc":"2.0","method":"started"}
+		--> {"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}
+		<-- {"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":1}`, nil)
+	assert.ErrorIs(t, <-causes, rpc.ErrCancelled)
+}
+
+// At the end of the input, calls under way finish and are answered.
+func TestEOFDrainsCallsUnderWay(t *testing.T) {
+	var in strings.Builder
+	var want []string
+	for i := range 50 {
+		fmt.Fprintf(&in, `{"jsonrpc":"2.0","method":"probe.sleep","id":%d}`+"\n", i)
+		want = append(want, fmt.Sprintf(`{"jsonrpc":"2.0","result":"%d","id":%d}`, i, i))
+	}
+	var out bytes.Buffer
+	start := time.Now()
+	require.NoError(t, rpc.Serve(context.Background(), strings.NewReader(in.String()), &out, newSpecHandler(),
+		&rpc.Options{Logger: quietLogger(), Concurrency: 50}))
+	got := lines(t, out.String())
+	assert.ElementsMatch(t, want, got)
+	t.Logf("50 calls of 20ms with concurrency 50 took %v", time.Since(start))
+}
+
+func TestSequentialKeepsOrder(t *testing.T) {
+	var in strings.Builder
+	var want []string
+	for i := range 200 {
+		fmt.Fprintf(&in, `{"jsonrpc":"2.0","method":"sum","params":[%d],"id":%d}`+"\n", i, i)
+		want = append(want, fmt.Sprintf(`{"jsonrpc":"2.0","result":%d,"id":%d}`, i, i))
+	}
+	var out bytes.Buffer
+	require.NoError(t, rpc.Serve(context.Background(), strings.NewReader(in.String()), &out, newSpecHandler(),
+		&rpc.Options{Logger: quietLogger(), Sequential: true}))
+	assert.Equal(t, want, lines(t, out.String()))
+}
+
+func TestFrameLimits(t *testing.T) {
+	big := `{"jsonrpc":"2.0","method":"echo","params":["` + strings.Repeat("x", 16<<20) + `"],"id":1}`
+	t.Run("a 16 MiB request is served", func(t *testing.T) {
+		var out bytes.Buffer
+		in := big + "\n" + `{"jsonrpc":"2.0","method":"sum","params":[1],"id":2}` + "\n"
+		require.NoError(t, rpc.Serve(context.Background(), strings.NewReader(in), &out, newSpecHandler(),
+			&rpc.Options{Logger: quietLogger(), Sequential: true}))
+		got := lines(t, out.String())
+		require.Len(t, got, 2)
+		assert.True(t, got[0] == `{"jsonrpc":"2.0","result":["`+strings.Repeat("x", 16<<20)+`"],"id":1}`)
+		assert.Equal(t, `{"jsonrpc":"2.0","result":1,"id":2}`, got[1])
+	})
+	t.Run("a frame over the limit is answered and skipped", func(t *testing.T) {
+		serveTranscript(t, newSpecHandler(), `
+			--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":1}
+			<-- {"jsonrpc":"2.0","result":1,"id":1}
+			--> {"jsonrpc":"2.0","method":"sum","params":[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1],"id":2}
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: frame larger than the limit of 100 bytes"},"id":null}
+			--> {"jsonrpc":"2.0","method":"sum","params":[2],"id":3}
+			<-- {"jsonrpc":"2.0","result":2,"id":3}`, &rpc.Options{Sequential: true, MaxFrameSize: 100})
+	})
+	t.Run("batch and depth limits", func(t *testing.T) {
+		serveTranscript(t, newSpecHandler(), `
+			--> [{"jsonrpc":"2.0","method":"sum","params":[1],"id":1},{"jsonrpc":"2.0","method":"sum","params":[1],"id":2},{"jsonrpc":"2.0","method":"sum","params":[1],"id":3}]
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: batch of 3 entries, more than the limit of 2"},"id":null}
+			--> {"jsonrpc":"2.0","method":"echo","params":[[[1]]],"id":4}
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: nested more than 3 levels deep"},"id":null}
+			--> {"jsonrpc":"2.0","method":"echo","params":[[1]],"id":5}
+			<-- {"jsonrpc":"2.0","result":[[1]],"id":5}`, &rpc.Options{Sequential: true, MaxBatch: 2, MaxDepth: 3})
+	})
+}
+
+func TestFramingRules(t *testing.T) {
+	in := "\r\n\n   \n" +
+		`{"jsonrpc":"2.0","method":"sum","params":[1],"id":1}` + "\r\n" +
+		"\t\n" +
+		`{"jsonrpc":"2.0","method":"sum","params":[2],"id":2}` // no final newline
+	var out bytes.Buffer
+	require.NoError(t, rpc.Serve(context.Background(), strings.NewReader(in), &out, newSpecHandler(),
+		&rpc.Options{Logger: quietLogger(), Sequential: true}))
+	assert.Equal(t, `{"jsonrpc":"2.0","result":1,"id":1}`+"\n"+`{"jsonrpc":"2.0","result":2,"id":2}`+"\n", out.String())
+}
+
+func TestShutdownOnContextCancel(t *testing.T) {
+	h := newSpecHandler()
+	h.start = make(chan string, 1)
+	pr, pw := io.Pipe()
+	defer pr.Close()
+	var out syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- rpc.Serve(ctx, pr, &out, h, &rpc.Options{Logger: quietLogger()}) }()
+	send(t, pw, `{"jsonrpc":"2.0","method":"probe.wait","id":1}`)
+	<-h.start
+	cancel()
+	select {
+	case err := <-done:
+		assert.ErrorIs(t, err, context.Canceled)
+	case <-time.After(5 * time.Second):
+		t.Fatal("Serve did not return after its context was cancelled")
+	}
+	assert.Equal(t, []string{`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Server shutting down"},"id":1}`}, lines(t, out.String()))
+}
+
+func TestShutdownGraceForAHandlerThatIgnoresItsContext(t *testing.T) {
+	h := newSpecHandler()
+	h.start = make(chan string, 1)
+	pr, pw := io.Pipe()
+	defer pr.Close()
+	var out syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- rpc.Serve(ctx, pr, &out, h, &rpc.Options{Logger: quietLogger(), ShutdownGrace: 50 * time.Millisecond})
+	}()
+	send(t, pw, `{"jsonrpc":"2.0","method":"probe.wait","id":1}`)
+	<-h.start
+	send(t, pw, `{"jsonrpc":"2.0","method":"probe.ignore","id":2}`)
+	time.Sleep(10 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		assert.ErrorIs(t, err, context.Canceled)
+	case <-time.After(5 * time.Second):
+		t.Fatal("Serve did not return after the grace period")
+	}
+	close(h.gate) // probe.ignore returns now, after Serve: nothing more is written
+	time.Sleep(10 * time.Millisecond)
+	assert.Equal(t, []string{`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Server shutting down"},"id":1}`}, lines(t, out.String()))
+}
+
+func TestWriteErrorShutsDown(t *testing.T) {
+	h := newSpecHandler()
+	h.start = make(chan string, 1)
+	pr, pw := io.Pipe()
+	defer pr.Close()
+	epipe := errors.New("broken pipe")
+	w := &failingWriter{err: epipe}
+	done := make(chan error, 1)
+	go func() { done <- rpc.Serve(context.Background(), pr, w, h, &rpc.Options{Logger: quietLogger()}) }()
+	send(t, pw, `{"jsonrpc":"2.0","method":"probe.wait","id":1}`)
+	<-h.start
+	send(t, pw, `{"jsonrpc":"2.0","method":"sum","params":[1],"id":2}`)
+	select {
+	case err := <-done:
+		assert.ErrorIs(t, err, epipe)
+	case <-time.After(5 * time.Second):
+		t.Fatal("Serve did not return after its output failed")
+	}
+}
+
+func TestReadErrorDrainsThenReturnsIt(t *testing.T) {
+	boom := errors.New("connection reset")
+	in := io.MultiReader(strings.NewReader(`{"jsonrpc":"2.0","method":"probe.sleep","id":1}`+"\n"+`{"jsonrpc":"2.0","met`), errReader{boom})
+	var out bytes.Buffer
+	err := rpc.Serve(context.Background(), in, &out, newSpecHandler(), &rpc.Options{Logger: quietLogger()})
+	assert.ErrorIs(t, err, boom)
+	assert.Equal(t, `{"jsonrpc":"2.0","result":"1","id":1}`+"\n", out.String(), "the call read before the error is answered; the partial line is not")
+}
+
+func TestNilHandlerAnswersMethodNotFound(t *testing.T) {
+	serveTranscript(t, nil, `
+		--> {"jsonrpc":"2.0","method":"anything","id":1}
+		<-- {"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":1}`, nil)
+}
+
+func TestConcurrentCallsUnderRace(t *testing.T) {
+	var in strings.Builder
+	want := map[string]bool{}
+	for i := range 2000 {
+		fmt.Fprintf(&in, `{"jsonrpc":"2.0","method":"subtract","params":[%d,1],"id":%d}`+"\n", i, i)
+		want[fmt.Sprintf(`{"jsonrpc":"2.0","result":%d,"id":%d}`, i-1, i)] = true
+		if i%10 == 0 {
+			fmt.Fprintf(&in, `[{"jsonrpc":"2.0","method":"sum","params":[%d],"id":"b%d"},{"jsonrpc":"2.0","method":"update"}]`+"\n", i, i)
+			want[fmt.Sprintf(`[{"jsonrpc":"2.0","result":%d,"id":"b%d"}]`, i, i)] = true
+		}
+	}
+	var out bytes.Buffer
+	require.NoError(t, rpc.Serve(context.Background(), strings.NewReader(in.String()), &out, newSpecHandler(),
+		&rpc.Options{Logger: quietLogger(), Concurrency: 8, QueueSize: 16}))
+	got := lines(t, out.String())
+	assert.Len(t, got, len(want))
+	for _, l := range got {
+		assert.True(t, want[l], "unexpected line %s", l)
+	}
+}
+
+func TestCloseIsIdempotent(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	c := rpc.NewConn(context.Background(), pr, io.Discard, newSpecHandler(), &rpc.Options{Logger: quietLogger()})
+	require.NoError(t, c.Close())
+	require.NoError(t, c.Close())
+	require.NoError(t, c.Wait())
+	assert.ErrorIs(t, c.Notify(context.Background(), "x", nil), rpc.ErrClosed)
+}
+
+func TestConnNotify(t *testing.T) {
+	var out syncBuffer
+	pr, pw := io.Pipe()
+	c := rpc.NewConn(context.Background(), pr, &out, nil, &rpc.Options{Logger: quietLogger()})
+	require.NoError(t, c.Notify(context.Background(), "log", map[string]string{"level": "info"}))
+	assert.Error(t, c.Notify(context.Background(), "bad", 5), "params must be an object or array")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	assert.ErrorIs(t, c.Notify(ctx, "late", nil), context.Canceled)
+	require.NoError(t, pw.Close())
+	require.NoError(t, c.Wait())
+	assert.Equal(t, `{"jsonrpc":"2.0","method":"log","params":{"level":"info"}}`+"\n", out.String())
+}
+
+func TestRequestFromContext(t *testing.T) {
+	h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+		got := rpc.RequestFromContext(ctx)
+		return map[string]any{
+			"same":   got == req,
+			"method": got.Method,
+			"id":     got.ID,
+			"conn":   rpc.ConnFromContext(ctx) != nil,
+		}, nil
+	})
+	serveTranscript(t, h, `
+		--> {"jsonrpc":"2.0","method":"who","id":"x"}
+		<-- {"jsonrpc":"2.0","result":{"conn":true,"id":"x","method":"who","same":true},"id":"x"}`, nil)
+}
+
+// helpers for the tests above
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func send(t *testing.T, w io.Writer, line string) {
+	t.Helper()
+	_, err := io.WriteString(w, line+"\n")
+	require.NoError(t, err)
+}
+
+func waitForLines(t *testing.T, out *syncBuffer, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for strings.Count(out.String(), "\n") < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited for %d lines, have %q", n, out.String())
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+type failingWriter struct{ err error }
+
+func (f *failingWriter) Write([]byte) (int, error) { return 0, f.err }
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+var _ = json.RawMessage{}
