@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/toolrpc/toolrpc/internal/scan"
 )
 
 // ErrInvalidJSON is returned when a value to be written is not valid JSON:
@@ -158,15 +160,15 @@ var encoders = sync.Pool{New: func() any {
 // AppendCompact appends the JSON value raw without insignificant white space,
 // after checking that raw is exactly one valid JSON value (UTF-8 included).
 func AppendCompact(dst, raw []byte) ([]byte, error) {
-	i := skipSpace(raw, 0)
-	end, st := scanValue(raw, i, 0, maxInt)
-	if st != scanOK || skipSpace(raw, end) != len(raw) {
+	i := scan.SkipSpace(raw, 0)
+	end, st := scan.Value(raw, i, 0, scan.Unlimited)
+	if st != scan.OK || scan.SkipSpace(raw, end) != len(raw) {
 		return dst, ErrInvalidJSON
 	}
 	raw = raw[i:end]
 	for len(raw) > 0 {
 		j := 0
-		for j < len(raw) && !isSpace(raw[j]) && raw[j] != '"' {
+		for j < len(raw) && !scan.IsSpace(raw[j]) && raw[j] != '"' {
 			j++
 		}
 		dst = append(dst, raw[:j]...)
@@ -175,12 +177,12 @@ func AppendCompact(dst, raw []byte) ([]byte, error) {
 			break
 		}
 		if raw[0] == '"' {
-			k, _, _ := scanString(raw, 0)
+			k, _, _ := scan.String(raw, 0)
 			dst = append(dst, raw[:k]...)
 			raw = raw[k:]
 			continue
 		}
-		raw = raw[skipSpace(raw, 0):]
+		raw = raw[scan.SkipSpace(raw, 0):]
 	}
 	return dst, nil
 }

@@ -162,7 +162,7 @@ func FuzzAppendString(f *testing.F) {
 }
 
 func FuzzAppendCompact(f *testing.F) {
-	for _, c := range scanCases {
+	for _, c := range jsonSeeds {
 		f.Add([]byte(c))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {

@@ -1,8 +1,9 @@
 package codec
 
 import (
-	"encoding/json"
 	"fmt"
+
+	"github.com/toolrpc/toolrpc/internal/scan"
 )
 
 // Kind is what a message is.
@@ -82,16 +83,16 @@ func (d *Decoder) Decode(frame []byte) (msgs []Message, batch bool) {
 		maxDepth = DefaultMaxDepth
 	}
 	d.msgs = d.msgs[:0]
-	i := skipSpace(frame, 0)
+	i := scan.SkipSpace(frame, 0)
 	if i < len(frame) && frame[i] == '[' {
 		return d.decodeBatch(frame, i, maxDepth)
 	}
 	var m Message
 	end, st := scanEnvelope(frame, i, 0, maxDepth, &m)
-	if st == scanOK && skipSpace(frame, end) != len(frame) {
-		st = scanSyntax
+	if st == scan.OK && scan.SkipSpace(frame, end) != len(frame) {
+		st = scan.Syntax
 	}
-	if st != scanOK {
+	if st != scan.OK {
 		m = frameError(st, maxDepth)
 	}
 	d.msgs = append(d.msgs, m)
@@ -108,36 +109,36 @@ func (d *Decoder) decodeBatch(frame []byte, i, maxDepth int) ([]Message, bool) {
 		return d.msgs, false
 	}
 	if maxDepth < 1 {
-		return single(frameError(scanDepth, maxDepth))
+		return single(frameError(scan.TooDeep, maxDepth))
 	}
-	i = skipSpace(frame, i+1)
+	i = scan.SkipSpace(frame, i+1)
 	if i < len(frame) && frame[i] == ']' {
-		if skipSpace(frame, i+1) != len(frame) {
-			return single(frameError(scanSyntax, maxDepth))
+		if scan.SkipSpace(frame, i+1) != len(frame) {
+			return single(frameError(scan.Syntax, maxDepth))
 		}
 		return single(Message{Kind: Invalid, Err: NewError(InvalidRequest, "")})
 	}
 	n := 0
 	for {
 		var m Message
-		var st status
+		var st scan.Status
 		i, st = scanEnvelope(frame, i, 1, maxDepth, &m)
-		if st != scanOK {
+		if st != scan.OK {
 			return single(frameError(st, maxDepth))
 		}
 		if n++; n <= maxBatch {
 			d.msgs = append(d.msgs, m)
 		}
-		i = skipSpace(frame, i)
+		i = scan.SkipSpace(frame, i)
 		if i >= len(frame) {
-			return single(frameError(scanSyntax, maxDepth))
+			return single(frameError(scan.Syntax, maxDepth))
 		}
 		if frame[i] == ',' {
 			i++
 			continue
 		}
-		if frame[i] != ']' || skipSpace(frame, i+1) != len(frame) {
-			return single(frameError(scanSyntax, maxDepth))
+		if frame[i] != ']' || scan.SkipSpace(frame, i+1) != len(frame) {
+			return single(frameError(scan.Syntax, maxDepth))
 		}
 		break
 	}
@@ -149,15 +150,13 @@ func (d *Decoder) decodeBatch(frame []byte, i, maxDepth int) ([]Message, bool) {
 }
 
 // frameError is the message for a frame that cannot be read as messages.
-func frameError(st status, maxDepth int) Message {
-	if st == scanDepth {
+func frameError(st scan.Status, maxDepth int) Message {
+	if st == scan.TooDeep {
 		return Message{Kind: Invalid, Err: Errorf(InvalidRequest,
 			"Invalid Request: nested more than %d levels deep", maxDepth)}
 	}
 	return Message{Kind: Invalid, Err: NewError(ParseError, "")}
 }
-
-const maxInt = int(^uint(0) >> 1)
 
 // member flags of an envelope object.
 const (
@@ -174,15 +173,15 @@ const (
 // scanEnvelope scans the value at frame[i] (after white space) as one
 // message, depth containers deep, and fills m. It reports a syntax or depth
 // problem as a status, any other problem in m.
-func scanEnvelope(frame []byte, i, depth, maxDepth int, m *Message) (int, status) {
-	i = skipSpace(frame, i)
+func scanEnvelope(frame []byte, i, depth, maxDepth int, m *Message) (int, scan.Status) {
+	i = scan.SkipSpace(frame, i)
 	if i >= len(frame) || frame[i] != '{' {
-		end, st := scanValue(frame, i, depth, maxDepth)
+		end, st := scan.Value(frame, i, depth, maxDepth)
 		*m = Message{Kind: Invalid, Err: NewError(InvalidRequest, "")}
 		return end, st
 	}
 	if depth+1 > maxDepth {
-		return i, scanDepth
+		return i, scan.TooDeep
 	}
 	var (
 		flags                      int
@@ -190,40 +189,40 @@ func scanEnvelope(frame []byte, i, depth, maxDepth int, m *Message) (int, status
 		methodEsc, jsonrpcEsc      bool
 		params, meta, result, errv []byte
 	)
-	i = skipSpace(frame, i+1)
+	i = scan.SkipSpace(frame, i+1)
 	if i < len(frame) && frame[i] == '}' {
 		*m = Message{Kind: Invalid, Err: NewError(InvalidRequest, "")}
-		return i + 1, scanOK
+		return i + 1, scan.OK
 	}
 	for {
 		if i >= len(frame) || frame[i] != '"' {
-			return i, scanSyntax
+			return i, scan.Syntax
 		}
 		keyStart := i
-		keyEnd, keyEsc, st := scanString(frame, i)
-		if st != scanOK {
+		keyEnd, keyEsc, st := scan.String(frame, i)
+		if st != scan.OK {
 			return keyEnd, st
 		}
-		i = skipSpace(frame, keyEnd)
+		i = scan.SkipSpace(frame, keyEnd)
 		if i >= len(frame) || frame[i] != ':' {
-			return i, scanSyntax
+			return i, scan.Syntax
 		}
-		i = skipSpace(frame, i+1)
+		i = scan.SkipSpace(frame, i+1)
 		valStart := i
 		var valEsc bool
 		if i < len(frame) && frame[i] == '"' {
-			i, valEsc, st = scanString(frame, i)
+			i, valEsc, st = scan.String(frame, i)
 		} else if i < len(frame) && frame[i] == '{' && isKey(frame[keyStart:keyEnd], keyEsc, "params") {
 			i, meta, st = scanObject(frame, i, depth+1, maxDepth, "_meta")
 		} else {
-			i, st = scanValue(frame, i, depth+1, maxDepth)
+			i, st = scan.Value(frame, i, depth+1, maxDepth)
 		}
-		if st != scanOK {
+		if st != scan.OK {
 			return i, st
 		}
 		val := frame[valStart:i]
 		var bit int
-		switch key := unquote(frame[keyStart:keyEnd], keyEsc); string(key) {
+		switch key := scan.Unquote(frame[keyStart:keyEnd], keyEsc); string(key) {
 		case "jsonrpc":
 			bit, jsonrpc, jsonrpcEsc = hasJSONRPC, val, valEsc
 		case "method":
@@ -244,16 +243,16 @@ func scanEnvelope(frame []byte, i, depth, maxDepth int, m *Message) (int, status
 		}
 		flags |= bit
 
-		i = skipSpace(frame, i)
+		i = scan.SkipSpace(frame, i)
 		if i >= len(frame) {
-			return i, scanSyntax
+			return i, scan.Syntax
 		}
 		if frame[i] == ',' {
-			i = skipSpace(frame, i+1)
+			i = scan.SkipSpace(frame, i+1)
 			continue
 		}
 		if frame[i] != '}' {
-			return i, scanSyntax
+			return i, scan.Syntax
 		}
 		i++
 		break
@@ -265,9 +264,9 @@ func scanEnvelope(frame []byte, i, depth, maxDepth int, m *Message) (int, status
 	if validID {
 		answerID = id
 	}
-	invalid := func() (int, status) {
+	invalid := func() (int, scan.Status) {
 		*m = Message{Kind: Invalid, ID: answerID, Err: NewError(InvalidRequest, "")}
-		return i, scanOK
+		return i, scan.OK
 	}
 	okVersion := flags&hasJSONRPC != 0 && isString(jsonrpc, jsonrpcEsc, "2.0")
 	if flags&hasMethod == 0 && flags&(hasResult|hasError) != 0 {
@@ -285,7 +284,7 @@ func scanEnvelope(frame []byte, i, depth, maxDepth int, m *Message) (int, status
 		case flags&hasError != 0 && errv[0] != '{':
 			m.Err = Errorf(InvalidRequest, "response error is not an object")
 		}
-		return i, scanOK
+		return i, scan.OK
 	}
 	if flags&(hasDuplicate|hasOther|hasResult|hasError) != 0 || !okVersion ||
 		flags&hasMethod == 0 || method[0] != '"' ||
@@ -293,56 +292,56 @@ func scanEnvelope(frame []byte, i, depth, maxDepth int, m *Message) (int, status
 		(flags&hasParams != 0 && params[0] != '{' && params[0] != '[') {
 		return invalid()
 	}
-	*m = Message{Kind: Notification, Method: unquote(method, methodEsc), Params: params, Meta: meta}
+	*m = Message{Kind: Notification, Method: scan.Unquote(method, methodEsc), Params: params, Meta: meta}
 	if flags&hasID != 0 {
 		m.Kind, m.ID = Request, id
 	}
-	return i, scanOK
+	return i, scan.OK
 }
 
 // scanObject scans the object at frame[i] == '{', depth containers deep, and
 // finds the value of its member called name (the last one, if repeated).
-func scanObject(frame []byte, i, depth, maxDepth int, name string) (end int, found []byte, st status) {
+func scanObject(frame []byte, i, depth, maxDepth int, name string) (end int, found []byte, st scan.Status) {
 	if depth+1 > maxDepth {
-		return i, nil, scanDepth
+		return i, nil, scan.TooDeep
 	}
-	i = skipSpace(frame, i+1)
+	i = scan.SkipSpace(frame, i+1)
 	if i < len(frame) && frame[i] == '}' {
-		return i + 1, nil, scanOK
+		return i + 1, nil, scan.OK
 	}
 	for {
 		if i >= len(frame) || frame[i] != '"' {
-			return i, nil, scanSyntax
+			return i, nil, scan.Syntax
 		}
 		keyStart := i
-		keyEnd, keyEsc, st := scanString(frame, i)
-		if st != scanOK {
+		keyEnd, keyEsc, st := scan.String(frame, i)
+		if st != scan.OK {
 			return keyEnd, nil, st
 		}
-		i = skipSpace(frame, keyEnd)
+		i = scan.SkipSpace(frame, keyEnd)
 		if i >= len(frame) || frame[i] != ':' {
-			return i, nil, scanSyntax
+			return i, nil, scan.Syntax
 		}
-		i = skipSpace(frame, i+1)
+		i = scan.SkipSpace(frame, i+1)
 		valStart := i
-		if i, st = scanValue(frame, i, depth+1, maxDepth); st != scanOK {
+		if i, st = scan.Value(frame, i, depth+1, maxDepth); st != scan.OK {
 			return i, nil, st
 		}
 		if isKey(frame[keyStart:keyEnd], keyEsc, name) {
 			found = frame[valStart:i]
 		}
-		i = skipSpace(frame, i)
+		i = scan.SkipSpace(frame, i)
 		if i >= len(frame) {
-			return i, nil, scanSyntax
+			return i, nil, scan.Syntax
 		}
 		if frame[i] == ',' {
-			i = skipSpace(frame, i+1)
+			i = scan.SkipSpace(frame, i+1)
 			continue
 		}
 		if frame[i] != '}' {
-			return i, nil, scanSyntax
+			return i, nil, scan.Syntax
 		}
-		return i + 1, found, scanOK
+		return i + 1, found, scan.OK
 	}
 }
 
@@ -350,12 +349,12 @@ func scanObject(frame []byte, i, depth, maxDepth int, name string) (end int, fou
 // obj (the last one, if the name is repeated), or nil when obj has no such
 // member or is not a valid JSON object.
 func Member(obj []byte, name string) []byte {
-	i := skipSpace(obj, 0)
+	i := scan.SkipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return nil
 	}
-	end, v, st := scanObject(obj, i, 0, maxInt, name)
-	if st != scanOK || skipSpace(obj, end) != len(obj) {
+	end, v, st := scanObject(obj, i, 0, scan.Unlimited, name)
+	if st != scan.OK || scan.SkipSpace(obj, end) != len(obj) {
 		return nil
 	}
 	return v
@@ -368,7 +367,7 @@ func IsID(tok []byte) bool {
 		return false
 	}
 	switch c := tok[0]; {
-	case c == '"', c == 'n', c == '-', isDigit(c):
+	case c == '"', c == 'n', c == '-', scan.IsDigit(c):
 		return true
 	}
 	return false
@@ -376,28 +375,15 @@ func IsID(tok []byte) bool {
 
 // isKey reports whether the quoted member name tok is name.
 func isKey(tok []byte, escaped bool, name string) bool {
-	return string(unquote(tok, escaped)) == name
+	return string(scan.Unquote(tok, escaped)) == name
 }
 
 // isString reports whether the raw token is the JSON string s.
 func isString(tok []byte, escaped bool, s string) bool {
-	return len(tok) > 0 && tok[0] == '"' && string(unquote(tok, escaped)) == s
-}
-
-// unquote returns the contents of a valid JSON string token. Without escapes
-// it is a subslice of tok; with escapes it is decoded into new memory.
-func unquote(tok []byte, escaped bool) []byte {
-	if !escaped {
-		return tok[1 : len(tok)-1]
-	}
-	var s string
-	if err := json.Unmarshal(tok, &s); err != nil {
-		return nil // unreachable: tok was validated
-	}
-	return []byte(s)
+	return len(tok) > 0 && tok[0] == '"' && string(scan.Unquote(tok, escaped)) == s
 }
 
 // IsBlank reports whether b holds nothing but JSON white space.
 func IsBlank(b []byte) bool {
-	return skipSpace(b, 0) == len(b)
+	return scan.SkipSpace(b, 0) == len(b)
 }

@@ -1,4 +1,4 @@
-package codec
+package scan
 
 import (
 	"encoding/binary"
@@ -15,11 +15,11 @@ import (
 func validJSON(b []byte) bool { return json.Valid(b) && utf8.Valid(b) }
 
 // scanAll reports whether b is one JSON value with optional white space
-// around it, by scanValue.
-func scanAll(b []byte, maxDepth int) status {
-	end, st := scanValue(b, skipSpace(b, 0), 0, maxDepth)
-	if st == scanOK && skipSpace(b, end) != len(b) {
-		return scanSyntax
+// around it, by Value.
+func scanAll(b []byte, maxDepth int) Status {
+	end, st := Value(b, SkipSpace(b, 0), 0, maxDepth)
+	if st == OK && SkipSpace(b, end) != len(b) {
+		return Syntax
 	}
 	return st
 }
@@ -40,7 +40,7 @@ var scanCases = []string{
 
 func TestScanValueMatchesReference(t *testing.T) {
 	for _, c := range scanCases {
-		got := scanAll([]byte(c), 1000) == scanOK
+		got := scanAll([]byte(c), 1000) == OK
 		assert.Equal(t, validJSON([]byte(c)), got, "%q", c)
 	}
 }
@@ -49,20 +49,20 @@ func TestScanValueDepth(t *testing.T) {
 	tests := []struct {
 		in    string
 		depth int
-		want  status
+		want  Status
 	}{
-		{`1`, 0, scanOK},
-		{`[]`, 0, scanDepth},
-		{`[]`, 1, scanOK},
-		{`[[1]]`, 1, scanDepth},
-		{`[[1]]`, 2, scanOK},
-		{`{"a":{"b":[1]}}`, 2, scanDepth},
-		{`{"a":{"b":[1]}}`, 3, scanOK},
-		{`[1,[2],[[3]]]`, 2, scanDepth},
-		{`[1,[2],[[3]]]`, 3, scanOK},
-		{strings.Repeat("[", 100000) + strings.Repeat("]", 100000), 100000, scanOK},
-		{strings.Repeat("[", 100001) + strings.Repeat("]", 100001), 100000, scanDepth},
-		{strings.Repeat("[", 100000), 1 << 30, scanSyntax},
+		{`1`, 0, OK},
+		{`[]`, 0, TooDeep},
+		{`[]`, 1, OK},
+		{`[[1]]`, 1, TooDeep},
+		{`[[1]]`, 2, OK},
+		{`{"a":{"b":[1]}}`, 2, TooDeep},
+		{`{"a":{"b":[1]}}`, 3, OK},
+		{`[1,[2],[[3]]]`, 2, TooDeep},
+		{`[1,[2],[[3]]]`, 3, OK},
+		{strings.Repeat("[", 100000) + strings.Repeat("]", 100000), 100000, OK},
+		{strings.Repeat("[", 100001) + strings.Repeat("]", 100001), 100000, TooDeep},
+		{strings.Repeat("[", 100000), 1 << 30, Syntax},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, scanAll([]byte(tt.in), tt.depth), "%.40q depth %d", tt.in, tt.depth)
@@ -94,11 +94,42 @@ func FuzzScanValue(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		// encoding/json refuses nesting over 10000; stay below it.
 		got := scanAll(b, 5000)
-		if got == scanDepth {
+		if got == TooDeep {
 			return
 		}
-		if want := validJSON(b); want != (got == scanOK) {
-			t.Fatalf("scanValue(%q) = %v, reference says valid=%v", b, got, want)
+		if want := validJSON(b); want != (got == OK) {
+			t.Fatalf("Value(%q) = %v, reference says valid=%v", b, got, want)
+		}
+	})
+}
+
+func TestUnquoteMatchesEncodingJSON(t *testing.T) {
+	for _, tok := range []string{`""`, `"abc"`, `"a\"b\\c\/d"`, `"\b\f\n\r\t"`, `"\u00e9\u00E9"`,
+		`"\ud83d\ude00"`, `"\ud83d"`, `"\ude00x"`, `"\ud83d\u0041"`, `"\ud83d\ud83d\ude00"`, `"é☃"`} {
+		var want string
+		if err := json.Unmarshal([]byte(tok), &want); err != nil {
+			t.Fatal(err)
+		}
+		end, escaped, st := String([]byte(tok), 0)
+		assert.Equal(t, OK, st)
+		assert.Equal(t, len(tok), end)
+		assert.Equal(t, want, string(Unquote([]byte(tok), escaped)), tok)
+	}
+}
+
+func FuzzUnquote(f *testing.F) {
+	f.Add(`"a\u00e9\ud83d\ude00\n"`)
+	f.Fuzz(func(t *testing.T, tok string) {
+		end, escaped, st := String([]byte(tok), 0)
+		if len(tok) == 0 || tok[0] != '"' || st != OK || end != len(tok) {
+			return
+		}
+		var want string
+		if err := json.Unmarshal([]byte(tok), &want); err != nil {
+			t.Fatalf("%q: scan says valid, encoding/json: %v", tok, err)
+		}
+		if got := string(Unquote([]byte(tok), escaped)); got != want {
+			t.Fatalf("Unquote(%q) = %q, want %q", tok, got, want)
 		}
 	})
 }
