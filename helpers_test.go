@@ -1,20 +1,14 @@
 package toolrpc_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"strings"
 	"sync"
-	"testing"
 	"time"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/toolrpc/toolrpc/codec"
 	"github.com/toolrpc/toolrpc/rpc"
@@ -124,89 +118,4 @@ func (h *specHandler) Handle(ctx context.Context, req *rpc.Request) (any, error)
 		return "must never be reached", nil
 	}
 	return nil, codec.NewError(codec.MethodNotFound, "")
-}
-
-// quietLogger drops every record.
-func quietLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
-
-// transcript splits a transcript into the lines sent ("--> ") and the lines
-// expected back ("<-- "). Other lines are ignored, so a transcript can be
-// laid out with blank lines.
-func transcript(tr string) (in string, want []string) {
-	var sent []string
-	for _, line := range strings.Split(tr, "\n") {
-		line = strings.TrimLeft(line, " \t")
-		switch {
-		case strings.HasPrefix(line, "--> "):
-			sent = append(sent, strings.TrimPrefix(line, "--> "))
-		case strings.HasPrefix(line, "<-- "):
-			want = append(want, strings.TrimPrefix(line, "<-- "))
-		}
-	}
-	return strings.Join(sent, "\n") + "\n", want
-}
-
-// lines splits output into lines, checking that it ends with a newline.
-func lines(t *testing.T, out string) []string {
-	t.Helper()
-	if out == "" {
-		return nil
-	}
-	require.True(t, strings.HasSuffix(out, "\n"), "output ends with a newline: %q", out)
-	return strings.Split(strings.TrimSuffix(out, "\n"), "\n")
-}
-
-// serveTranscript serves the transcript's input with h, sequentially, and
-// checks the output line for line.
-func serveTranscript(t *testing.T, h rpc.Handler, tr string, opts *rpc.Options) {
-	t.Helper()
-	in, want := transcript(tr)
-	o := rpc.Options{Sequential: true, Logger: quietLogger()}
-	if opts != nil {
-		o = *opts
-		if o.Logger == nil {
-			o.Logger = quietLogger()
-		}
-	}
-	var out bytes.Buffer
-	require.NoError(t, rpc.Serve(context.Background(), strings.NewReader(in), &out, h, &o))
-	assert.Equal(t, want, lines(t, out.String()))
-}
-
-// serveSteps serves a transcript step by step over a pipe: each line sent
-// waits until every line expected before it has been written, so the
-// transcript fixes the interleaving, not only the lines.
-func serveSteps(t *testing.T, h rpc.Handler, tr string, opts *rpc.Options) {
-	t.Helper()
-	o := rpc.Options{Logger: quietLogger()}
-	if opts != nil {
-		o = *opts
-		if o.Logger == nil {
-			o.Logger = quietLogger()
-		}
-	}
-	pr, pw := io.Pipe()
-	defer pr.Close()
-	var out syncBuffer
-	done := make(chan error, 1)
-	go func() { done <- rpc.Serve(context.Background(), pr, &out, h, &o) }()
-	var want []string
-	for _, line := range strings.Split(tr, "\n") {
-		line = strings.TrimLeft(line, " \t")
-		switch {
-		case strings.HasPrefix(line, "--> "):
-			waitForLines(t, &out, len(want))
-			send(t, pw, strings.TrimPrefix(line, "--> "))
-		case strings.HasPrefix(line, "<-- "):
-			want = append(want, strings.TrimPrefix(line, "<-- "))
-		}
-	}
-	require.NoError(t, pw.Close())
-	select {
-	case err := <-done:
-		require.NoError(t, err)
-	case <-time.After(10 * time.Second):
-		t.Fatal("Serve did not return at the end of the input")
-	}
-	assert.Equal(t, want, lines(t, out.String()))
 }

@@ -3,18 +3,17 @@ package toolrpc_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolrpc/toolrpc/internal/wiretest"
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
@@ -66,14 +65,14 @@ var specExamples = []struct{ name, transcript string }{
 func TestSpecExamples(t *testing.T) {
 	for _, tt := range specExamples {
 		t.Run(tt.name, func(t *testing.T) {
-			serveTranscript(t, newSpecHandler(), tt.transcript, nil)
+			wiretest.Serve(t, newSpecHandler(), tt.transcript, nil)
 		})
 	}
 }
 
 func TestSpecNotificationsAreHandledInOrder(t *testing.T) {
 	h := newSpecHandler()
-	serveTranscript(t, h, `
+	wiretest.Serve(t, h, `
 		--> {"jsonrpc": "2.0", "method": "update", "params": [1,2,3,4,5]}
 		--> {"jsonrpc": "2.0", "method": "subtract", "params": [42, 23], "id": 1}
 		<-- {"jsonrpc":"2.0","result":19,"id":1}
@@ -84,7 +83,7 @@ func TestSpecNotificationsAreHandledInOrder(t *testing.T) {
 
 // The stream goes on after every kind of bad line.
 func TestErrorStream(t *testing.T) {
-	serveTranscript(t, newSpecHandler(), `
+	wiretest.Serve(t, newSpecHandler(), `
 		--> {"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}
 		<-- {"jsonrpc":"2.0","result":19,"id":1}
 		--> {"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":2
@@ -189,14 +188,14 @@ func TestEnvelopeRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			serveTranscript(t, newSpecHandler(), tt.transcript, nil)
+			wiretest.Serve(t, newSpecHandler(), tt.transcript, nil)
 		})
 	}
 }
 
 // Ids are echoed byte for byte and compared as raw tokens.
 func TestIDs(t *testing.T) {
-	serveTranscript(t, newSpecHandler(), `
+	wiretest.Serve(t, newSpecHandler(), `
 		--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":12345678901234567890}
 		<-- {"jsonrpc":"2.0","result":1,"id":12345678901234567890}
 		--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":1.0}
@@ -221,25 +220,25 @@ func TestDuplicateIDInFlight(t *testing.T) {
 	h := newSpecHandler()
 	h.start = make(chan string, 1)
 	pr, pw := io.Pipe()
-	var out syncBuffer
+	var out wiretest.Buffer
 	done := make(chan error, 1)
 	go func() {
-		done <- rpc.Serve(context.Background(), pr, &out, h, &rpc.Options{Logger: quietLogger()})
+		done <- rpc.Serve(context.Background(), pr, &out, h, &rpc.Options{Logger: wiretest.Quiet()})
 	}()
-	send(t, pw, `{"jsonrpc":"2.0","method":"probe.wait","id":7}`)
+	wiretest.Send(t, pw, `{"jsonrpc":"2.0","method":"probe.wait","id":7}`)
 	assert.Equal(t, "7", <-h.start)
 	// 7 is in flight: the same id again is refused, as are 7.0's twins only
 	// if byte-identical ("7.0" is another id).
-	send(t, pw, `{"jsonrpc":"2.0","method":"sum","params":[1],"id":7}`)
-	waitForLines(t, &out, 1)
-	send(t, pw, `[{"jsonrpc":"2.0","method":"sum","params":[2],"id":8},{"jsonrpc":"2.0","method":"sum","params":[3],"id":8}]`)
-	waitForLines(t, &out, 2)
-	send(t, pw, `{"jsonrpc":"2.0","method":"sum","params":[4],"id":7.0}`)
-	waitForLines(t, &out, 3)
+	wiretest.Send(t, pw, `{"jsonrpc":"2.0","method":"sum","params":[1],"id":7}`)
+	wiretest.WaitForLines(t, &out, 1)
+	wiretest.Send(t, pw, `[{"jsonrpc":"2.0","method":"sum","params":[2],"id":8},{"jsonrpc":"2.0","method":"sum","params":[3],"id":8}]`)
+	wiretest.WaitForLines(t, &out, 2)
+	wiretest.Send(t, pw, `{"jsonrpc":"2.0","method":"sum","params":[4],"id":7.0}`)
+	wiretest.WaitForLines(t, &out, 3)
 	close(h.gate)
-	waitForLines(t, &out, 4)
+	wiretest.WaitForLines(t, &out, 4)
 	// Once answered, the id is free again.
-	send(t, pw, `{"jsonrpc":"2.0","method":"sum","params":[5],"id":7}`)
+	wiretest.Send(t, pw, `{"jsonrpc":"2.0","method":"sum","params":[5],"id":7}`)
 	require.NoError(t, pw.Close())
 	require.NoError(t, <-done)
 	assert.Equal(t, []string{
@@ -248,11 +247,11 @@ func TestDuplicateIDInFlight(t *testing.T) {
 		`{"jsonrpc":"2.0","result":4,"id":7.0}`,
 		`{"jsonrpc":"2.0","result":"released","id":7}`,
 		`{"jsonrpc":"2.0","result":5,"id":7}`,
-	}, lines(t, out.String()))
+	}, wiretest.Lines(t, out.String()))
 }
 
 func TestHandlerErrors(t *testing.T) {
-	serveTranscript(t, newSpecHandler(), `
+	wiretest.Serve(t, newSpecHandler(), `
 		--> {"jsonrpc":"2.0","method":"probe.fail","id":1}
 		<-- {"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"exception":"*errors.errorString","message":"disk full"}},"id":1}
 		--> {"jsonrpc":"2.0","method":"probe.fail-coded","id":2}
@@ -276,7 +275,7 @@ func TestHandlerErrors(t *testing.T) {
 func TestNotificationsBeforeTheirResponse(t *testing.T) {
 	for _, sequential := range []bool{true, false} {
 		t.Run(fmt.Sprintf("sequential=%v", sequential), func(t *testing.T) {
-			serveTranscript(t, newSpecHandler(), `
+			wiretest.Serve(t, newSpecHandler(), `
 				--> {"jsonrpc":"2.0","method":"probe.progress","id":1}
 				<-- {"jsonrpc":"2.0","method":"progress","params":{"done":1,"total":2}}
 				<-- {"jsonrpc":"2.0","method":"progress","params":{"done":2,"total":2}}
@@ -299,7 +298,7 @@ func TestNotifyAfterTheResponseIsDropped(t *testing.T) {
 		return "ok", nil
 	})
 	in := `{"jsonrpc":"2.0","method":"m","id":1}` + "\n"
-	require.NoError(t, rpc.Serve(context.Background(), strings.NewReader(in), &out, h, &rpc.Options{Logger: quietLogger()}))
+	require.NoError(t, rpc.Serve(context.Background(), strings.NewReader(in), &out, h, &rpc.Options{Logger: wiretest.Quiet()}))
 	assert.ErrorIs(t, rpc.Notify(late, "progress", []int{1}), rpc.ErrAnswered)
 	assert.Equal(t, `{"jsonrpc":"2.0","result":"ok","id":1}`+"\n", out.String())
 }
@@ -352,7 +351,7 @@ func TestCancellation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newSpecHandler()
-			serveSteps(t, h, tt.transcript, &rpc.Options{Sequential: true})
+			wiretest.Steps(t, h, tt.transcript, &rpc.Options{Sequential: true})
 			for _, s := range h.log() {
 				assert.NotEqual(t, "probe.never", s, "a call cancelled before it started ran")
 			}
@@ -368,7 +367,7 @@ func TestCancelledContextCause(t *testing.T) {
 		causes <- context.Cause(ctx)
 		return nil, ctx.Err()
 	})
-	serveSteps(t, h, `
+	wiretest.Steps(t, h, `
 		--> {"jsonrpc":"2.0","method":"m","id":1}
 		<-- {"jsonrpc":"2.0","method":"started"}
 		--> {"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}
@@ -387,8 +386,8 @@ func TestEOFDrainsCallsUnderWay(t *testing.T) {
 	var out bytes.Buffer
 	start := time.Now()
 	require.NoError(t, rpc.Serve(context.Background(), strings.NewReader(in.String()), &out, newSpecHandler(),
-		&rpc.Options{Logger: quietLogger(), Concurrency: 50}))
-	got := lines(t, out.String())
+		&rpc.Options{Logger: wiretest.Quiet(), Concurrency: 50}))
+	got := wiretest.Lines(t, out.String())
 	assert.ElementsMatch(t, want, got)
 	t.Logf("50 calls of 20ms with concurrency 50 took %v", time.Since(start))
 }
@@ -402,8 +401,8 @@ func TestSequentialKeepsOrder(t *testing.T) {
 	}
 	var out bytes.Buffer
 	require.NoError(t, rpc.Serve(context.Background(), strings.NewReader(in.String()), &out, newSpecHandler(),
-		&rpc.Options{Logger: quietLogger(), Sequential: true}))
-	assert.Equal(t, want, lines(t, out.String()))
+		&rpc.Options{Logger: wiretest.Quiet(), Sequential: true}))
+	assert.Equal(t, want, wiretest.Lines(t, out.String()))
 }
 
 func TestFrameLimits(t *testing.T) {
@@ -412,14 +411,14 @@ func TestFrameLimits(t *testing.T) {
 		var out bytes.Buffer
 		in := big + "\n" + `{"jsonrpc":"2.0","method":"sum","params":[1],"id":2}` + "\n"
 		require.NoError(t, rpc.Serve(context.Background(), strings.NewReader(in), &out, newSpecHandler(),
-			&rpc.Options{Logger: quietLogger(), Sequential: true}))
-		got := lines(t, out.String())
+			&rpc.Options{Logger: wiretest.Quiet(), Sequential: true}))
+		got := wiretest.Lines(t, out.String())
 		require.Len(t, got, 2)
 		assert.True(t, got[0] == `{"jsonrpc":"2.0","result":["`+strings.Repeat("x", 16<<20)+`"],"id":1}`)
 		assert.Equal(t, `{"jsonrpc":"2.0","result":1,"id":2}`, got[1])
 	})
 	t.Run("a frame over the limit is answered and skipped", func(t *testing.T) {
-		serveTranscript(t, newSpecHandler(), `
+		wiretest.Serve(t, newSpecHandler(), `
 			--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":1}
 			<-- {"jsonrpc":"2.0","result":1,"id":1}
 			--> {"jsonrpc":"2.0","method":"sum","params":[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1],"id":2}
@@ -428,7 +427,7 @@ func TestFrameLimits(t *testing.T) {
 			<-- {"jsonrpc":"2.0","result":2,"id":3}`, &rpc.Options{Sequential: true, MaxFrameSize: 100})
 	})
 	t.Run("batch and depth limits", func(t *testing.T) {
-		serveTranscript(t, newSpecHandler(), `
+		wiretest.Serve(t, newSpecHandler(), `
 			--> [{"jsonrpc":"2.0","method":"sum","params":[1],"id":1},{"jsonrpc":"2.0","method":"sum","params":[1],"id":2},{"jsonrpc":"2.0","method":"sum","params":[1],"id":3}]
 			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: batch of 3 entries, more than the limit of 2"},"id":null}
 			--> {"jsonrpc":"2.0","method":"echo","params":[[[1]]],"id":4}
@@ -445,7 +444,7 @@ func TestFramingRules(t *testing.T) {
 		`{"jsonrpc":"2.0","method":"sum","params":[2],"id":2}` // no final newline
 	var out bytes.Buffer
 	require.NoError(t, rpc.Serve(context.Background(), strings.NewReader(in), &out, newSpecHandler(),
-		&rpc.Options{Logger: quietLogger(), Sequential: true}))
+		&rpc.Options{Logger: wiretest.Quiet(), Sequential: true}))
 	assert.Equal(t, `{"jsonrpc":"2.0","result":1,"id":1}`+"\n"+`{"jsonrpc":"2.0","result":2,"id":2}`+"\n", out.String())
 }
 
@@ -454,11 +453,11 @@ func TestShutdownOnContextCancel(t *testing.T) {
 	h.start = make(chan string, 1)
 	pr, pw := io.Pipe()
 	defer pr.Close()
-	var out syncBuffer
+	var out wiretest.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- rpc.Serve(ctx, pr, &out, h, &rpc.Options{Logger: quietLogger()}) }()
-	send(t, pw, `{"jsonrpc":"2.0","method":"probe.wait","id":1}`)
+	go func() { done <- rpc.Serve(ctx, pr, &out, h, &rpc.Options{Logger: wiretest.Quiet()}) }()
+	wiretest.Send(t, pw, `{"jsonrpc":"2.0","method":"probe.wait","id":1}`)
 	<-h.start
 	cancel()
 	select {
@@ -467,7 +466,7 @@ func TestShutdownOnContextCancel(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Serve did not return after its context was cancelled")
 	}
-	assert.Equal(t, []string{`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Server shutting down"},"id":1}`}, lines(t, out.String()))
+	assert.Equal(t, []string{`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Server shutting down"},"id":1}`}, wiretest.Lines(t, out.String()))
 }
 
 func TestShutdownGraceForAHandlerThatIgnoresItsContext(t *testing.T) {
@@ -475,15 +474,15 @@ func TestShutdownGraceForAHandlerThatIgnoresItsContext(t *testing.T) {
 	h.start = make(chan string, 1)
 	pr, pw := io.Pipe()
 	defer pr.Close()
-	var out syncBuffer
+	var out wiretest.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- rpc.Serve(ctx, pr, &out, h, &rpc.Options{Logger: quietLogger(), ShutdownGrace: 50 * time.Millisecond})
+		done <- rpc.Serve(ctx, pr, &out, h, &rpc.Options{Logger: wiretest.Quiet(), ShutdownGrace: 50 * time.Millisecond})
 	}()
-	send(t, pw, `{"jsonrpc":"2.0","method":"probe.wait","id":1}`)
+	wiretest.Send(t, pw, `{"jsonrpc":"2.0","method":"probe.wait","id":1}`)
 	<-h.start
-	send(t, pw, `{"jsonrpc":"2.0","method":"probe.ignore","id":2}`)
+	wiretest.Send(t, pw, `{"jsonrpc":"2.0","method":"probe.ignore","id":2}`)
 	time.Sleep(10 * time.Millisecond)
 	cancel()
 	select {
@@ -494,7 +493,7 @@ func TestShutdownGraceForAHandlerThatIgnoresItsContext(t *testing.T) {
 	}
 	close(h.gate) // probe.ignore returns now, after Serve: nothing more is written
 	time.Sleep(10 * time.Millisecond)
-	assert.Equal(t, []string{`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Server shutting down"},"id":1}`}, lines(t, out.String()))
+	assert.Equal(t, []string{`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Server shutting down"},"id":1}`}, wiretest.Lines(t, out.String()))
 }
 
 func TestWriteErrorShutsDown(t *testing.T) {
@@ -505,10 +504,10 @@ func TestWriteErrorShutsDown(t *testing.T) {
 	epipe := errors.New("broken pipe")
 	w := &failingWriter{err: epipe}
 	done := make(chan error, 1)
-	go func() { done <- rpc.Serve(context.Background(), pr, w, h, &rpc.Options{Logger: quietLogger()}) }()
-	send(t, pw, `{"jsonrpc":"2.0","method":"probe.wait","id":1}`)
+	go func() { done <- rpc.Serve(context.Background(), pr, w, h, &rpc.Options{Logger: wiretest.Quiet()}) }()
+	wiretest.Send(t, pw, `{"jsonrpc":"2.0","method":"probe.wait","id":1}`)
 	<-h.start
-	send(t, pw, `{"jsonrpc":"2.0","method":"sum","params":[1],"id":2}`)
+	wiretest.Send(t, pw, `{"jsonrpc":"2.0","method":"sum","params":[1],"id":2}`)
 	select {
 	case err := <-done:
 		assert.ErrorIs(t, err, epipe)
@@ -521,13 +520,13 @@ func TestReadErrorDrainsThenReturnsIt(t *testing.T) {
 	boom := errors.New("connection reset")
 	in := io.MultiReader(strings.NewReader(`{"jsonrpc":"2.0","method":"probe.sleep","id":1}`+"\n"+`{"jsonrpc":"2.0","met`), errReader{boom})
 	var out bytes.Buffer
-	err := rpc.Serve(context.Background(), in, &out, newSpecHandler(), &rpc.Options{Logger: quietLogger()})
+	err := rpc.Serve(context.Background(), in, &out, newSpecHandler(), &rpc.Options{Logger: wiretest.Quiet()})
 	assert.ErrorIs(t, err, boom)
 	assert.Equal(t, `{"jsonrpc":"2.0","result":"1","id":1}`+"\n", out.String(), "the call read before the error is answered; the partial line is not")
 }
 
 func TestNilHandlerAnswersMethodNotFound(t *testing.T) {
-	serveTranscript(t, nil, `
+	wiretest.Serve(t, nil, `
 		--> {"jsonrpc":"2.0","method":"anything","id":1}
 		<-- {"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":1}`, nil)
 }
@@ -545,8 +544,8 @@ func TestConcurrentCallsUnderRace(t *testing.T) {
 	}
 	var out bytes.Buffer
 	require.NoError(t, rpc.Serve(context.Background(), strings.NewReader(in.String()), &out, newSpecHandler(),
-		&rpc.Options{Logger: quietLogger(), Concurrency: 8, QueueSize: 16}))
-	got := lines(t, out.String())
+		&rpc.Options{Logger: wiretest.Quiet(), Concurrency: 8, QueueSize: 16}))
+	got := wiretest.Lines(t, out.String())
 	assert.Len(t, got, len(want))
 	for _, l := range got {
 		assert.True(t, want[l], "unexpected line %s", l)
@@ -556,7 +555,7 @@ func TestConcurrentCallsUnderRace(t *testing.T) {
 func TestCloseIsIdempotent(t *testing.T) {
 	pr, pw := io.Pipe()
 	defer pw.Close()
-	c := rpc.NewConn(context.Background(), pr, io.Discard, newSpecHandler(), &rpc.Options{Logger: quietLogger()})
+	c := rpc.NewConn(context.Background(), pr, io.Discard, newSpecHandler(), &rpc.Options{Logger: wiretest.Quiet()})
 	require.NoError(t, c.Close())
 	require.NoError(t, c.Close())
 	require.NoError(t, c.Wait())
@@ -564,9 +563,9 @@ func TestCloseIsIdempotent(t *testing.T) {
 }
 
 func TestConnNotify(t *testing.T) {
-	var out syncBuffer
+	var out wiretest.Buffer
 	pr, pw := io.Pipe()
-	c := rpc.NewConn(context.Background(), pr, &out, nil, &rpc.Options{Logger: quietLogger()})
+	c := rpc.NewConn(context.Background(), pr, &out, nil, &rpc.Options{Logger: wiretest.Quiet()})
 	require.NoError(t, c.Notify(context.Background(), "log", map[string]string{"level": "info"}))
 	assert.Error(t, c.Notify(context.Background(), "bad", 5), "params must be an object or array")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -587,45 +586,9 @@ func TestRequestFromContext(t *testing.T) {
 			"conn":   rpc.ConnFromContext(ctx) != nil,
 		}, nil
 	})
-	serveTranscript(t, h, `
+	wiretest.Serve(t, h, `
 		--> {"jsonrpc":"2.0","method":"who","id":"x"}
 		<-- {"jsonrpc":"2.0","result":{"conn":true,"id":"x","method":"who","same":true},"id":"x"}`, nil)
-}
-
-// helpers for the tests above
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func send(t *testing.T, w io.Writer, line string) {
-	t.Helper()
-	_, err := io.WriteString(w, line+"\n")
-	require.NoError(t, err)
-}
-
-func waitForLines(t *testing.T, out *syncBuffer, n int) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for strings.Count(out.String(), "\n") < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited for %d lines, have %q", n, out.String())
-		}
-		time.Sleep(time.Millisecond)
-	}
 }
 
 type failingWriter struct{ err error }
@@ -635,5 +598,3 @@ func (f *failingWriter) Write([]byte) (int, error) { return 0, f.err }
 type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
-
-var _ = json.RawMessage{}

@@ -1,0 +1,150 @@
+// Package wiretest runs wire transcripts against a handler, for tests.
+//
+// A transcript reads like the wire: "--> " starts a line sent to the server,
+// "<-- " a line expected back; other lines (blank ones, say) are ignored:
+//
+//	--> {"jsonrpc":"2.0","method":"sum","params":[1,2],"id":1}
+//	<-- {"jsonrpc":"2.0","result":3,"id":1}
+package wiretest
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolrpc/toolrpc/rpc"
+)
+
+// Quiet is a logger that drops every record.
+func Quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// Split splits a transcript into the text sent (each line ending in "\n")
+// and the lines expected back.
+func Split(tr string) (in string, want []string) {
+	var sent []string
+	for _, line := range strings.Split(tr, "\n") {
+		line = strings.TrimLeft(line, " \t")
+		switch {
+		case strings.HasPrefix(line, "--> "):
+			sent = append(sent, strings.TrimPrefix(line, "--> "))
+		case strings.HasPrefix(line, "<-- "):
+			want = append(want, strings.TrimPrefix(line, "<-- "))
+		}
+	}
+	if len(sent) == 0 {
+		return "", want
+	}
+	return strings.Join(sent, "\n") + "\n", want
+}
+
+// Lines splits output into lines, checking that it is empty or ends with a
+// newline.
+func Lines(t testing.TB, out string) []string {
+	t.Helper()
+	if out == "" {
+		return nil
+	}
+	require.True(t, strings.HasSuffix(out, "\n"), "output ends with a newline: %q", out)
+	return strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+}
+
+func options(opts *rpc.Options, sequential bool) *rpc.Options {
+	o := rpc.Options{Sequential: sequential}
+	if opts != nil {
+		o = *opts
+	}
+	if o.Logger == nil {
+		o.Logger = Quiet()
+	}
+	return &o
+}
+
+// Serve serves the transcript's input at once from a bytes.Buffer, and
+// checks the output line for line. opts nil means sequential dispatch, so
+// that answers come in request order.
+func Serve(t testing.TB, h rpc.Handler, tr string, opts *rpc.Options) {
+	t.Helper()
+	in, want := Split(tr)
+	var out bytes.Buffer
+	require.NoError(t, rpc.Serve(context.Background(), bytes.NewBufferString(in), &out, h, options(opts, true)))
+	assert.Equal(t, want, Lines(t, out.String()))
+}
+
+// Steps serves a transcript step by step over a pipe: each line sent waits
+// until every line expected before it has been written, so the transcript
+// fixes the interleaving, not only the lines. opts nil means concurrent
+// dispatch with the defaults.
+func Steps(t testing.TB, h rpc.Handler, tr string, opts *rpc.Options) {
+	t.Helper()
+	pr, pw := io.Pipe()
+	defer pr.Close()
+	var out Buffer
+	done := make(chan error, 1)
+	go func() { done <- rpc.Serve(context.Background(), pr, &out, h, options(opts, false)) }()
+	var want []string
+	for _, line := range strings.Split(tr, "\n") {
+		line = strings.TrimLeft(line, " \t")
+		switch {
+		case strings.HasPrefix(line, "--> "):
+			WaitForLines(t, &out, len(want))
+			Send(t, pw, strings.TrimPrefix(line, "--> "))
+		case strings.HasPrefix(line, "<-- "):
+			want = append(want, strings.TrimPrefix(line, "<-- "))
+		}
+	}
+	require.NoError(t, pw.Close())
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return at the end of the input")
+	}
+	assert.Equal(t, want, Lines(t, out.String()))
+}
+
+// Buffer is a bytes.Buffer safe for concurrent use.
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write appends p.
+func (s *Buffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// String returns what was written.
+func (s *Buffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// Send writes line and a newline to w.
+func Send(t testing.TB, w io.Writer, line string) {
+	t.Helper()
+	_, err := io.WriteString(w, line+"\n")
+	require.NoError(t, err)
+}
+
+// WaitForLines waits until out holds at least n lines, for up to 5 seconds.
+func WaitForLines(t testing.TB, out *Buffer, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for strings.Count(out.String(), "\n") < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited for %d lines, have %q", n, out.String())
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

@@ -1,0 +1,191 @@
+package service
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+type inner struct {
+	X int    `json:"x"`
+	Y string `json:"y,omitempty"`
+}
+
+type Promoted struct {
+	P int `json:"p"`
+}
+
+// target has a field of every kind the binder decodes natively.
+type target struct {
+	Promoted
+	I8      int8              `json:"i8"`
+	I64     int64             `json:"i64"`
+	U16     uint16            `json:"u16"`
+	F32     float32           `json:"f32"`
+	F64     float64           `json:"f64"`
+	S       string            `json:"s"`
+	B       bool              `json:"b"`
+	Ptr     *int              `json:"ptr"`
+	Slice   []int             `json:"slice"`
+	Arr     [2]string         `json:"arr"`
+	Nested  inner             `json:"nested"`
+	NestPtr *inner            `json:"nest_ptr"`
+	Inners  []inner           `json:"inners"`
+	Map     map[string]int    `json:"map"`
+	IntKeys map[int]bool      `json:"int_keys"`
+	Any     any               `json:"any"`
+	Raw     json.RawMessage   `json:"raw"`
+	Bytes   []byte            `json:"bytes"`
+	Num     json.Number       `json:"num"`
+	Quoted  int               `json:"quoted,string"`
+	Time    time.Time         `json:"time"`
+	Untag   int               // named by its Go name
+	Skip    int               `json:"-"`
+	Dash    int               `json:"-,"`
+	Deep    map[string][]*int `json:"deep"`
+}
+
+func targetDecoder(t testing.TB) decodeFunc {
+	bd := binder{cache: map[reflect.Type]*decodeFunc{}}
+	dec, err := bd.decoder(reflect.TypeFor[target]())
+	require.NoError(t, err)
+	return dec
+}
+
+func bindTarget(dec decodeFunc, in []byte) (target, *FieldError) {
+	var v target
+	d := decodeState{}
+	end, fe := dec(&d, in, 0, reflect.ValueOf(&v).Elem())
+	if fe == nil && end != len(in) {
+		fe = syntaxError()
+	}
+	return v, fe
+}
+
+func stdTarget(in []byte) (target, error) {
+	var v target
+	dec := json.NewDecoder(bytes.NewReader(in))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&v)
+	if err == nil && dec.More() {
+		err = errTrailing
+	}
+	return v, err
+}
+
+var errTrailing = &json.SyntaxError{}
+
+var bindSeeds = []string{
+	`{"p":1,"i8":-128,"i64":9223372036854775807,"u16":65535,"f32":1.5,"f64":-2.5e-3,"s":"a\"b\u00e9","b":true}`,
+	`{"ptr":5,"slice":[1,2,3],"arr":["a","b"],"nested":{"x":1,"y":"z"},"nest_ptr":{"x":2},"inners":[{"x":1},{"x":2,"y":""}]}`,
+	`{"map":{"a":1,"b":2},"int_keys":{"1":true,"-2":false},"any":{"k":[1,"x",null,true,{"z":1.5}]},"raw":[1, 2]}`,
+	`{"bytes":"aGVsbG8=","num":12.5e3,"quoted":"42","time":"2024-01-02T03:04:05Z","Untag":7,"-":8,"deep":{"a":[1,null,3]}}`,
+	`{"bytes":[1,2,255],"num":"7","ptr":null,"slice":null,"map":null,"nested":null,"any":null,"raw":null}`,
+	`{"i8":128}`, `{"u16":-1}`, `{"f32":1e39}`, `{"i64":1.5}`, `{"s":1}`, `{"b":"true"}`, `{"slice":{}}`,
+	`{"arr":["a"]}`, `{"arr":["a","b","c"]}`, `{"unknown":1}`, `{"P":1}`, `{"i8":1,"i8":2}`, `{"quoted":42}`,
+	`{"num":"x"}`, `{"bytes":"!!"}`, `{"time":"yesterday"}`, `{"int_keys":{"x":true}}`, `{"Skip":1}`, `{"map":{"a":1,"a":2}}`,
+	`{"s":"\ud800"}`, `{"f64":-0}`, `{"i64":-0}`, `{"any":[]}`, `{"any":{}}`, `{"inners":[{},{"x":"1"}]}`,
+}
+
+func TestBindMatchesEncodingJSON(t *testing.T) {
+	dec := targetDecoder(t)
+	for _, in := range bindSeeds {
+		checkAgainstEncodingJSON(t, dec, []byte(in))
+	}
+}
+
+// checkAgainstEncodingJSON: the binder is stricter than encoding/json (exact
+// names, no repeated members, exact array lengths, valid UTF-8), never
+// looser, and where both accept the input they decode the same value.
+func checkAgainstEncodingJSON(t *testing.T, dec decodeFunc, in []byte) {
+	t.Helper()
+	got, fe := bindTarget(dec, in)
+	want, err := stdTarget(in)
+	switch {
+	case fe == nil && err != nil:
+		t.Fatalf("%s: binder accepted what encoding/json refuses (%v)", in, err)
+	case fe == nil && !reflect.DeepEqual(got, want):
+		t.Fatalf("%s:\n binder        %+v\n encoding/json %+v", in, got, want)
+	}
+}
+
+func FuzzBind(f *testing.F) {
+	for _, in := range bindSeeds {
+		f.Add([]byte(in))
+	}
+	dec := targetDecoder(f)
+	f.Fuzz(func(t *testing.T, in []byte) {
+		checkAgainstEncodingJSON(t, dec, in)
+	})
+}
+
+func TestBindErrorsNameTheirPath(t *testing.T) {
+	dec := targetDecoder(t)
+	tests := []struct{ in, field, rule, message string }{
+		{`{"inners":[{},{"x":"1"}]}`, "inners[1].x", "type", "expected an integer, got a string"},
+		{`{"deep":{"k":[1,"x"]}}`, `deep["k"][1]`, "type", "expected an integer, got a string"},
+		{`{"nest_ptr":{"z":1}}`, "nest_ptr.z", "unknown", `unknown field "z"`},
+		{`{"arr":["a"]}`, "arr", "count", "expected 2 elements, got 1"},
+		{`{"any":{"a":{"b":1,"b":2}}}`, `any["a"]["b"]`, "duplicate", `member "b" given more than once`},
+		{`{"int_keys":{"x":true}}`, `int_keys["x"]`, "type", `key "x": strconv.ParseInt: parsing "x": invalid syntax`},
+		{`{"quoted":42}`, "quoted", "type", "expected a string, got a number"},
+		{`{"p":true}`, "p", "type", "expected an integer, got a boolean"},
+	}
+	for _, tt := range tests {
+		_, fe := bindTarget(dec, []byte(tt.in))
+		require.NotNil(t, fe, tt.in)
+		fe.finish()
+		assert.Equal(t, tt.field, fe.Field, tt.in)
+		assert.Equal(t, tt.rule, fe.Rule, tt.in)
+		assert.Equal(t, tt.message, fe.Message, tt.in)
+	}
+}
+
+type recursive struct {
+	Name     string       `json:"name"`
+	Children []*recursive `json:"children"`
+}
+
+func TestBindRecursiveTypes(t *testing.T) {
+	bd := binder{cache: map[reflect.Type]*decodeFunc{}}
+	dec, err := bd.decoder(reflect.TypeFor[recursive]())
+	require.NoError(t, err)
+	var v recursive
+	in := []byte(`{"name":"a","children":[{"name":"b","children":[{"name":"c"}]}]}`)
+	_, fe := dec(&decodeState{}, in, 0, reflect.ValueOf(&v).Elem())
+	require.Nil(t, fe)
+	assert.Equal(t, "c", v.Children[0].Children[0].Name)
+}
+
+func TestFieldDominance(t *testing.T) {
+	type A struct {
+		Name string `json:"name"`
+		X    int
+	}
+	type B struct {
+		Name string `json:"name"`
+		X    int
+	}
+	type Tagged struct {
+		X int `json:"X"`
+	}
+	// Built at run time: go vet rightly flags repeated json tags in source.
+	outer := reflect.StructOf([]reflect.StructField{
+		{Name: "A", Type: reflect.TypeFor[A](), Anonymous: true},
+		{Name: "B", Type: reflect.TypeFor[B](), Anonymous: true},
+		{Name: "Tagged", Type: reflect.TypeFor[Tagged](), Anonymous: true},
+		{Name: "Name", Type: reflect.TypeFor[string](), Tag: `json:"name"`},
+	})
+	got := map[string][]int{}
+	for _, f := range structFields(outer) {
+		got[f.name] = f.index
+	}
+	// The outer name wins over A's and B's (shallower); X goes to the only
+	// tagged field among those at the same depth.
+	assert.Equal(t, map[string][]int{"name": {3}, "X": {2, 0}}, got)
+}

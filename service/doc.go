@@ -1,0 +1,30 @@
+// Package service turns plain Go values into JSON-RPC methods.
+//
+// Register a value and its exported methods become RPC methods; a Service
+// is an rpc.Handler:
+//
+//	type Calc struct{}
+//
+//	type DivideParams struct {
+//		A float64 `json:"a"`
+//		B float64 `json:"b" validate:"ne=0"`
+//	}
+//
+//	func (Calc) Divide(p DivideParams) (float64, error) { return p.A / p.B, nil }
+//
+//	svc := service.New(nil)
+//	if err := svc.Register("", Calc{}); err != nil { ... }
+//	err := rpc.Serve(ctx, os.Stdin, os.Stdout, svc, nil)
+//
+// Everything is worked out at registration: which methods can be served, how
+// their params decode (a decoder per type, built once), which need
+// validation. A call looks its method up, decodes, validates, calls.
+//
+// Params are decoded strictly: member names match JSON field names exactly,
+// an unknown member or a member given twice is an error (unknown members can
+// be allowed), numbers must fit their Go type, and every failure is an
+// InvalidParams error whose data is a list of FieldError naming the JSON
+// path at fault (items[2].qty). Validation uses go-playground/validator's
+// validate tags; its failures are reported the same way, with the rule and
+// its parameter.
+package service

@@ -1,0 +1,554 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/go-playground/validator/v10"
+
+	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/scan"
+	"github.com/toolrpc/toolrpc/rpc"
+)
+
+// Options configure a Service. A nil *Options, and every zero field, means
+// the documented default.
+type Options struct {
+	// Names maps a Go method name to its RPC method name. Default:
+	// LowerCamel (GetData -> getData). SnakeCase gives get_data.
+	Names func(goName string) string
+	// Validator validates params after decoding, by their validate tags.
+	// Supply one to add custom rules. Default: validator.New with
+	// WithRequiredStructEnabled.
+	Validator *validator.Validate
+	// AllowUnknownFields ignores params members that match no field,
+	// instead of answering InvalidParams.
+	AllowUnknownFields bool
+	// SkipUnservable skips, with a warning logged, an exported method whose
+	// shape cannot be served, instead of failing its registration.
+	SkipUnservable bool
+	// Logger receives the warnings of SkipUnservable. Default:
+	// slog.Default().
+	Logger *slog.Logger
+}
+
+// Service turns the methods of registered Go values into RPC methods. It is
+// an rpc.Handler: serve it with rpc.Serve.
+//
+// Register it all before serving: registration is not safe while Handle
+// runs. Handle is safe for concurrent use.
+type Service struct {
+	names        func(string) string
+	validate     validation
+	customValid  bool // the validator was supplied: validate every struct
+	allowUnknown bool
+	skip         bool
+	log          *slog.Logger
+	binder       binder
+	methods      map[string]*method
+}
+
+// New returns an empty Service. opts may be nil.
+func New(opts *Options) *Service {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	s := &Service{
+		names:        o.Names,
+		allowUnknown: o.AllowUnknownFields,
+		skip:         o.SkipUnservable,
+		log:          o.Logger,
+		binder:       binder{cache: map[reflect.Type]*decodeFunc{}},
+		methods:      map[string]*method{},
+	}
+	if s.names == nil {
+		s.names = LowerCamel
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if o.Validator != nil {
+		s.validate, s.customValid = validation{o.Validator}, true
+	} else {
+		s.validate = validation{validator.New(validator.WithRequiredStructEnabled())}
+	}
+	return s
+}
+
+// Register adds the exported methods of rcvr as RPC methods, named by the
+// name mapper and prefixed with "namespace." unless namespace is empty.
+//
+// A method has the form
+//
+//	M([ctx context.Context,] [params...]) ([R,] [error])
+//
+// Params are bound as follows:
+//   - one struct (or pointer to struct) P: named params fill P by JSON field
+//     names; positional params fill its fields in declaration order;
+//   - one slice P: positional params, the whole array;
+//   - one map P: named params;
+//   - one json.RawMessage: the params as they came;
+//   - any other single parameter, or several: positional params, one each.
+//
+// Absent params leave every parameter at its zero value. Params that are
+// structs are then validated by their validate tags.
+//
+// Register fails if rcvr has no servable method, if a name is taken or
+// reserved (rpc.), or if an exported method cannot be served (its name and
+// why are in the error; Options.SkipUnservable skips it instead). Methods
+// promoted from embedded fields are not served. A value (not a pointer)
+// with pointer-receiver methods is refused: register a pointer.
+func (s *Service) Register(namespace string, rcvr any) error {
+	v := reflect.ValueOf(rcvr)
+	if !v.IsValid() {
+		return errors.New("service: cannot register nil")
+	}
+	t := v.Type()
+	if v.Kind() != reflect.Pointer && reflect.PointerTo(t).NumMethod() > t.NumMethod() {
+		return fmt.Errorf("service: %s has pointer-receiver methods: register a *%s", t, t)
+	}
+	promoted := promotedMethods(t)
+	added := map[string]*method{}
+	for i := range t.NumMethod() {
+		m := t.Method(i)
+		if !m.IsExported() || promoted[m.Name] {
+			continue
+		}
+		name := s.names(m.Name)
+		if namespace != "" {
+			name = namespace + "." + name
+		}
+		switch {
+		case name == "" || name == namespace+".":
+			return fmt.Errorf("service: method %s.%s maps to an empty name", t, m.Name)
+		case strings.HasPrefix(name, "rpc."):
+			return fmt.Errorf("service: method %s.%s maps to %q: names starting with rpc. are reserved", t, m.Name, name)
+		case s.methods[name] != nil || added[name] != nil:
+			return fmt.Errorf("service: method %s.%s maps to %q, which is already registered", t, m.Name, name)
+		}
+		meth, err := s.plan(name, v.Method(i))
+		if err != nil {
+			err = fmt.Errorf("service: method %s.%s cannot be served: %w", t, m.Name, err)
+			if s.skip {
+				s.log.Warn("service: method skipped", "error", err)
+				continue
+			}
+			return err
+		}
+		added[name] = meth
+	}
+	if len(added) == 0 {
+		return fmt.Errorf("service: %s has no method that can be served", t)
+	}
+	for name, m := range added {
+		s.methods[name] = m
+	}
+	return nil
+}
+
+// promotedMethods names the methods of t that come from its embedded
+// fields.
+func promotedMethods(t reflect.Type) map[string]bool {
+	st := t
+	for st.Kind() == reflect.Pointer {
+		st = st.Elem()
+	}
+	out := map[string]bool{}
+	if st.Kind() != reflect.Struct {
+		return out
+	}
+	for i := range st.NumField() {
+		f := st.Field(i)
+		if !f.Anonymous {
+			continue
+		}
+		for _, ft := range []reflect.Type{f.Type, reflect.PointerTo(f.Type)} {
+			for j := range ft.NumMethod() {
+				out[ft.Method(j).Name] = true
+			}
+		}
+	}
+	return out
+}
+
+// Methods returns the names of the registered methods, sorted.
+func (s *Service) Methods() []string {
+	names := make([]string, 0, len(s.methods))
+	for name := range s.methods {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Handle calls the method the request names. It implements rpc.Handler.
+func (s *Service) Handle(ctx context.Context, req *rpc.Request) (any, error) {
+	m := s.methods[req.Method]
+	if m == nil {
+		return nil, codec.NewError(codec.MethodNotFound, "")
+	}
+	return m.call(ctx, req.Params)
+}
+
+// How a method takes its params.
+type bindMode uint8
+
+const (
+	bindNone       bindMode = iota // no params
+	bindStruct                     // one struct: named or positional
+	bindSlice                      // one slice: the whole positional array
+	bindMap                        // one map: named
+	bindRaw                        // one json.RawMessage: as they came
+	bindPositional                 // one each
+)
+
+// What a method returns.
+type resultMode uint8
+
+const (
+	resultNone resultMode = iota
+	resultValue
+	resultError
+	resultValueError
+)
+
+// method is a registered method and everything precomputed to call it.
+type method struct {
+	name     string
+	fn       reflect.Value
+	hasCtx   bool
+	mode     bindMode
+	params   []param
+	results  resultMode
+	fields   decodeFunc // bindStruct: positional decoder
+	svc      *Service
+	validate bool // some param needs the validator
+}
+
+// param is one Go parameter after the context.
+type param struct {
+	typ      reflect.Type
+	ptr      bool // typ is a pointer: decode into *typ.Elem()
+	dec      decodeFunc
+	validate bool // a struct (or pointer to one) with validate tags
+}
+
+var (
+	contextType = reflect.TypeFor[context.Context]()
+	errorType   = reflect.TypeFor[error]()
+)
+
+// plan checks a method's shape and precomputes how to call it.
+func (s *Service) plan(name string, fn reflect.Value) (*method, error) {
+	ft := fn.Type()
+	m := &method{name: name, fn: fn, svc: s}
+	in := 0
+	if ft.NumIn() > 0 && ft.In(0) == contextType {
+		m.hasCtx, in = true, 1
+	}
+	for i := in; i < ft.NumIn(); i++ {
+		t := ft.In(i)
+		if t == contextType {
+			return nil, fmt.Errorf("context.Context must be the first parameter")
+		}
+		p := param{typ: t}
+		dt := t
+		if t.Kind() == reflect.Pointer {
+			p.ptr, dt = true, t.Elem()
+		}
+		dec, err := s.binder.decoder(dt)
+		if err != nil {
+			return nil, fmt.Errorf("parameter %d: %w", i+1, err)
+		}
+		p.dec = dec
+		p.validate = dt.Kind() == reflect.Struct && (s.customValid || hasValidateTags(dt))
+		if dt.Kind() == reflect.Slice || dt.Kind() == reflect.Array {
+			p.validate = elemStruct(dt) && (s.customValid || hasValidateTags(dt))
+		}
+		m.validate = m.validate || p.validate
+		m.params = append(m.params, p)
+	}
+	if ft.IsVariadic() && len(m.params) != 1 {
+		return nil, fmt.Errorf("a variadic method must have exactly one parameter after the context")
+	}
+	switch len(m.params) {
+	case 0:
+		m.mode = bindNone
+	case 1:
+		p := m.params[0]
+		dt := p.typ
+		if p.ptr {
+			dt = dt.Elem()
+		}
+		switch {
+		case p.typ == rawMessageType:
+			m.mode = bindRaw
+		case dt.Kind() == reflect.Struct && !implementsDecoding(dt):
+			m.mode = bindStruct
+			fields, err := s.binder.fields(dt)
+			if err != nil {
+				return nil, err
+			}
+			m.fields = positionalStruct(fields)
+		case dt.Kind() == reflect.Slice && !implementsDecoding(dt) && !p.ptr:
+			m.mode = bindSlice
+		case dt.Kind() == reflect.Map && !implementsDecoding(dt):
+			m.mode = bindMap
+		default:
+			m.mode = bindPositional
+		}
+	default:
+		m.mode = bindPositional
+	}
+	switch ft.NumOut() {
+	case 0:
+		m.results = resultNone
+	case 1:
+		if ft.Out(0) == errorType {
+			m.results = resultError
+		} else {
+			m.results = resultValue
+		}
+	case 2:
+		if ft.Out(1) != errorType {
+			return nil, fmt.Errorf("results %s, %s: the second result must be error", ft.Out(0), ft.Out(1))
+		}
+		m.results = resultValueError
+	default:
+		return nil, fmt.Errorf("%d results: want (R, error), error, R or none", ft.NumOut())
+	}
+	if m.results == resultValue || m.results == resultValueError {
+		if err := encodable(ft.Out(0)); err != nil {
+			return nil, fmt.Errorf("result: %w", err)
+		}
+	}
+	return m, nil
+}
+
+func implementsDecoding(t reflect.Type) bool {
+	pt := reflect.PointerTo(t)
+	return pt.Implements(unmarshalerType) || pt.Implements(textUnmarshalerType)
+}
+
+func elemStruct(t reflect.Type) bool {
+	e := t.Elem()
+	if e.Kind() == reflect.Pointer {
+		e = e.Elem()
+	}
+	return e.Kind() == reflect.Struct
+}
+
+// encodable reports the kinds encoding/json can never encode.
+func encodable(t reflect.Type) error {
+	switch t.Kind() {
+	case reflect.Chan, reflect.Func, reflect.Complex64, reflect.Complex128, reflect.UnsafePointer:
+		return fmt.Errorf("type %s cannot be encoded as JSON", t)
+	}
+	return nil
+}
+
+// call binds the params, calls the method and maps its results.
+func (m *method) call(ctx context.Context, params json.RawMessage) (any, error) {
+	var argBuf [4]reflect.Value
+	args := argBuf[:0]
+	if m.hasCtx {
+		args = append(args, reflect.ValueOf(&ctx).Elem())
+	}
+	args, err := m.bind(ctx, params, args)
+	if err != nil {
+		return nil, err
+	}
+	var out []reflect.Value
+	if m.fn.Type().IsVariadic() {
+		out = m.fn.CallSlice(args)
+	} else {
+		out = m.fn.Call(args)
+	}
+	switch m.results {
+	case resultValue:
+		return out[0].Interface(), nil
+	case resultError:
+		if !out[0].IsNil() {
+			return nil, out[0].Interface().(error)
+		}
+		return nil, nil
+	case resultValueError:
+		if !out[1].IsNil() {
+			return nil, out[1].Interface().(error)
+		}
+		return out[0].Interface(), nil
+	}
+	return nil, nil
+}
+
+// bind decodes params into the method's arguments, appended to args, and
+// validates them.
+func (m *method) bind(ctx context.Context, params json.RawMessage, args []reflect.Value) ([]reflect.Value, error) {
+	d := decodeState{allowUnknown: m.svc.allowUnknown}
+	i := scan.SkipSpace(params, 0)
+	present := i < len(params)
+	named := present && params[i] == '{'
+	if present && !named && params[i] != '[' {
+		return nil, invalidParams(&FieldError{Rule: "shape", Message: "params must be an object or an array"})
+	}
+	first := len(args)
+	switch m.mode {
+	case bindNone:
+		if present && !emptyParams(params[i:]) {
+			return nil, invalidParams(&FieldError{Rule: "count", Param: "0", Message: "the method takes no params"})
+		}
+	case bindRaw:
+		args = append(args, reflect.ValueOf(params))
+	case bindStruct, bindMap, bindSlice:
+		p := m.params[0]
+		v := reflect.New(derefType(p))
+		if present {
+			var dec decodeFunc
+			switch {
+			case m.mode == bindStruct && !named:
+				dec = m.fields
+			case m.mode == bindSlice && named:
+				return nil, invalidParams(&FieldError{Rule: "shape", Param: "array",
+					Message: "the method takes positional params (an array)"})
+			case m.mode == bindMap && !named:
+				return nil, invalidParams(&FieldError{Rule: "shape", Param: "object",
+					Message: "the method takes named params (an object)"})
+			default:
+				dec = p.dec
+			}
+			d.skipMeta = named
+			if err := decodeAll(&d, dec, params, i, v.Elem()); err != nil {
+				return nil, err
+			}
+		}
+		args = append(args, argValue(p, v))
+	case bindPositional:
+		if present && named {
+			return nil, invalidParams(&FieldError{Rule: "shape", Param: "array",
+				Message: "the method takes positional params (an array)"})
+		}
+		count := 0
+		if present {
+			end, fe := eachElement(params, i, func(j, at int) (int, *FieldError) {
+				count++
+				if j >= len(m.params) {
+					return rawEnd(params, at)
+				}
+				p := m.params[j]
+				v := reflect.New(derefType(p))
+				args = append(args, argValue(p, v))
+				end, fe := p.dec(&d, params, at, v.Elem())
+				if fe != nil {
+					return at, fe.under(indexSegment(j))
+				}
+				return end, nil
+			})
+			if fe == nil && scan.SkipSpace(params, end) != len(params) {
+				fe = syntaxError()
+			}
+			if fe != nil {
+				return nil, invalidParams(fe)
+			}
+		}
+		if count != len(m.params) {
+			return nil, invalidParams(countError(len(m.params), count))
+		}
+	}
+	if m.validate {
+		if err := m.check(ctx, args[first:]); err != nil {
+			return nil, err
+		}
+	}
+	return args, nil
+}
+
+func decodeAll(d *decodeState, dec decodeFunc, b []byte, i int, v reflect.Value) error {
+	end, fe := dec(d, b, i, v)
+	if fe == nil && scan.SkipSpace(b, end) != len(b) {
+		fe = syntaxError()
+	}
+	if fe != nil {
+		return invalidParams(fe)
+	}
+	return nil
+}
+
+// derefType is the type a param is decoded into.
+func derefType(p param) reflect.Type {
+	if p.ptr {
+		return p.typ.Elem()
+	}
+	return p.typ
+}
+
+// argValue is the argument for p, decoded into *v.
+func argValue(p param, v reflect.Value) reflect.Value {
+	if p.ptr {
+		return v
+	}
+	return v.Elem()
+}
+
+// emptyParams reports whether params are [] or {} (or {} with only _meta).
+func emptyParams(b []byte) bool {
+	if b[0] == '[' {
+		return scan.SkipSpace(b, 1) < len(b) && b[scan.SkipSpace(b, 1)] == ']'
+	}
+	empty := true
+	_, fe := eachMember(b, 0, func(key []byte, at int) (int, *FieldError) {
+		if string(key) != "_meta" {
+			empty = false
+		}
+		return rawEnd(b, at)
+	})
+	return empty && fe == nil
+}
+
+// check validates the arguments that need it.
+func (m *method) check(ctx context.Context, args []reflect.Value) error {
+	var all []*FieldError
+	for j, p := range m.params {
+		if !p.validate || j >= len(args) {
+			continue
+		}
+		prefix := ""
+		if m.mode == bindPositional && len(m.params) > 1 {
+			prefix = indexSegment(j)
+		}
+		v := args[j]
+		if v.Kind() == reflect.Pointer && v.IsNil() {
+			continue
+		}
+		if k := derefType(p).Kind(); k == reflect.Slice || k == reflect.Array {
+			sv := reflect.Indirect(v)
+			for e := range sv.Len() {
+				ev := sv.Index(e)
+				if ev.Kind() == reflect.Pointer && ev.IsNil() {
+					continue
+				}
+				errs, err := m.svc.validate.check(ctx, ev, prefix+indexSegment(e))
+				if err != nil {
+					return err
+				}
+				all = append(all, errs...)
+			}
+			continue
+		}
+		errs, err := m.svc.validate.check(ctx, v, prefix)
+		if err != nil {
+			return err
+		}
+		all = append(all, errs...)
+	}
+	if len(all) > 0 {
+		return invalidParams(all...)
+	}
+	return nil
+}
