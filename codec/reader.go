@@ -53,6 +53,9 @@ func NewReader(r io.Reader, maxFrameSize int) *Reader {
 	if maxFrameSize <= 0 {
 		maxFrameSize = DefaultMaxFrameSize
 	}
+	// Room for the arithmetic on the limit: any larger limit is as good as
+	// none.
+	maxFrameSize = min(maxFrameSize, int(^uint(0)>>2))
 	return &Reader{r: r, max: maxFrameSize}
 }
 
@@ -71,17 +74,20 @@ func (r *Reader) ReadFrame() ([]byte, error) {
 			r.start += n + 1
 			r.seen = 0
 			line = trimCR(line)
-			if len(line) > r.max {
-				return nil, &FrameTooLargeError{Limit: r.max}
-			}
 			if IsBlank(line) {
 				continue
+			}
+			if len(line) > r.max {
+				return nil, &FrameTooLargeError{Limit: r.max}
 			}
 			return line, nil
 		}
 		r.seen = r.end - r.start
 		if r.seen > r.max+1 { // +1: room for a '\r' before the '\n'
-			return nil, r.skipLine()
+			if err := r.skipLine(); err != nil {
+				return nil, err
+			}
+			continue // the long line was blank
 		}
 		if r.err != nil {
 			return r.atError()
@@ -99,29 +105,42 @@ func (r *Reader) atError() ([]byte, error) {
 	line := trimCR(r.buf[r.start:r.end])
 	r.start, r.seen = r.end, 0
 	switch {
-	case len(line) > r.max:
-		return nil, &FrameTooLargeError{Limit: r.max}
 	case IsBlank(line):
 		return nil, io.EOF
+	case len(line) > r.max:
+		return nil, &FrameTooLargeError{Limit: r.max}
 	}
 	return line, nil
 }
 
-// skipLine discards input up to and including the next '\n'.
+// skipLine discards input up to and including the next '\n'. It returns a
+// *FrameTooLargeError, or nil if the line held only white space, or the
+// underlying reader's error.
 func (r *Reader) skipLine() error {
+	blank := IsBlank(r.buf[r.start:r.end])
+	tooLarge := func() error {
+		if blank {
+			return nil
+		}
+		return &FrameTooLargeError{Limit: r.max}
+	}
 	for {
 		r.start, r.end, r.seen = 0, 0, 0
 		if r.err != nil {
 			if r.err == io.EOF {
-				return &FrameTooLargeError{Limit: r.max}
+				return tooLarge()
 			}
 			return r.err
 		}
 		r.fill()
-		if i := bytes.IndexByte(r.buf[:r.end], '\n'); i >= 0 {
-			r.start = i + 1
-			return &FrameTooLargeError{Limit: r.max}
+		i := bytes.IndexByte(r.buf[:r.end], '\n')
+		if i < 0 {
+			blank = blank && IsBlank(r.buf[:r.end])
+			continue
 		}
+		blank = blank && IsBlank(r.buf[:i])
+		r.start = i + 1
+		return tooLarge()
 	}
 }
 

@@ -58,6 +58,8 @@ func TestReaderFrames(t *testing.T) {
 		{"far over the limit", strings.Repeat("x", 100000) + "\n{}\n", 5, []string{"TOO LARGE", "{}", "EOF"}},
 		{"far over the limit at eof", strings.Repeat("x", 100000), 5, []string{"TOO LARGE", "EOF"}},
 		{"two in a row", "123456\n1234567\n1\n", 5, []string{"TOO LARGE", "TOO LARGE", "1", "EOF"}},
+		{"a long blank line is still skipped", "        \n1\n", 5, []string{"1", "EOF"}},
+		{"a very long blank line is still skipped", strings.Repeat(" \t", 50000) + "\r\n1\n" + strings.Repeat(" ", 20000), 5, []string{"1", "EOF"}},
 	}
 	readers := map[string]func(io.Reader) io.Reader{
 		"whole":    func(r io.Reader) io.Reader { return r },
@@ -144,4 +146,10 @@ func TestReaderFrameAliasesBuffer(t *testing.T) {
 	assert.Equal(t, "aaa", string(first))
 	allocs := testing.AllocsPerRun(1, func() { _, _ = r.ReadFrame() })
 	assert.Zero(t, allocs)
+}
+
+func TestReaderHugeLimit(t *testing.T) {
+	// A limit too large to do arithmetic on means no limit, not a panic.
+	r := NewReader(strings.NewReader("{}\n[]"), int(^uint(0)>>1))
+	assert.Equal(t, []string{"{}", "[]", "EOF"}, readAll(r))
 }

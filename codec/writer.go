@@ -2,6 +2,7 @@ package codec
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"sync"
@@ -41,7 +42,8 @@ type Writer struct {
 	pending []byte    // lines waiting to be written
 	spare   []byte    // a written buffer, for reuse
 	writing bool      // a goroutine is writing
-	err     error     // the first error of w
+	closing bool      // Close was called: no new lines
+	err     error     // the first error of w, or ErrWriterClosed
 }
 
 // NewWriter returns a Writer of w.
@@ -63,11 +65,14 @@ func (w *Writer) WriteLine(line []byte) error {
 		return ErrNewline
 	}
 	w.mu.Lock()
-	for w.err == nil && w.writing && len(w.pending) > 0 && len(w.pending)+len(line) > w.maxPending {
+	for w.err == nil && !w.closing && w.writing && len(w.pending) > 0 && len(w.pending)+len(line) > w.maxPending {
 		w.drained.Wait()
 	}
-	if w.err != nil {
+	if w.err != nil || w.closing {
 		err := w.err
+		if err == nil {
+			err = ErrWriterClosed
+		}
 		w.mu.Unlock()
 		return err
 	}
@@ -98,22 +103,39 @@ func (w *Writer) WriteLine(line []byte) error {
 		}
 	}
 	w.writing = false
+	w.drained.Broadcast()
 	err := w.err
 	w.mu.Unlock()
 	return err
 }
 
-// Close makes every later WriteLine return ErrWriterClosed without writing,
-// and drops lines queued behind a write under way. It does not close the
-// underlying writer, nor wait for a write under way.
-func (w *Writer) Close() {
+// Close stops the Writer: every later WriteLine returns ErrWriterClosed
+// without writing. Lines already taken are still written: Close waits until
+// they are, or until ctx is done; then it drops those left and returns
+// ctx's error. A Write under way cannot be interrupted, so on that path it
+// may end after Close returns. Close does not close the underlying writer.
+func (w *Writer) Close(ctx context.Context) error {
+	stop := context.AfterFunc(ctx, func() {
+		w.mu.Lock()
+		w.drained.Broadcast()
+		w.mu.Unlock()
+	})
+	defer stop()
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.closing = true
+	w.drained.Broadcast() // WriteLine calls waiting for room give up
+	for w.writing && w.err == nil && ctx.Err() == nil {
+		w.drained.Wait()
+	}
 	if w.err == nil {
 		w.err = ErrWriterClosed
 	}
 	w.pending = nil
-	w.drained.Broadcast()
+	if w.writing {
+		return ctx.Err()
+	}
+	return nil
 }
 
 // Err returns the error of the underlying writer, or nil if it has not

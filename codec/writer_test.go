@@ -2,6 +2,7 @@ package codec
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -121,7 +122,56 @@ func TestWriterClose(t *testing.T) {
 	var out bytes.Buffer
 	w := NewWriter(&out)
 	require.NoError(t, w.WriteLine([]byte(`1`)))
-	w.Close()
+	require.NoError(t, w.Close(context.Background()))
 	assert.Equal(t, ErrWriterClosed, w.WriteLine([]byte(`2`)))
 	assert.Equal(t, "1\n", out.String())
+}
+
+// gatedWriter blocks each Write until its gate lets it through.
+type gatedWriter struct {
+	gate chan struct{}
+	mu   sync.Mutex
+	out  bytes.Buffer
+}
+
+func (g *gatedWriter) Write(p []byte) (int, error) {
+	<-g.gate
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.out.Write(p)
+}
+
+func (g *gatedWriter) String() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.out.String()
+}
+
+func TestWriterCloseWaitsForQueuedLines(t *testing.T) {
+	g := &gatedWriter{gate: make(chan struct{})}
+	w := NewWriter(g)
+	go func() { _ = w.WriteLine([]byte(`1`)) }() // the writer: blocks in Write
+	time.Sleep(10 * time.Millisecond)
+	require.NoError(t, w.WriteLine([]byte(`2`))) // queued behind it
+	closed := make(chan error)
+	go func() { closed <- w.Close(context.Background()) }()
+	time.Sleep(10 * time.Millisecond)
+	assert.Equal(t, ErrWriterClosed, w.WriteLine([]byte(`3`)), "no new lines once closing")
+	close(g.gate)
+	require.NoError(t, <-closed)
+	assert.Equal(t, "1\n2\n", g.String(), "the queued line was written before Close returned")
+}
+
+func TestWriterCloseGivesUpAtItsDeadline(t *testing.T) {
+	g := &gatedWriter{gate: make(chan struct{})}
+	w := NewWriter(g)
+	go func() { _ = w.WriteLine([]byte(`1`)) }()
+	time.Sleep(10 * time.Millisecond)
+	require.NoError(t, w.WriteLine([]byte(`2`)))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	assert.ErrorIs(t, w.Close(ctx), context.DeadlineExceeded)
+	close(g.gate)
+	time.Sleep(10 * time.Millisecond)
+	assert.Equal(t, "1\n", g.String(), "the queued line was dropped; the write under way ended")
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -92,11 +93,16 @@ type Conn struct {
 	stopWatch func() bool
 
 	queue      chan work     // messages read, in order; closed by the reader
+	readMu     sync.Mutex    // held by the reader while it takes in a frame
 	sem        chan struct{} // a token per running request handler
 	dispatched sync.WaitGroup
 
 	stopping atomic.Bool
 	stopCh   chan struct{} // closed when the connection starts shutting down
+	// graceCtx ends ShutdownGrace after the shutdown began: then the
+	// connection stops waiting for handlers and for its output.
+	graceCtx    context.Context
+	graceCancel context.CancelFunc
 
 	mu       sync.Mutex
 	inflight map[string]*inbound // requests read and not yet answered, by id token
@@ -158,6 +164,7 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Opt
 	c.queue = make(chan work, queueSize)
 	c.sem = make(chan struct{}, concurrency)
 	c.ctx, c.cancel = context.WithCancelCause(context.WithoutCancel(ctx))
+	c.graceCtx, c.graceCancel = context.WithCancel(context.Background())
 	c.stopWatch = context.AfterFunc(ctx, func() { c.shutdown(context.Cause(ctx)) })
 
 	c.dispatched.Add(1)
@@ -170,15 +177,19 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Opt
 // Serve answers the requests read from r with h, writing to w, until r ends
 // (io.EOF), ctx is done, or writing fails. At the end of the input it lets
 // the calls under way finish and writes their responses, then returns nil.
-// When ctx is done it returns ctx's error; when writing fails, that error.
-// opts may be nil.
+// When ctx is done it returns context.Cause(ctx) (ctx.Err() unless a cause
+// was given); when writing fails, that error. opts may be nil.
 func Serve(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Options) error {
 	return NewConn(ctx, r, w, h, opts).Wait()
 }
 
 // Wait waits for the connection to finish and returns why it did: nil at
-// the end of the input or after Close, the context's error if it was
-// cancelled, or the error of the input or output that failed.
+// the end of the input or after Close, context.Cause of the context if it
+// was cancelled, or the error of the input or output that failed.
+//
+// Once Wait returns, nothing more is written, with one exception: a Write
+// to w that was under way and blocked when the grace period ended (see
+// Options.ShutdownGrace) cannot be interrupted, and may complete later.
 func (c *Conn) Wait() error {
 	<-c.done
 	return c.err
@@ -191,16 +202,32 @@ func (c *Conn) Done() <-chan struct{} { return c.done }
 // way (see Options.ShutdownGrace), and closes r and w if they implement
 // io.Closer. It returns once the connection has finished. Close may be
 // called more than once.
+//
+// To stop the reader, r is closed at once, unless it has a SetReadDeadline
+// method (which shutting down uses) or is also w (a socket), whose closing
+// waits until the answers of the calls under way are written.
 func (c *Conn) Close() error {
 	c.shutdown(nil)
-	if rc, ok := c.rawR.(io.Closer); ok {
+	_, hasDeadline := c.rawR.(interface{ SetReadDeadline(time.Time) error })
+	shared := same(c.rawR, c.rawW)
+	rc, rIsCloser := c.rawR.(io.Closer)
+	if rIsCloser && !hasDeadline && !shared {
 		_ = rc.Close()
 	}
 	<-c.done
-	if wc, ok := c.rawW.(io.Closer); ok && any(wc) != any(c.rawR) {
+	if rIsCloser && (hasDeadline || shared) {
+		_ = rc.Close()
+	}
+	if wc, ok := c.rawW.(io.Closer); ok && !shared {
 		_ = wc.Close()
 	}
 	return nil
+}
+
+// same reports whether a and b hold the same comparable value.
+func same(a, b any) bool {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	return va.IsValid() && vb.IsValid() && va.Type() == vb.Type() && va.Comparable() && va.Equal(vb)
 }
 
 // Notify sends a notification to the peer. params must encode to a JSON
@@ -231,6 +258,7 @@ func (c *Conn) shutdown(err error) {
 	c.mu.Unlock()
 	close(c.stopCh)
 	c.cancel(ErrShutdown)
+	time.AfterFunc(c.grace, c.graceCancel)
 	if d, ok := c.rawR.(interface{ SetReadDeadline(time.Time) error }); ok {
 		_ = d.SetReadDeadline(time.Now())
 	}
@@ -246,17 +274,17 @@ func (c *Conn) supervise() {
 	}()
 	select {
 	case <-idle:
-	case <-c.stopCh:
-		t := time.NewTimer(c.grace)
-		select {
-		case <-idle:
-		case <-t.C:
-			c.log.Warn("rpc: handlers still running after the shutdown grace period; their responses are dropped",
-				"grace", c.grace)
-		}
-		t.Stop()
+	case <-c.graceCtx.Done():
+		c.log.Warn("rpc: handlers still running after the shutdown grace period; their responses are dropped",
+			"grace", c.grace)
 	}
-	c.w.Close()
+	// Everything the calls wrote must reach w before the connection is
+	// finished; once shutting down, no longer than the grace period.
+	if err := c.w.Close(c.graceCtx); err != nil {
+		c.log.Warn("rpc: output still blocked after the shutdown grace period; unwritten lines are dropped",
+			"grace", c.grace)
+	}
+	c.graceCancel()
 	c.stopWatch()
 	c.cancel(ErrShutdown)
 	c.mu.Lock()

@@ -28,18 +28,16 @@ const (
 // rpc-internal methods; requests for them are answered MethodNotFound.
 const reservedPrefix = "rpc."
 
-// States of an inbound call.
+// States of an inbound call. A call moves from queued to running to done;
+// the peer's cancellation moves a queued call straight to done, and a
+// running one to one of the cancelled states, which the handler's return
+// then moves to done.
 const (
-	stateQueued int32 = iota
-	stateRunning
-	stateDone
-)
-
-// How the peer cancelled a call.
-const (
-	notCancelled int32 = iota
-	cancelledLSP       // answer RequestCancelled
-	cancelledMCP       // answer nothing
+	stateQueued       int32 = iota
+	stateRunning            // the handler runs
+	stateCancelledLSP       // the handler runs; answer RequestCancelled
+	stateCancelledMCP       // the handler runs; answer nothing
+	stateDone               // answered, or being answered
 )
 
 // inbound is a request or notification from the peer, from the moment it is
@@ -52,12 +50,43 @@ type inbound struct {
 	batch  *batch // the batch it came in, or nil
 	slot   int    // its place in the batch
 
-	state     atomic.Int32 // stateQueued -> stateRunning -> stateDone, or stateQueued -> stateDone
-	cancelled atomic.Int32 // how the peer cancelled it
+	state atomic.Int32 // see stateQueued
 
 	// notifyMu orders the call's notifications before its response: it is
 	// held while one is written, and to mark the call done.
 	notifyMu sync.Mutex
+}
+
+// begin moves a queued call to running, unless it was cancelled first.
+func (in *inbound) begin() bool { return in.state.CompareAndSwap(stateQueued, stateRunning) }
+
+// end marks a call whose handler returned as done, and returns the state it
+// was in: stateRunning, or how the peer cancelled it while it ran.
+func (in *inbound) end() int32 {
+	in.notifyMu.Lock()
+	defer in.notifyMu.Unlock()
+	return in.state.Swap(stateDone)
+}
+
+// cancelBy records the peer's cancellation (stateCancelledLSP or
+// stateCancelledMCP). It reports whether the call was still queued, and is
+// now done without having run; a running call is only marked. A call whose
+// handler has returned is left alone: its answer stands.
+func (in *inbound) cancelBy(how int32) (wasQueued bool) {
+	for {
+		switch s := in.state.Load(); s {
+		case stateQueued:
+			if in.state.CompareAndSwap(s, stateDone) {
+				return true
+			}
+		case stateRunning:
+			if in.state.CompareAndSwap(s, how) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
 }
 
 // batch gathers the answers to one batch, and writes them as one array, in
@@ -82,6 +111,10 @@ func (b *batch) add(c *Conn, slot int, line []byte) {
 	if !last {
 		return
 	}
+	// The batch's ids are in flight until its answer is written.
+	for _, in := range b.calls {
+		c.forget(in)
+	}
 	buf := getBuffer()
 	defer putBuffer(buf)
 	out := append(*buf, '[')
@@ -101,30 +134,40 @@ func (b *batch) add(c *Conn, slot int, line []byte) {
 
 // read reads frames and queues their messages until the input ends or the
 // connection shuts down.
+//
+// Once the connection shuts down, what was read is still answered
+// (ServerShuttingDown) as long as the output works.
 func (c *Conn) read() {
 	defer close(c.queue)
 	for {
 		frame, err := c.r.ReadFrame()
-		if c.stopping.Load() {
-			return
-		}
-		if err != nil {
-			var tooLarge *codec.FrameTooLargeError
-			if errors.As(err, &tooLarge) {
-				c.log.Debug("rpc: frame too large", "limit", tooLarge.Limit)
-				c.enqueue(work{line: errorLine(nil, codec.Errorf(codec.InvalidRequest,
-					"Invalid Request: frame larger than the limit of %d bytes", tooLarge.Limit))})
-				continue
-			}
-			if err != io.EOF {
+		c.readMu.Lock()
+		var tooLarge *codec.FrameTooLargeError
+		switch {
+		case err == nil:
+			c.readFrame(bytes.Clone(frame))
+		case errors.As(err, &tooLarge):
+			c.log.Debug("rpc: frame too large", "limit", tooLarge.Limit)
+			c.enqueue(work{line: errorLine(nil, codec.Errorf(codec.InvalidRequest,
+				"Invalid Request: frame larger than the limit of %d bytes", tooLarge.Limit))})
+		default:
+			if err != io.EOF && !c.stopping.Load() {
 				c.log.Error("rpc: read failed", "error", err)
 				c.mu.Lock()
 				c.readErr = fmt.Errorf("rpc: read: %w", err)
 				c.mu.Unlock()
 			}
+			c.readMu.Unlock()
 			return
 		}
-		c.readFrame(bytes.Clone(frame))
+		if c.stopping.Load() {
+			// The dispatcher may have stopped taking work before the last
+			// enqueue: answer what it left.
+			c.rejectQueued()
+			c.readMu.Unlock()
+			return
+		}
+		c.readMu.Unlock()
 	}
 }
 
@@ -201,25 +244,26 @@ func (c *Conn) newInbound(m *codec.Message, b *batch) *inbound {
 }
 
 // enqueue queues w for dispatch, waiting for room. If the connection shuts
-// down first, w is dropped.
+// down first, w is answered ServerShuttingDown instead.
 func (c *Conn) enqueue(w work) {
 	select {
 	case c.queue <- w:
 	case <-c.stopCh:
-		c.drop(w)
+		c.reject(w)
 	}
 }
 
-// drop lets go of queued work that will not run.
-func (c *Conn) drop(w work) {
-	if w.in != nil {
-		c.forget(w.in)
-		w.in.cancel(ErrShutdown)
-	}
-	if w.batch != nil {
-		for _, in := range w.batch.calls {
-			c.forget(in)
-			in.cancel(ErrShutdown)
+// rejectQueued answers the work left in the queue ServerShuttingDown.
+func (c *Conn) rejectQueued() {
+	for {
+		select {
+		case w, ok := <-c.queue:
+			if !ok {
+				return
+			}
+			c.reject(w)
+		default:
+			return
 		}
 	}
 }
@@ -238,9 +282,9 @@ func (c *Conn) forget(in *inbound) {
 
 // cancelFromPeer acts on a cancellation notification.
 func (c *Conn) cancelFromPeer(method string, params []byte) {
-	how, member := cancelledLSP, "id"
+	how, member := stateCancelledLSP, "id"
 	if method == CancelledNotification {
-		how, member = cancelledMCP, "requestId"
+		how, member = stateCancelledMCP, "requestId"
 	}
 	id := codec.Member(params, member)
 	if !codec.IsID(id) {
@@ -253,27 +297,27 @@ func (c *Conn) cancelFromPeer(method string, params []byte) {
 	if in == nil {
 		return // answered already, or never seen
 	}
-	if in.state.CompareAndSwap(stateQueued, stateDone) {
+	queued := in.cancelBy(how)
+	in.cancel(ErrCancelled)
+	if queued {
 		// Never started, and now never will.
-		c.forget(in)
-		in.cancel(ErrCancelled)
 		var line []byte
-		if how == cancelledLSP {
+		if how == stateCancelledLSP {
 			line = errorLine(in.req.ID, codec.NewError(codec.RequestCancelled, ""))
 		}
 		c.answer(in, line)
-		return
 	}
-	in.cancelled.CompareAndSwap(notCancelled, how)
-	in.cancel(ErrCancelled)
 }
 
-// answer sends a call's answer (nil: none), alone or into its batch.
+// answer sends a call's answer (nil: none), alone or into its batch, and
+// frees its id once the answer is on its way.
 func (c *Conn) answer(in *inbound, line []byte) {
-	switch {
-	case in.batch != nil:
+	if in.batch != nil {
 		in.batch.add(c, in.slot, line)
-	case line != nil:
+		return
+	}
+	c.forget(in)
+	if line != nil {
 		c.write(line)
 	}
 }
@@ -294,17 +338,12 @@ func (c *Conn) dispatch() {
 			}
 			c.dispatchOne(w)
 		case <-c.stopCh:
-			for {
-				select {
-				case w, ok := <-c.queue:
-					if !ok {
-						return
-					}
-					c.reject(w)
-				default:
-					return
-				}
-			}
+			// Wait for a frame the reader is taking in, so that it is
+			// answered before the connection finishes.
+			c.readMu.Lock()
+			c.rejectQueued()
+			c.readMu.Unlock()
+			return
 		}
 	}
 }
@@ -348,14 +387,11 @@ func (c *Conn) start(in *inbound) {
 // run calls the handler for in, unless the peer cancelled it first, and
 // answers it.
 func (c *Conn) run(in *inbound) {
-	if !in.state.CompareAndSwap(stateQueued, stateRunning) {
+	if !in.begin() {
 		return // cancelled while queued, and answered then
 	}
 	result, err := c.invoke(in)
-
-	in.notifyMu.Lock()
-	in.state.Store(stateDone)
-	in.notifyMu.Unlock()
+	how := in.end()
 	if in.req.ID == nil {
 		if err != nil {
 			c.log.Warn("rpc: notification handler failed", "method", in.req.Method, "error", err)
@@ -363,12 +399,11 @@ func (c *Conn) run(in *inbound) {
 		in.cancel(nil)
 		return
 	}
-	c.forget(in)
 	var line []byte
-	switch in.cancelled.Load() {
-	case cancelledLSP:
+	switch how {
+	case stateCancelledLSP:
 		line = errorLine(in.req.ID, codec.NewError(codec.RequestCancelled, ""))
-	case cancelledMCP:
+	case stateCancelledMCP:
 	default:
 		line = c.responseLine(in, result, err)
 	}
@@ -410,7 +445,6 @@ func (c *Conn) rejectCall(in *inbound) {
 	if !in.state.CompareAndSwap(stateQueued, stateDone) {
 		return
 	}
-	c.forget(in)
 	in.cancel(ErrShutdown)
 	if in.req.ID != nil {
 		c.answer(in, errorLine(in.req.ID, codec.NewError(codec.ServerShuttingDown, "")))
@@ -446,16 +480,26 @@ type exception struct {
 	Message   string `json:"message"`
 }
 
-// responseLine encodes the response to in.
-func (c *Conn) responseLine(in *inbound, result any, err error) []byte {
+// responseLine encodes the response to in. Encoding runs user code (a
+// MarshalJSON, an Error method) after the handler's own recovery: a panic
+// there becomes an InternalError too.
+func (c *Conn) responseLine(in *inbound, result any, err error) (line []byte) {
+	defer func() {
+		if v := recover(); v != nil {
+			c.log.Error("rpc: encoding the response panicked", "method", in.req.Method, "id", string(in.req.ID),
+				"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			line = errorLine(in.req.ID, codec.NewError(codec.InternalError, "").
+				WithData(exception{Exception: fmt.Sprintf("%T", v), Message: fmt.Sprint(v)}))
+		}
+	}()
 	if err != nil {
 		return errorLine(in.req.ID, c.errorObject(in, err))
 	}
-	line, err := codec.AppendResponse(nil, in.req.ID, result)
-	if err != nil {
-		c.log.Error("rpc: result cannot be encoded", "method", in.req.Method, "error", err)
+	line, encErr := codec.AppendResponse(nil, in.req.ID, result)
+	if encErr != nil {
+		c.log.Error("rpc: result cannot be encoded", "method", in.req.Method, "error", encErr)
 		return errorLine(in.req.ID, codec.NewError(codec.InternalError, "").
-			WithData(exception{Exception: fmt.Sprintf("%T", result), Message: err.Error()}))
+			WithData(exception{Exception: fmt.Sprintf("%T", result), Message: encErr.Error()}))
 	}
 	return line
 }
@@ -463,7 +507,7 @@ func (c *Conn) responseLine(in *inbound, result any, err error) []byte {
 // errorObject maps a handler's error to the error object sent back.
 func (c *Conn) errorObject(in *inbound, err error) *codec.Error {
 	var e *codec.Error
-	if errors.As(err, &e) {
+	if errors.As(err, &e) && e != nil {
 		return e
 	}
 	if in.ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
@@ -480,7 +524,18 @@ func (c *Conn) errorObject(in *inbound, err error) *codec.Error {
 			WithData(exception{Exception: fmt.Sprintf("%T", p.value), Message: fmt.Sprint(p.value)})
 	}
 	return codec.NewError(codec.InternalError, "").
-		WithData(exception{Exception: fmt.Sprintf("%T", err), Message: err.Error()})
+		WithData(exception{Exception: fmt.Sprintf("%T", err), Message: errorText(err)})
+}
+
+// errorText is err.Error(), or "<nil>" for a nil pointer whose Error method
+// cannot take one.
+func errorText(err error) (text string) {
+	defer func() {
+		if recover() != nil {
+			text = "<nil>"
+		}
+	}()
+	return err.Error()
 }
 
 // errorLine encodes an error response to id (nil: null).

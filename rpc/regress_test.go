@@ -1,0 +1,192 @@
+package rpc_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/wiretest"
+	"github.com/toolrpc/toolrpc/rpc"
+)
+
+// Regression tests for defects found in review. Each names what broke.
+
+// slowNotes takes a while over any write that holds a notification, and
+// records whether anything is written after it is sealed.
+type slowNotes struct {
+	mu     sync.Mutex
+	out    strings.Builder
+	sealed bool
+	late   []string
+}
+
+func (s *slowNotes) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), `"method":"log"`) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sealed {
+		s.late = append(s.late, string(p))
+	}
+	return s.out.Write(p)
+}
+
+// A response queued behind a slow write was dropped at the end of the
+// input, and the slow write landed after Wait returned.
+func TestEOFWritesEverythingQueuedBeforeWaitReturns(t *testing.T) {
+	pr, pw := io.Pipe()
+	w := &slowNotes{}
+	h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) { return "ok", nil })
+	c := rpc.NewConn(context.Background(), pr, w, h, &rpc.Options{Logger: quiet})
+	go func() { _ = c.Notify(context.Background(), "log", map[string]int{"n": 1}) }()
+	time.Sleep(20 * time.Millisecond) // the notification is being written
+	wiretest.Send(t, pw, `{"jsonrpc":"2.0","method":"m","id":1}`)
+	time.Sleep(20 * time.Millisecond) // its response is queued behind it
+	require.NoError(t, pw.Close())
+	require.NoError(t, c.Wait())
+	w.mu.Lock()
+	w.sealed = true
+	got := w.out.String()
+	w.mu.Unlock()
+	assert.Equal(t, `{"jsonrpc":"2.0","method":"log","params":{"n":1}}`+"\n"+`{"jsonrpc":"2.0","result":"ok","id":1}`+"\n", got)
+	time.Sleep(150 * time.Millisecond)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	assert.Empty(t, w.late, "written after Wait returned")
+}
+
+type nilErr struct{ msg string }
+
+func (e *nilErr) Error() string { return e.msg }
+
+type panicky struct{}
+
+func (panicky) MarshalJSON() ([]byte, error) { panic("marshal exploded") }
+
+// Typed nil errors and panicking MarshalJSON methods crashed the process:
+// the response was built outside the handler's recovery.
+func TestPanicsWhileEncodingTheResponse(t *testing.T) {
+	h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+		switch req.Method {
+		case "typed-nil-codec-error":
+			var e *codec.Error
+			return nil, e
+		case "typed-nil-error":
+			var e *nilErr
+			return nil, e
+		case "marshal-panics":
+			return panicky{}, nil
+		case "data-panics":
+			return nil, codec.NewError(42, "x").WithData(panicky{})
+		}
+		return "ok", nil
+	})
+	wiretest.Serve(t, h, `
+		--> {"jsonrpc":"2.0","method":"typed-nil-codec-error","id":1}
+		<-- {"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"exception":"*codec.Error","message":"<nil>"}},"id":1}
+		--> {"jsonrpc":"2.0","method":"typed-nil-error","id":2}
+		<-- {"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"exception":"*rpc_test.nilErr","message":"<nil>"}},"id":2}
+		--> {"jsonrpc":"2.0","method":"marshal-panics","id":3}
+		<-- {"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"exception":"string","message":"marshal exploded"}},"id":3}
+		--> {"jsonrpc":"2.0","method":"data-panics","id":4}
+		<-- {"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"exception":"string","message":"marshal exploded"}},"id":4}
+		--> {"jsonrpc":"2.0","method":"after","id":5}
+		<-- {"jsonrpc":"2.0","result":"ok","id":5}`, nil)
+}
+
+// The id of a finished batch entry was released before the batch was
+// answered, so a new request could reuse it and both were answered.
+func TestBatchIDsStayInFlightUntilTheBatchIsAnswered(t *testing.T) {
+	gate := make(chan struct{})
+	h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+		if req.Method == "slow" {
+			select {
+			case <-gate:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		return req.Method, nil
+	})
+	pr, pw := io.Pipe()
+	var out wiretest.Buffer
+	c := rpc.NewConn(context.Background(), pr, &out, h, &rpc.Options{Logger: quiet})
+	wiretest.Send(t, pw, `[{"jsonrpc":"2.0","method":"fast","id":1},{"jsonrpc":"2.0","method":"slow","id":2}]`)
+	time.Sleep(20 * time.Millisecond) // fast is done; its answer waits for the batch
+	wiretest.Send(t, pw, `{"jsonrpc":"2.0","method":"fast","id":1}`)
+	wiretest.WaitForLines(t, &out, 1)
+	close(gate)
+	wiretest.WaitForLines(t, &out, 2)
+	wiretest.Send(t, pw, `{"jsonrpc":"2.0","method":"fast","id":1}`)
+	require.NoError(t, pw.Close())
+	require.NoError(t, c.Wait())
+	assert.Equal(t, []string{
+		`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: id 1 is already in use"},"id":1}`,
+		`[{"jsonrpc":"2.0","result":"fast","id":1},{"jsonrpc":"2.0","result":"slow","id":2}]`,
+		`{"jsonrpc":"2.0","result":"fast","id":1}`,
+	}, wiretest.Lines(t, out.String()))
+}
+
+// A request read while the connection shut down, waiting for room in a full
+// queue, got no answer at all.
+func TestShutdownAnswersEveryRequestRead(t *testing.T) {
+	for run := range 50 {
+		started := make(chan struct{}, 1)
+		h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+			started <- struct{}{}
+			<-ctx.Done()
+			return nil, ctx.Err()
+		})
+		pr, pw := io.Pipe()
+		var out wiretest.Buffer
+		ctx, cancel := context.WithCancel(context.Background())
+		c := rpc.NewConn(ctx, pr, &out, h, &rpc.Options{Logger: quiet, Concurrency: 1, QueueSize: 1})
+		for _, id := range []string{"A", "B", "C", "D"} {
+			wiretest.Send(t, pw, fmt.Sprintf(`{"jsonrpc":"2.0","method":"m","id":%q}`, id))
+			if id == "A" {
+				<-started
+			}
+		}
+		// A runs, B waits for a slot, C is queued, D waits for room.
+		time.Sleep(2 * time.Millisecond)
+		cancel()
+		require.ErrorIs(t, c.Wait(), context.Canceled)
+		_ = pr.Close()
+		got := wiretest.Lines(t, out.String())
+		require.Len(t, got, 4, "run %d: %q", run, got)
+		for _, line := range got {
+			assert.Contains(t, line, `"code":-32000`)
+		}
+	}
+}
+
+// rw is a stream whose value cannot be compared with ==.
+type rw struct {
+	io.Reader
+	io.Writer
+	closes *int
+	_      []int
+}
+
+func (s rw) Close() error { *s.closes++; return nil }
+
+// Close compared r and w with ==, which panics for such values.
+func TestCloseWithOneUncomparableStream(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	closes := 0
+	s := rw{Reader: pr, Writer: io.Discard, closes: &closes}
+	c := rpc.NewConn(context.Background(), s, s, nil, &rpc.Options{Logger: quiet})
+	require.NotPanics(t, func() { _ = c.Close() })
+	_ = pr.Close()
+	assert.Positive(t, closes)
+}

@@ -1,0 +1,49 @@
+package rpc
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// The life of an inbound call, and the peer's cancellation at each step: a
+// cancel counts while the call is queued (it then never runs) or running
+// (the answer becomes the cancellation's), and not once the connection has
+// taken the handler's result.
+func TestInboundStates(t *testing.T) {
+	t.Run("cancelled while queued", func(t *testing.T) {
+		var in inbound
+		assert.True(t, in.cancelBy(stateCancelledLSP))
+		assert.False(t, in.begin(), "a call cancelled while queued never runs")
+	})
+	t.Run("cancelled while running", func(t *testing.T) {
+		var in inbound
+		assert.True(t, in.begin())
+		assert.False(t, in.cancelBy(stateCancelledMCP))
+		assert.False(t, in.cancelBy(stateCancelledLSP), "the first cancellation decides")
+		assert.Equal(t, stateCancelledMCP, in.end())
+	})
+	t.Run("cancelled after the result was taken", func(t *testing.T) {
+		var in inbound
+		assert.True(t, in.begin())
+		assert.Equal(t, stateRunning, in.end())
+		assert.False(t, in.cancelBy(stateCancelledLSP))
+		assert.Equal(t, stateDone, in.state.Load(), "the answer stands")
+	})
+	t.Run("racing", func(t *testing.T) {
+		for range 1000 {
+			var in inbound
+			in.begin()
+			var wg sync.WaitGroup
+			var end int32
+			var queued bool
+			wg.Go(func() { end = in.end() })
+			wg.Go(func() { queued = in.cancelBy(stateCancelledLSP) })
+			wg.Wait()
+			assert.False(t, queued)
+			assert.Contains(t, []int32{stateRunning, stateCancelledLSP}, end)
+			assert.Equal(t, stateDone, in.state.Load())
+		}
+	})
+}
