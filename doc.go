@@ -6,7 +6,9 @@
 // The work is done by its packages:
 //
 //   - codec: the wire — frames, message classification, encoding, errors;
-//   - rpc: the connection — Serve, Conn, Handler, notifications, cancellation.
+//   - rpc: the connection — Serve, Conn, Handler, notifications, cancellation;
+//   - service: plain Go values as RPC methods, with params binding and
+//     validation.
 //
 // This package holds the end-to-end tests and the documentation that ties
 // them together; see README.md.

@@ -17,12 +17,13 @@ import (
 // A decodeFunc decodes the JSON value that starts at b[i] (no white space
 // before it) into v, which is addressable and settable, and returns the index
 // just past the value.
-type decodeFunc func(d *decodeState, b []byte, i int, v reflect.Value) (int, *FieldError)
+type decodeFunc func(d decodeState, b []byte, i int, v reflect.Value) (int, *FieldError)
 
-// decodeState is what a decoding carries through the decoders.
+// decodeState is what a decoding carries through the decoders. It is passed
+// by value: a decoder hands its children a copy with skipMeta cleared.
 type decodeState struct {
 	allowUnknown bool // ignore object members that match no field
-	skipMeta     bool // the next object decoded is the params: skip its "_meta"
+	skipMeta     bool // this object is the params: skip its "_meta"
 }
 
 // binder builds decoders for types, once per type.
@@ -42,7 +43,7 @@ var (
 func (bd *binder) decoder(t reflect.Type) (decodeFunc, error) {
 	if p, ok := bd.cache[t]; ok {
 		// Built, or being built (a recursive type): call through the slot.
-		return func(d *decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
+		return func(d decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
 			return (*p)(d, b, i, v)
 		}, nil
 	}
@@ -317,7 +318,7 @@ func skipNull(b []byte, i int) (int, bool) {
 	return i, false
 }
 
-func decodeBool(_ *decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
+func decodeBool(_ decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
 	if i < len(b) {
 		switch b[i] {
 		case 't':
@@ -361,7 +362,40 @@ func isNumberStart(b []byte, i int) bool {
 	return i < len(b) && (b[i] == '-' || scan.IsDigit(b[i]))
 }
 
-func decodeInt(_ *decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
+// smallInt parses the integer at b[i] when it is short, plain (no fraction,
+// no exponent) and ends where a number must: the common case, in one pass.
+func smallInt(b []byte, i int) (n int64, end int, ok bool) {
+	j := i
+	neg := j < len(b) && b[j] == '-'
+	if neg {
+		j++
+	}
+	start := j
+	for j < len(b) && j-start < 18 && scan.IsDigit(b[j]) {
+		n = n*10 + int64(b[j]-'0')
+		j++
+	}
+	digits := j - start
+	if digits == 0 || (digits > 1 && b[start] == '0') || j-start >= 18 {
+		return 0, i, false
+	}
+	if j < len(b) {
+		switch b[j] {
+		case '.', 'e', 'E':
+			return 0, i, false
+		}
+	}
+	if neg {
+		n = -n
+	}
+	return n, j, true
+}
+
+func decodeInt(_ decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
+	if n, end, ok := smallInt(b, i); ok && !v.OverflowInt(n) {
+		v.SetInt(n)
+		return end, nil
+	}
 	if !isNumberStart(b, i) {
 		if end, ok := skipNull(b, i); ok {
 			return end, nil
@@ -414,7 +448,7 @@ func parseUint(tok []byte) (uint64, bool) {
 	return n, true
 }
 
-func decodeUint(_ *decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
+func decodeUint(_ decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
 	if !isNumberStart(b, i) {
 		if end, ok := skipNull(b, i); ok {
 			return end, nil
@@ -439,7 +473,7 @@ func decodeUint(_ *decodeState, b []byte, i int, v reflect.Value) (int, *FieldEr
 	return end, nil
 }
 
-func decodeFloat(_ *decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
+func decodeFloat(_ decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
 	if !isNumberStart(b, i) {
 		if end, ok := skipNull(b, i); ok {
 			return end, nil
@@ -475,7 +509,7 @@ func str(b []byte, i int) ([]byte, int, *FieldError) {
 	return scan.Unquote(b[i:end], escaped), end, nil
 }
 
-func decodeString(_ *decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
+func decodeString(_ decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
 	if i >= len(b) || b[i] != '"' {
 		if end, ok := skipNull(b, i); ok {
 			return end, nil
@@ -499,7 +533,7 @@ func rawValue(b []byte, i int) ([]byte, int, *FieldError) {
 	return b[i:end], end, nil
 }
 
-func decodeRaw(_ *decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
+func decodeRaw(_ decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
 	raw, end, fe := rawValue(b, i)
 	if fe != nil {
 		return i, fe
@@ -508,7 +542,7 @@ func decodeRaw(_ *decodeState, b []byte, i int, v reflect.Value) (int, *FieldErr
 	return end, nil
 }
 
-func decodeNumber(_ *decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
+func decodeNumber(_ decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
 	if isNumberStart(b, i) {
 		tok, end, _, fe := number(b, i)
 		if fe != nil {
@@ -534,7 +568,7 @@ func decodeNumber(_ *decodeState, b []byte, i int, v reflect.Value) (int, *Field
 	return i, mismatch(b, i, "number")
 }
 
-func decodeUnmarshaler(_ *decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
+func decodeUnmarshaler(_ decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
 	raw, end, fe := rawValue(b, i)
 	if fe != nil {
 		return i, fe
@@ -545,7 +579,7 @@ func decodeUnmarshaler(_ *decodeState, b []byte, i int, v reflect.Value) (int, *
 	return end, nil
 }
 
-func decodeTextUnmarshaler(_ *decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
+func decodeTextUnmarshaler(_ decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
 	if i >= len(b) || b[i] != '"' {
 		if end, ok := skipNull(b, i); ok {
 			return end, nil
@@ -565,7 +599,7 @@ func decodeTextUnmarshaler(_ *decodeState, b []byte, i int, v reflect.Value) (in
 // quotedDecoder decodes a value given as a JSON string holding it (the
 // ",string" option of encoding/json).
 func quotedDecoder(dec decodeFunc) decodeFunc {
-	return func(d *decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
+	return func(d decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
 		if i >= len(b) || b[i] != '"' {
 			if end, ok := skipNull(b, i); ok {
 				return end, nil
@@ -594,7 +628,7 @@ func quotedDecoder(dec decodeFunc) decodeFunc {
 }
 
 func pointerDecoder(elem decodeFunc) decodeFunc {
-	return func(d *decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
+	return func(d decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
 		if end, ok := skipNull(b, i); ok {
 			v.SetZero()
 			return end, nil
@@ -606,7 +640,7 @@ func pointerDecoder(elem decodeFunc) decodeFunc {
 	}
 }
 
-func decodeInterface(d *decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
+func decodeInterface(d decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
 	if v.NumMethod() != 0 {
 		return i, &FieldError{Rule: "type", Param: v.Type().String(), Message: fmt.Sprintf("cannot decode into %s", v.Type())}
 	}
@@ -624,7 +658,7 @@ func decodeInterface(d *decodeState, b []byte, i int, v reflect.Value) (int, *Fi
 
 // anyValue decodes a value as encoding/json does into an interface{}:
 // map[string]any, []any, float64, string, bool or nil.
-func anyValue(d *decodeState, b []byte, i int) (any, int, *FieldError) {
+func anyValue(d decodeState, b []byte, i int) (any, int, *FieldError) {
 	if i >= len(b) {
 		return nil, i, syntaxError()
 	}
@@ -749,7 +783,7 @@ func eachMember(b []byte, i int, fn func(key []byte, at int) (int, *FieldError))
 }
 
 func sliceDecoder(elem decodeFunc) decodeFunc {
-	return func(d *decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
+	return func(d decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
 		if i >= len(b) || b[i] != '[' {
 			if end, ok := skipNull(b, i); ok {
 				v.SetZero()
@@ -786,7 +820,7 @@ func sliceDecoder(elem decodeFunc) decodeFunc {
 // bytesDecoder decodes a []byte from a base64 string, as encoding/json
 // does, or from an array of numbers.
 func bytesDecoder(array decodeFunc) decodeFunc {
-	return func(d *decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
+	return func(d decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
 		if i >= len(b) || b[i] != '"' {
 			return array(d, b, i, v)
 		}
@@ -805,7 +839,7 @@ func bytesDecoder(array decodeFunc) decodeFunc {
 }
 
 func arrayDecoder(elem decodeFunc, n int) decodeFunc {
-	return func(d *decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
+	return func(d decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
 		if i >= len(b) || b[i] != '[' {
 			if end, ok := skipNull(b, i); ok {
 				return end, nil
@@ -869,7 +903,7 @@ func (bd *binder) mapDecoder(t reflect.Type) (decodeFunc, error) {
 		return nil, err
 	}
 	et := t.Elem()
-	return func(d *decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
+	return func(d decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
 		if i >= len(b) || b[i] != '{' {
 			if end, ok := skipNull(b, i); ok {
 				v.SetZero()
@@ -878,7 +912,7 @@ func (bd *binder) mapDecoder(t reflect.Type) (decodeFunc, error) {
 			return i, mismatch(b, i, "object")
 		}
 		skipMeta := d.skipMeta
-		d.skipMeta = false
+		d.skipMeta = false // for the values
 		if v.IsNil() {
 			v.Set(reflect.MakeMap(t))
 		}
@@ -930,7 +964,7 @@ func structDecoder(fields []field) decodeFunc {
 		}
 		return -1
 	}
-	return func(d *decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
+	return func(d decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
 		if i >= len(b) || b[i] != '{' {
 			if end, ok := skipNull(b, i); ok {
 				return end, nil
@@ -938,43 +972,75 @@ func structDecoder(fields []field) decodeFunc {
 			return i, mismatch(b, i, "object")
 		}
 		skipMeta := d.skipMeta
-		d.skipMeta = false
+		d.skipMeta = false // for the fields
 		var seenBuf [4]uint64
 		seen := seenBuf[:]
 		if len(fields) > 64*len(seenBuf) {
 			seen = make([]uint64, (len(fields)+63)/64)
 		}
-		return eachMember(b, i, func(name []byte, at int) (int, *FieldError) {
-			fi := lookup(name)
-			if fi < 0 {
-				if skipMeta && string(name) == "_meta" || d.allowUnknown {
-					return rawEnd(b, at)
+		// The member loop of eachMember, inlined: this is the hot path.
+		i = scan.SkipSpace(b, i+1)
+		if i < len(b) && b[i] == '}' {
+			return i + 1, nil
+		}
+		for {
+			if i >= len(b) || b[i] != '"' {
+				return i, syntaxError()
+			}
+			keyEnd, escaped, st := scan.String(b, i)
+			if st != scan.OK {
+				return i, syntaxError()
+			}
+			name := scan.Unquote(b[i:keyEnd], escaped)
+			i = scan.SkipSpace(b, keyEnd)
+			if i >= len(b) || b[i] != ':' {
+				return i, syntaxError()
+			}
+			at := scan.SkipSpace(b, i+1)
+			var end int
+			var fe *FieldError
+			if fi := lookup(name); fi >= 0 {
+				f := &fields[fi]
+				if seen[fi/64]&(1<<(fi%64)) != 0 {
+					return at, duplicate(name).under(f.name)
 				}
-				fe := &FieldError{Rule: "unknown", Message: fmt.Sprintf("unknown field %q", name)}
-				return at, fe.under(fieldSegment(name))
+				seen[fi/64] |= 1 << (fi % 64)
+				fv, fe := f.value(v)
+				if fe != nil {
+					return at, fe.under(f.name)
+				}
+				if end, fe = f.dec(d, b, at, fv); fe != nil {
+					return at, fe.under(f.name)
+				}
+			} else {
+				if !(skipMeta && string(name) == "_meta") && !d.allowUnknown {
+					fe := &FieldError{Rule: "unknown", Message: fmt.Sprintf("unknown field %q", name)}
+					return at, fe.under(fieldSegment(name))
+				}
+				if end, fe = rawEnd(b, at); fe != nil {
+					return at, fe
+				}
 			}
-			f := &fields[fi]
-			if seen[fi/64]&(1<<(fi%64)) != 0 {
-				return at, duplicate(name).under(f.name)
+			i = scan.SkipSpace(b, end)
+			if i >= len(b) {
+				return i, syntaxError()
 			}
-			seen[fi/64] |= 1 << (fi % 64)
-			fv, fe := f.value(v)
-			if fe != nil {
-				return at, fe.under(f.name)
+			switch b[i] {
+			case ',':
+				i = scan.SkipSpace(b, i+1)
+			case '}':
+				return i + 1, nil
+			default:
+				return i, syntaxError()
 			}
-			end, fe := f.dec(d, b, at, fv)
-			if fe != nil {
-				return at, fe.under(f.name)
-			}
-			return end, nil
-		})
+		}
 	}
 }
 
 // positionalStruct decodes an array into a struct's fields in declaration
 // order: exactly one element per field.
 func positionalStruct(fields []field) decodeFunc {
-	return func(d *decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
+	return func(d decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
 		count := 0
 		end, fe := eachElement(b, i, func(j, at int) (int, *FieldError) {
 			count++

@@ -59,8 +59,7 @@ func targetDecoder(t testing.TB) decodeFunc {
 
 func bindTarget(dec decodeFunc, in []byte) (target, *FieldError) {
 	var v target
-	d := decodeState{}
-	end, fe := dec(&d, in, 0, reflect.ValueOf(&v).Elem())
+	end, fe := dec(decodeState{}, in, 0, reflect.ValueOf(&v).Elem())
 	if fe == nil && end != len(in) {
 		fe = syntaxError()
 	}
@@ -157,7 +156,7 @@ func TestBindRecursiveTypes(t *testing.T) {
 	require.NoError(t, err)
 	var v recursive
 	in := []byte(`{"name":"a","children":[{"name":"b","children":[{"name":"c"}]}]}`)
-	_, fe := dec(&decodeState{}, in, 0, reflect.ValueOf(&v).Elem())
+	_, fe := dec(decodeState{}, in, 0, reflect.ValueOf(&v).Elem())
 	require.Nil(t, fe)
 	assert.Equal(t, "c", v.Children[0].Children[0].Name)
 }

@@ -133,7 +133,7 @@ func (s *Service) Register(namespace string, rcvr any) error {
 		case s.methods[name] != nil || added[name] != nil:
 			return fmt.Errorf("service: method %s.%s maps to %q, which is already registered", t, m.Name, name)
 		}
-		meth, err := s.plan(name, v.Method(i))
+		meth, err := s.plan(name, v, m.Func)
 		if err != nil {
 			err = fmt.Errorf("service: method %s.%s cannot be served: %w", t, m.Name, err)
 			if s.skip {
@@ -222,7 +222,9 @@ const (
 // method is a registered method and everything precomputed to call it.
 type method struct {
 	name     string
-	fn       reflect.Value
+	rcvr     reflect.Value // the registered value
+	fn       reflect.Value // the method's function, receiver first
+	variadic bool
 	hasCtx   bool
 	mode     bindMode
 	params   []param
@@ -245,19 +247,21 @@ var (
 	errorType   = reflect.TypeFor[error]()
 )
 
-// plan checks a method's shape and precomputes how to call it.
-func (s *Service) plan(name string, fn reflect.Value) (*method, error) {
+// plan checks a method's shape and precomputes how to call it. fn is the
+// method's function, which takes the receiver rcvr first.
+func (s *Service) plan(name string, rcvr, fn reflect.Value) (*method, error) {
 	ft := fn.Type()
-	m := &method{name: name, fn: fn, svc: s}
-	in := 0
-	if ft.NumIn() > 0 && ft.In(0) == contextType {
-		m.hasCtx, in = true, 1
+	m := &method{name: name, rcvr: rcvr, fn: fn, variadic: ft.IsVariadic(), svc: s}
+	in := 1 // the receiver
+	if ft.NumIn() > 1 && ft.In(1) == contextType {
+		m.hasCtx, in = true, 2
 	}
 	for i := in; i < ft.NumIn(); i++ {
 		t := ft.In(i)
 		if t == contextType {
 			return nil, fmt.Errorf("context.Context must be the first parameter")
 		}
+		i := i - 1 // count parameters as the method declares them
 		p := param{typ: t}
 		dt := t
 		if t.Kind() == reflect.Pointer {
@@ -356,8 +360,8 @@ func encodable(t reflect.Type) error {
 
 // call binds the params, calls the method and maps its results.
 func (m *method) call(ctx context.Context, params json.RawMessage) (any, error) {
-	var argBuf [4]reflect.Value
-	args := argBuf[:0]
+	var argBuf [5]reflect.Value
+	args := append(argBuf[:0], m.rcvr)
 	if m.hasCtx {
 		args = append(args, reflect.ValueOf(&ctx).Elem())
 	}
@@ -366,7 +370,7 @@ func (m *method) call(ctx context.Context, params json.RawMessage) (any, error) 
 		return nil, err
 	}
 	var out []reflect.Value
-	if m.fn.Type().IsVariadic() {
+	if m.variadic {
 		out = m.fn.CallSlice(args)
 	} else {
 		out = m.fn.Call(args)
@@ -398,7 +402,10 @@ func (m *method) bind(ctx context.Context, params json.RawMessage, args []reflec
 	if present && !named && params[i] != '[' {
 		return nil, invalidParams(&FieldError{Rule: "shape", Message: "params must be an object or an array"})
 	}
-	first := len(args)
+	// ptrs holds each decoded param's pointer, for validation: the validator
+	// takes an interface, and a pointer fits one without a copy.
+	var ptrBuf [4]reflect.Value
+	ptrs := ptrBuf[:0]
 	switch m.mode {
 	case bindNone:
 		if present && !emptyParams(params[i:]) {
@@ -424,11 +431,12 @@ func (m *method) bind(ctx context.Context, params json.RawMessage, args []reflec
 				dec = p.dec
 			}
 			d.skipMeta = named
-			if err := decodeAll(&d, dec, params, i, v.Elem()); err != nil {
+			if err := decodeAll(d, dec, params, i, v.Elem()); err != nil {
 				return nil, err
 			}
 		}
 		args = append(args, argValue(p, v))
+		ptrs = append(ptrs, v)
 	case bindPositional:
 		if present && named {
 			return nil, invalidParams(&FieldError{Rule: "shape", Param: "array",
@@ -444,7 +452,8 @@ func (m *method) bind(ctx context.Context, params json.RawMessage, args []reflec
 				p := m.params[j]
 				v := reflect.New(derefType(p))
 				args = append(args, argValue(p, v))
-				end, fe := p.dec(&d, params, at, v.Elem())
+				ptrs = append(ptrs, v)
+				end, fe := p.dec(d, params, at, v.Elem())
 				if fe != nil {
 					return at, fe.under(indexSegment(j))
 				}
@@ -462,14 +471,14 @@ func (m *method) bind(ctx context.Context, params json.RawMessage, args []reflec
 		}
 	}
 	if m.validate {
-		if err := m.check(ctx, args[first:]); err != nil {
+		if err := m.check(ctx, ptrs); err != nil {
 			return nil, err
 		}
 	}
 	return args, nil
 }
 
-func decodeAll(d *decodeState, dec decodeFunc, b []byte, i int, v reflect.Value) error {
+func decodeAll(d decodeState, dec decodeFunc, b []byte, i int, v reflect.Value) error {
 	end, fe := dec(d, b, i, v)
 	if fe == nil && scan.SkipSpace(b, end) != len(b) {
 		fe = syntaxError()
@@ -511,23 +520,20 @@ func emptyParams(b []byte) bool {
 	return empty && fe == nil
 }
 
-// check validates the arguments that need it.
-func (m *method) check(ctx context.Context, args []reflect.Value) error {
+// check validates the decoded params that need it, given by pointer.
+func (m *method) check(ctx context.Context, ptrs []reflect.Value) error {
 	var all []*FieldError
 	for j, p := range m.params {
-		if !p.validate || j >= len(args) {
+		if !p.validate || j >= len(ptrs) {
 			continue
 		}
 		prefix := ""
 		if m.mode == bindPositional && len(m.params) > 1 {
 			prefix = indexSegment(j)
 		}
-		v := args[j]
-		if v.Kind() == reflect.Pointer && v.IsNil() {
-			continue
-		}
+		v := ptrs[j]
 		if k := derefType(p).Kind(); k == reflect.Slice || k == reflect.Array {
-			sv := reflect.Indirect(v)
+			sv := v.Elem()
 			for e := range sv.Len() {
 				ev := sv.Index(e)
 				if ev.Kind() == reflect.Pointer && ev.IsNil() {
