@@ -8,7 +8,8 @@
 //   - codec: the wire — frames, message classification, encoding, errors;
 //   - rpc: the connection — Serve, Conn, Handler, notifications, cancellation;
 //   - service: plain Go values as RPC methods, with params binding and
-//     validation.
+//     validation;
+//   - middleware: recovery, progress, logging, correlation, timeouts.
 //
 // This package holds the end-to-end tests and the documentation that ties
 // them together; see README.md.

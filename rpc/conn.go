@@ -93,8 +93,9 @@ type Conn struct {
 	stopWatch func() bool
 
 	queue      chan work     // messages read, in order; closed by the reader
+	workCh     chan *inbound // requests handed to idle workers; closed by the dispatcher
 	readMu     sync.Mutex    // held by the reader while it takes in a frame
-	sem        chan struct{} // a token per running request handler
+	sem        chan struct{} // a token per worker goroutine
 	dispatched sync.WaitGroup
 
 	stopping atomic.Bool
@@ -162,6 +163,7 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Opt
 		queueSize = DefaultQueueSize
 	}
 	c.queue = make(chan work, queueSize)
+	c.workCh = make(chan *inbound)
 	c.sem = make(chan struct{}, concurrency)
 	c.ctx, c.cancel = context.WithCancelCause(context.WithoutCancel(ctx))
 	c.graceCtx, c.graceCancel = context.WithCancel(context.Background())

@@ -1,7 +1,6 @@
 package rpc_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -18,6 +17,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/wiretest"
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
@@ -184,53 +184,20 @@ func ExampleNotify() {
 	// {"jsonrpc":"2.0","result":"finished","id":1}
 }
 
-// pipeConn is a connection to a server over two io.Pipes: a driver writes
-// request lines and reads response lines.
-type pipeConn struct {
-	toServer *io.PipeWriter
-	fromSrv  *bufio.Reader
-	conn     *rpc.Conn
-	closeOut func() error
-}
-
-func newPipeConn(h rpc.Handler, opts *rpc.Options) *pipeConn {
-	sr, cw := io.Pipe()
-	cr, sw := io.Pipe()
-	return &pipeConn{
-		toServer: cw,
-		fromSrv:  bufio.NewReaderSize(cr, 64<<10),
-		conn:     rpc.NewConn(context.Background(), sr, sw, h, opts),
-		closeOut: cr.Close,
-	}
-}
-
-func (p *pipeConn) close(tb testing.TB) {
-	_ = p.toServer.Close()
-	go func() { _, _ = io.Copy(io.Discard, p.fromSrv) }()
-	require.NoError(tb, p.conn.Wait())
-	_ = p.closeOut()
-}
-
 var trivial = rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) { return true, nil })
 
 // BenchmarkRoundTrip is one request and its response through a connection
 // over io.Pipe, with a trivial handler, one call in flight.
 func BenchmarkRoundTrip(b *testing.B) {
-	p := newPipeConn(trivial, &rpc.Options{Logger: quiet})
+	p := wiretest.NewPipe(trivial, nil)
 	req := []byte(`{"jsonrpc":"2.0","method":"ping","params":[1,2],"id":1}` + "\n")
 	want := []byte(`{"jsonrpc":"2.0","result":true,"id":1}` + "\n")
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := p.toServer.Write(req); err != nil {
-			b.Fatal(err)
-		}
-		line, err := p.fromSrv.ReadSlice('\n')
-		if err != nil || !bytes.Equal(line, want) {
-			b.Fatalf("got %q, %v", line, err)
-		}
+		p.RoundTrip(b, req, want)
 	}
 	b.StopTimer()
-	p.close(b)
+	p.Close(b)
 }
 
 // BenchmarkPipelined keeps up to 256 calls in flight. An id is reused only
@@ -238,7 +205,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 func BenchmarkPipelined(b *testing.B) {
 	for _, sequential := range []bool{false, true} {
 		b.Run(fmt.Sprintf("sequential=%v", sequential), func(b *testing.B) {
-			p := newPipeConn(trivial, &rpc.Options{Logger: quiet, Sequential: sequential})
+			p := wiretest.NewPipe(trivial, &rpc.Options{Sequential: sequential})
 			const window = 256
 			var reqs [window][]byte
 			free := make(chan int, window)
@@ -251,7 +218,7 @@ func BenchmarkPipelined(b *testing.B) {
 			b.ResetTimer()
 			go func() {
 				for range b.N {
-					if _, err := p.toServer.Write(reqs[<-free]); err != nil {
+					if err := p.Write(reqs[<-free]); err != nil {
 						errs <- err
 						return
 					}
@@ -259,7 +226,7 @@ func BenchmarkPipelined(b *testing.B) {
 				errs <- nil
 			}()
 			for range b.N {
-				line, err := p.fromSrv.ReadSlice('\n')
+				line, err := p.ReadLine()
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -267,7 +234,7 @@ func BenchmarkPipelined(b *testing.B) {
 			}
 			require.NoError(b, <-errs)
 			b.StopTimer()
-			p.close(b)
+			p.Close(b)
 		})
 	}
 }

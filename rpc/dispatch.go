@@ -326,6 +326,7 @@ func (c *Conn) answer(in *inbound, line []byte) {
 // inline, requests in goroutines of their own (or inline when sequential).
 func (c *Conn) dispatch() {
 	defer c.dispatched.Done()
+	defer close(c.workCh) // idle workers end; busy ones after their call
 	for {
 		select {
 		case w, ok := <-c.queue:
@@ -363,25 +364,37 @@ func (c *Conn) dispatchOne(w work) {
 }
 
 // start runs a call: a notification, or a request when sequential, in the
-// dispatcher; any other request in a goroutine of its own once there is
-// room for it.
+// dispatcher; any other request in a worker goroutine, an idle one if
+// there is one, else a new one if there is room (Options.Concurrency).
 func (c *Conn) start(in *inbound) {
 	if in.req.ID == nil || c.sequential {
 		c.run(in)
 		return
 	}
 	select {
+	case c.workCh <- in: // an idle worker took it
+		return
+	default:
+	}
+	select {
+	case c.workCh <- in:
 	case c.sem <- struct{}{}:
+		c.dispatched.Add(1)
+		go c.worker(in)
 	case <-c.stopCh:
 		c.rejectCall(in)
-		return
 	}
-	c.dispatched.Add(1)
-	go func() {
-		defer c.dispatched.Done()
+}
+
+// worker runs in, then the requests the dispatcher hands it, until
+// dispatching ends. Workers are kept for the connection's life (at most
+// Options.Concurrency of them): a goroutine per call would start on a small
+// stack and grow it through the handler's frames every time.
+func (c *Conn) worker(in *inbound) {
+	defer c.dispatched.Done()
+	for ok := true; ok; in, ok = <-c.workCh {
 		c.run(in)
-		<-c.sem
-	}()
+	}
 }
 
 // run calls the handler for in, unless the peer cancelled it first, and
@@ -473,6 +486,10 @@ type panicError struct{ value any }
 
 func (p *panicError) Error() string { return fmt.Sprintf("panic: %v", p.value) }
 
+// PanicError returns the error for a recovered panic value v: the
+// connection answers it InternalError, with v's type as the exception.
+func PanicError(v any) error { return &panicError{value: v} }
+
 // exception is the data of an InternalError: the Go type of the error (or
 // panic value) and its message.
 type exception struct {
@@ -493,7 +510,7 @@ func (c *Conn) responseLine(in *inbound, result any, err error) (line []byte) {
 		}
 	}()
 	if err != nil {
-		return errorLine(in.req.ID, c.errorObject(in, err))
+		return errorLine(in.req.ID, ErrorFor(in.ctx, err))
 	}
 	line, encErr := codec.AppendResponse(nil, in.req.ID, result)
 	if encErr != nil {
@@ -504,14 +521,20 @@ func (c *Conn) responseLine(in *inbound, result any, err error) (line []byte) {
 	return line
 }
 
-// errorObject maps a handler's error to the error object sent back.
-func (c *Conn) errorObject(in *inbound, err error) *codec.Error {
+// ErrorFor returns the error object a connection answers with when a
+// handler, given ctx, returns err: the *codec.Error err is or wraps; for a
+// context error once ctx was cancelled, RequestCancelled (the peer
+// cancelled) or ServerShuttingDown; for PanicError, InternalError naming the
+// panic value's type; for any other error, InternalError naming its type.
+//
+// Middleware uses it to know the code a call will be answered with.
+func ErrorFor(ctx context.Context, err error) *codec.Error {
 	var e *codec.Error
 	if errors.As(err, &e) && e != nil {
 		return e
 	}
-	if in.ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
-		switch cause := context.Cause(in.ctx); {
+	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		switch cause := context.Cause(ctx); {
 		case errors.Is(cause, ErrCancelled):
 			return codec.NewError(codec.RequestCancelled, "")
 		case errors.Is(cause, ErrShutdown):

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"os/exec"
 	"path/filepath"
@@ -74,4 +75,37 @@ func TestDivideThroughTheBinary(t *testing.T) {
 // TestMain fails the package's tests if any goroutine outlives them.
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
+}
+
+func TestCountThroughTheBinary(t *testing.T) {
+	bin := buildCalculator(t)
+	in, want := wiretest.Split(`
+		--> {"jsonrpc":"2.0","id":1,"method":"count","params":{"n":3,"_meta":{"progressToken":"t1"}}}
+		<-- {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t1","progress":1,"total":3}}
+		<-- {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t1","progress":2,"total":3}}
+		<-- {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t1","progress":3,"total":3}}
+		<-- {"jsonrpc":"2.0","result":3,"id":1}`)
+	stdout, _ := runCalculator(t, bin, in)
+	assert.Equal(t, want, wiretest.Lines(t, stdout), "progress before the result, in order")
+}
+
+// A long count is cancelled through the binary's real stdin.
+func TestCancelThroughTheBinary(t *testing.T) {
+	bin := buildCalculator(t)
+	cmd := exec.Command(bin)
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	lines := bufio.NewScanner(stdout)
+	wiretest.Send(t, stdin, `{"jsonrpc":"2.0","id":7,"method":"count","params":{"n":10,"delay_ms":60000,"_meta":{"progressToken":"x"}}}`)
+	require.True(t, lines.Scan())
+	assert.Equal(t, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"x","progress":1,"total":10}}`, lines.Text())
+	wiretest.Send(t, stdin, `{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":7}}`)
+	require.True(t, lines.Scan())
+	assert.Equal(t, `{"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":7}`, lines.Text())
+	require.NoError(t, stdin.Close())
+	assert.False(t, lines.Scan(), "nothing more")
+	require.NoError(t, cmd.Wait(), "exit 0 at the end of the input")
 }

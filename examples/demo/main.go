@@ -1,6 +1,7 @@
 // Command demo shows toolrpc's wire behaviour without any child process:
 // each step writes request lines into a bytes.Buffer, serves them on one
-// connection, and prints what went in (-->) and what came out (<--).
+// connection to the calculator (package calc, with the default middleware),
+// and prints what went in (-->) and what came out (<--).
 //
 //	go run ./examples/demo
 package main
@@ -8,14 +9,14 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"strings"
 
-	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/examples/calculator/calc"
+	"github.com/toolrpc/toolrpc/middleware"
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
@@ -38,56 +39,29 @@ var steps = []struct {
 		`{"jsonrpc":"2.0","method":"multiply","params":[6,7],"id":5}`,
 	}},
 	{"A notification is answered by nothing", []string{
-		`{"jsonrpc":"2.0","method":"log","params":{"text":"hello"}}`,
+		`{"jsonrpc":"2.0","method":"notify_hello","params":[7]}`,
 	}},
 	{"A batch is answered by one array", []string{
-		`[{"jsonrpc":"2.0","method":"sum","params":[1,2,4],"id":"a"},{"jsonrpc":"2.0","method":"log","params":{"text":"x"}},{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":"b"},{"foo":"boo"}]`,
+		`[{"jsonrpc":"2.0","method":"sum","params":[1,2,4],"id":"a"},{"jsonrpc":"2.0","method":"notify_hello","params":[7]},{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":"b"},{"foo":"boo"}]`,
+	}},
+	{"Params that fail validation are answered -32602, field by field", []string{
+		`{"jsonrpc":"2.0","method":"divide","params":{"a":1,"b":0},"id":6}`,
 	}},
 	{"A call that reports progress before its response", []string{
-		`{"jsonrpc":"2.0","method":"count","params":{"n":2},"id":6}`,
+		`{"jsonrpc":"2.0","method":"count","params":{"n":2,"_meta":{"progressToken":"demo"}},"id":7}`,
 	}},
-}
-
-// calculator is the demo's handler, written by hand against rpc.Handler.
-func calculator(ctx context.Context, req *rpc.Request) (any, error) {
-	switch req.Method {
-	case "subtract":
-		var p [2]int
-		if err := json.Unmarshal(req.Params, &p); err != nil {
-			return nil, codec.NewError(codec.InvalidParams, "")
-		}
-		return p[0] - p[1], nil
-	case "sum":
-		var xs []int
-		if err := json.Unmarshal(req.Params, &xs); err != nil {
-			return nil, codec.NewError(codec.InvalidParams, "")
-		}
-		total := 0
-		for _, x := range xs {
-			total += x
-		}
-		return total, nil
-	case "log":
-		return nil, nil
-	case "count":
-		var p struct{ N int }
-		if err := json.Unmarshal(req.Params, &p); err != nil {
-			return nil, codec.NewError(codec.InvalidParams, "")
-		}
-		for i := 1; i <= p.N; i++ {
-			if err := rpc.Notify(ctx, "progress", map[string]int{"progress": i, "total": p.N}); err != nil {
-				return nil, err
-			}
-		}
-		return p.N, nil
-	}
-	return nil, codec.NewError(codec.MethodNotFound, "")
 }
 
 func run(out io.Writer) error {
+	quiet := slog.New(slog.DiscardHandler)
+	svc, err := calc.New(&calc.Calculator{Log: quiet})
+	if err != nil {
+		return err
+	}
+	h := middleware.Default(quiet)(svc)
 	opts := &rpc.Options{
 		Sequential: true, // answers in request order, for a readable transcript
-		Logger:     slog.New(slog.DiscardHandler),
+		Logger:     quiet,
 	}
 	for i, step := range steps {
 		if i > 0 {
@@ -96,7 +70,7 @@ func run(out io.Writer) error {
 		fmt.Fprintf(out, "# %s\n", step.title)
 		in := strings.Join(step.lines, "\n") + "\n"
 		var answers bytes.Buffer
-		if err := rpc.Serve(context.Background(), strings.NewReader(in), &answers, rpc.HandlerFunc(calculator), opts); err != nil {
+		if err := rpc.Serve(context.Background(), strings.NewReader(in), &answers, h, opts); err != nil {
 			return err
 		}
 		for _, line := range step.lines {

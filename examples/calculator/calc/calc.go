@@ -1,0 +1,94 @@
+// Package calc is the calculator tool server's whole definition: the
+// methods of Calculator, served by examples/calculator and shown by
+// examples/demo.
+package calc
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/toolrpc/toolrpc/middleware"
+	"github.com/toolrpc/toolrpc/service"
+)
+
+// Calculator's exported methods are the server's methods, named in
+// snake_case (GetData is get_data).
+type Calculator struct {
+	Log *slog.Logger // where the notifications are logged
+}
+
+// New returns a Service serving c, with snake_case method names.
+func New(c *Calculator) (*service.Service, error) {
+	svc := service.New(&service.Options{Names: service.SnakeCase, Logger: c.Log})
+	return svc, svc.Register("", c)
+}
+
+// SubtractParams are subtract's params, by name or by position.
+type SubtractParams struct {
+	Minuend    float64 `json:"minuend"`
+	Subtrahend float64 `json:"subtrahend"`
+}
+
+// Subtract returns minuend - subtrahend.
+func (c *Calculator) Subtract(p SubtractParams) float64 { return p.Minuend - p.Subtrahend }
+
+// Sum adds any number of integers.
+func (c *Calculator) Sum(xs []int) int {
+	total := 0
+	for _, x := range xs {
+		total += x
+	}
+	return total
+}
+
+// GetData returns the specification's sample data.
+func (c *Calculator) GetData() []any { return []any{"hello", 5} }
+
+// DivideParams are divide's params; b must not be zero.
+type DivideParams struct {
+	A float64 `json:"a"`
+	B float64 `json:"b" validate:"ne=0"`
+}
+
+// Divide returns a / b.
+func (c *Calculator) Divide(p DivideParams) float64 { return p.A / p.B }
+
+// CountParams are count's params.
+type CountParams struct {
+	N       int `json:"n" validate:"gte=0,lte=1000000"`
+	DelayMS int `json:"delay_ms" validate:"gte=0,lte=60000"`
+}
+
+// Count counts to n, reporting each step as progress (1..n of n), with
+// delay_ms between reports, and returns n. It stops when the call is
+// cancelled.
+func (c *Calculator) Count(ctx context.Context, p CountParams) (int, error) {
+	delay := time.Duration(p.DelayMS) * time.Millisecond
+	for i := 1; i <= p.N; i++ {
+		if err := middleware.ReportProgress(ctx, float64(i), float64(p.N), ""); err != nil {
+			return 0, err
+		}
+		if i == p.N {
+			break
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return 0, ctx.Err()
+		case <-t.C:
+		}
+	}
+	return p.N, nil
+}
+
+// Update, NotifyHello and NotifySum are the specification's notifications:
+// they are logged.
+func (c *Calculator) Update(xs []int) { c.Log.Info("update", "values", xs) }
+
+// NotifyHello logs its argument.
+func (c *Calculator) NotifyHello(n int) { c.Log.Info("notify_hello", "n", n) }
+
+// NotifySum logs the sum of its arguments.
+func (c *Calculator) NotifySum(xs []int) { c.Log.Info("notify_sum", "sum", c.Sum(xs)) }

@@ -1,0 +1,89 @@
+package middleware
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/rpc"
+)
+
+// LoggingOptions configure Logging. A nil *LoggingOptions, and every zero
+// field, means the documented default.
+type LoggingOptions struct {
+	// Logger receives the records. Default: slog.Default().
+	Logger *slog.Logger
+	// ResultLevel is the level of the record of a call answered with a
+	// result (or a notification handled without error). Default:
+	// slog.LevelDebug, so that a healthy server logs nothing at the usual
+	// Info level and pays nothing for it; set slog.LevelInfo for an access
+	// log of every call.
+	ResultLevel slog.Leveler
+}
+
+// Logging writes one record per call, when it ends: its method, id (absent
+// for a notification), trace id (see Correlation), duration and outcome —
+// "result", "error" with the code the call is answered with, or "panic"
+// for a panic on its way out. opts may be nil.
+//
+// The level says how it went: ResultLevel for a result; Info for a call
+// the caller cancelled or the shutdown cut short; Warn for any other error
+// the caller can act on (invalid params, unknown method, the application's
+// own codes...); Error for an internal error or a panic. A level the
+// logger's handler does not enable costs nearly nothing.
+func Logging(opts *LoggingOptions) Middleware {
+	var o LoggingOptions
+	if opts != nil {
+		o = *opts
+	}
+	logger := orDefault(o.Logger)
+	resultLevel := slog.LevelDebug
+	if o.ResultLevel != nil {
+		resultLevel = o.ResultLevel.Level()
+	}
+	return func(next rpc.Handler) rpc.Handler {
+		return rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (result any, err error) {
+			start := time.Now()
+			panicked := true
+			defer func() {
+				if panicked {
+					record(ctx, logger, req, start, slog.LevelError, slog.String("outcome", "panic"))
+				}
+			}()
+			result, err = next.Handle(ctx, req)
+			panicked = false
+			if err == nil {
+				record(ctx, logger, req, start, resultLevel, slog.String("outcome", "result"))
+				return result, nil
+			}
+			e := rpc.ErrorFor(ctx, err)
+			record(ctx, logger, req, start, errorLevel(e.Code), slog.String("outcome", "error"),
+				slog.Int("code", int(e.Code)), slog.String("error", e.Message))
+			return result, err
+		})
+	}
+}
+
+// errorLevel is the level of the record of a call answered with code.
+func errorLevel(code codec.Code) slog.Level {
+	switch code {
+	case codec.InternalError:
+		return slog.LevelError
+	case codec.RequestCancelled, codec.ServerShuttingDown:
+		return slog.LevelInfo
+	}
+	return slog.LevelWarn
+}
+
+func record(ctx context.Context, logger *slog.Logger, req *rpc.Request, start time.Time, level slog.Level, outcome ...slog.Attr) {
+	if !logger.Enabled(ctx, level) {
+		return
+	}
+	msg := "rpc call"
+	if req.IsNotification() {
+		msg = "rpc notification"
+	}
+	attrs := append(callAttrs(ctx, req), slog.Duration("duration", time.Since(start)))
+	logger.LogAttrs(ctx, level, msg, append(attrs, outcome...)...)
+}

@@ -1,0 +1,73 @@
+// Package middleware wraps rpc.Handlers: panic recovery, progress
+// notifications, logging, correlation and timeouts, composed with Chain.
+//
+// A Middleware is a plain func(rpc.Handler) rpc.Handler. Default is the
+// stack a server wants with no configuration:
+//
+//	h := middleware.Default(logger)(svc)
+//	err := rpc.Serve(ctx, os.Stdin, os.Stdout, h, nil)
+package middleware
+
+import (
+	"context"
+	"log/slog"
+	"runtime/debug"
+
+	"github.com/toolrpc/toolrpc/rpc"
+)
+
+// Middleware wraps a handler in another.
+type Middleware func(rpc.Handler) rpc.Handler
+
+// Chain composes middleware: Chain(a, b, c)(h) is a(b(c(h))), so the first
+// is outermost (sees each call first and its outcome last).
+func Chain(mws ...Middleware) Middleware {
+	return func(h rpc.Handler) rpc.Handler {
+		for i := len(mws) - 1; i >= 0; i-- {
+			h = mws[i](h)
+		}
+		return h
+	}
+}
+
+// Default is the stack for servers: Recover, then Logging, then Progress
+// (each with its defaults: errors logged, results at Debug level, MCP's
+// notifications/progress), all inside Correlation,
+// so that every record, the panic's included, carries the call's trace id.
+// Correlation runs no code of the handler's and cannot panic; Recover is
+// outermost of everything else. A nil logger means slog.Default(), which
+// writes to stderr.
+func Default(logger *slog.Logger) Middleware {
+	return Chain(Correlation(), Recover(logger), Logging(&LoggingOptions{Logger: logger}), Progress(nil))
+}
+
+func orDefault(logger *slog.Logger) *slog.Logger {
+	if logger == nil {
+		return slog.Default()
+	}
+	return logger
+}
+
+// Recover turns a panic in the handler into an InternalError whose data
+// names the panic value's type and holds its message; the stack goes to
+// logger (nil: slog.Default()), never to the wire, and the connection keeps
+// serving. A panic in a notification's handler is logged the same way; a
+// notification is never answered.
+//
+// The connection recovers panics too, as a last resort; Recover puts them
+// in the middleware chain, with the request's correlation in the log.
+func Recover(logger *slog.Logger) Middleware {
+	logger = orDefault(logger)
+	return func(next rpc.Handler) rpc.Handler {
+		return rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (result any, err error) {
+			defer func() {
+				if v := recover(); v != nil {
+					attrs := append(callAttrs(ctx, req), slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
+					logger.LogAttrs(ctx, slog.LevelError, "rpc: handler panicked", attrs...)
+					result, err = nil, rpc.PanicError(v)
+				}
+			}()
+			return next.Handle(ctx, req)
+		})
+	}
+}

@@ -1,0 +1,326 @@
+package middleware_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/wiretest"
+	"github.com/toolrpc/toolrpc/middleware"
+	"github.com/toolrpc/toolrpc/rpc"
+)
+
+// TestMain fails the package's tests if any goroutine outlives them.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// probe is a handler with a method per behaviour under test.
+var probe = rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+	switch req.Method {
+	case "ok":
+		return "fine", nil
+	case "panic":
+		panic("boom")
+	case "panic-error":
+		panic(errors.New("bad state"))
+	case "fail":
+		return nil, errors.New("disk full")
+	case "invalid":
+		return nil, codec.NewError(codec.InvalidParams, "")
+	case "count":
+		var p struct{ N int }
+		_ = json.Unmarshal(req.Params, &p)
+		for i := 1; i <= p.N; i++ {
+			if err := middleware.ReportProgress(ctx, float64(i), float64(p.N), ""); err != nil {
+				return nil, err
+			}
+		}
+		return p.N, nil
+	case "steps":
+		// Reports with messages, one that does not increase, one unknown total.
+		_ = middleware.ReportProgress(ctx, 1, 4, "reading")
+		if err := middleware.ReportProgress(ctx, 1, 4, "again"); !errors.Is(err, middleware.ErrProgressNotIncreasing) {
+			return nil, err
+		}
+		_ = middleware.ReportProgress(ctx, 2, 0, "")
+		_ = middleware.ReportProgress(ctx, 4, 4, "done")
+		return "ok", nil
+	case "wait":
+		<-ctx.Done()
+		return nil, ctx.Err()
+	case "stubborn":
+		time.Sleep(30 * time.Millisecond) // ignores its context
+		return "late", nil
+	case "trace":
+		return middleware.TraceID(ctx), nil
+	}
+	return nil, codec.NewError(codec.MethodNotFound, "")
+})
+
+// capture is a logger whose records can be read back, one JSON object each.
+type capture struct{ buf wiretest.Buffer }
+
+func (c *capture) logger() *slog.Logger {
+	return slog.New(slog.NewJSONHandler(&c.buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+func (c *capture) records(t *testing.T) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, line := range wiretest.Lines(t, c.buf.String()) {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(line), &m))
+		out = append(out, m)
+	}
+	return out
+}
+
+func TestRecover(t *testing.T) {
+	var logs capture
+	h := middleware.Recover(logs.logger())(probe)
+	wiretest.Serve(t, h, `
+		--> {"jsonrpc":"2.0","method":"panic","id":1}
+		<-- {"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"exception":"string","message":"boom"}},"id":1}
+		--> {"jsonrpc":"2.0","method":"panic-error","id":2}
+		<-- {"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"exception":"*errors.errorString","message":"bad state"}},"id":2}
+		--> {"jsonrpc":"2.0","method":"panic"}
+		--> {"jsonrpc":"2.0","method":"ok","id":3}
+		<-- {"jsonrpc":"2.0","result":"fine","id":3}`, nil)
+	recs := logs.records(t)
+	require.Len(t, recs, 3, "each panic logged, the notification's too")
+	for _, r := range recs {
+		assert.Equal(t, "rpc: handler panicked", r["msg"])
+		assert.Contains(t, r["stack"], "middleware_test.go", "the stack is logged")
+	}
+	assert.Equal(t, "1", recs[0]["id"])
+	assert.NotContains(t, recs[2], "id", "a notification has no id")
+}
+
+func TestProgress(t *testing.T) {
+	tests := []struct {
+		name       string
+		opts       *middleware.ProgressOptions
+		transcript string
+	}{
+		{"with a token", nil, `
+			--> {"jsonrpc":"2.0","method":"count","params":{"n":2,"_meta":{"progressToken":"t1"}},"id":1}
+			<-- {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t1","progress":1,"total":2}}
+			<-- {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t1","progress":2,"total":2}}
+			<-- {"jsonrpc":"2.0","result":2,"id":1}
+			--> {"jsonrpc":"2.0","method":"count","params":{"n":1,"_meta":{"progressToken":7}},"id":2}
+			<-- {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":1,"total":1}}
+			<-- {"jsonrpc":"2.0","result":1,"id":2}`},
+		{"without a token: none (MCP)", nil, `
+			--> {"jsonrpc":"2.0","method":"count","params":{"n":2},"id":1}
+			<-- {"jsonrpc":"2.0","result":2,"id":1}
+			--> {"jsonrpc":"2.0","method":"count","params":{"n":2,"_meta":{"progressToken":{}}},"id":2}
+			<-- {"jsonrpc":"2.0","result":2,"id":2}`},
+		{"without a token: the request id", &middleware.ProgressOptions{UseRequestID: true}, `
+			--> {"jsonrpc":"2.0","method":"count","params":{"n":2},"id":"r9"}
+			<-- {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"r9","progress":1,"total":2}}
+			<-- {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"r9","progress":2,"total":2}}
+			<-- {"jsonrpc":"2.0","result":2,"id":"r9"}
+			--> {"jsonrpc":"2.0","method":"count","params":{"n":1,"_meta":{"progressToken":"mine"}},"id":2}
+			<-- {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"mine","progress":1,"total":1}}
+			<-- {"jsonrpc":"2.0","result":1,"id":2}`},
+		{"messages, unknown totals, progress that must increase", nil, `
+			--> {"jsonrpc":"2.0","method":"steps","params":{"_meta":{"progressToken":"s"}},"id":1}
+			<-- {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"s","progress":1,"total":4,"message":"reading"}}
+			<-- {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"s","progress":2}}
+			<-- {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"s","progress":4,"total":4,"message":"done"}}
+			<-- {"jsonrpc":"2.0","result":"ok","id":1}`},
+		{"rate limited: the first and the completing report", &middleware.ProgressOptions{MinInterval: time.Hour}, `
+			--> {"jsonrpc":"2.0","method":"count","params":{"n":5,"_meta":{"progressToken":"t"}},"id":1}
+			<-- {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1,"total":5}}
+			<-- {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":5,"total":5}}
+			<-- {"jsonrpc":"2.0","result":5,"id":1}`},
+		{"LSP's $/progress", middleware.LSPProgress(), `
+			--> {"jsonrpc":"2.0","method":"count","params":{"n":3,"workDoneToken":"w"},"id":1}
+			<-- {"jsonrpc":"2.0","method":"$/progress","params":{"token":"w","value":{"kind":"begin","percentage":33}}}
+			<-- {"jsonrpc":"2.0","method":"$/progress","params":{"token":"w","value":{"kind":"report","percentage":66}}}
+			<-- {"jsonrpc":"2.0","method":"$/progress","params":{"token":"w","value":{"kind":"end"}}}
+			<-- {"jsonrpc":"2.0","result":3,"id":1}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			wiretest.Serve(t, middleware.Progress(tt.opts)(probe), tt.transcript, nil)
+		})
+	}
+}
+
+func TestProgressAfterTheResponseIsDropped(t *testing.T) {
+	late := make(chan context.Context, 1)
+	h := middleware.Progress(nil)(rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+		late <- ctx
+		return "ok", nil
+	}))
+	wiretest.Serve(t, h, `
+		--> {"jsonrpc":"2.0","method":"m","params":{"_meta":{"progressToken":"t"}},"id":1}
+		<-- {"jsonrpc":"2.0","result":"ok","id":1}`, nil)
+	assert.ErrorIs(t, middleware.ReportProgress(<-late, 1, 2, ""), rpc.ErrAnswered)
+}
+
+func TestReportProgressWithoutTheMiddleware(t *testing.T) {
+	assert.ErrorIs(t, middleware.ReportProgress(context.Background(), 1, 2, ""), middleware.ErrNoReporter)
+}
+
+func TestTimeout(t *testing.T) {
+	wiretest.Serve(t, middleware.Timeout(10*time.Millisecond)(probe), `
+		--> {"jsonrpc":"2.0","method":"wait","id":1}
+		<-- {"jsonrpc":"2.0","error":{"code":-32001,"message":"Request timed out","data":{"timeout":"10ms"}},"id":1}
+		--> {"jsonrpc":"2.0","method":"stubborn","id":2}
+		<-- {"jsonrpc":"2.0","error":{"code":-32001,"message":"Request timed out","data":{"timeout":"10ms"}},"id":2}
+		--> {"jsonrpc":"2.0","method":"ok","id":3}
+		<-- {"jsonrpc":"2.0","result":"fine","id":3}`, nil)
+}
+
+func TestTimeoutLeavesThePeersCancellationAlone(t *testing.T) {
+	wiretest.Steps(t, middleware.Timeout(time.Hour)(probe), `
+		--> {"jsonrpc":"2.0","method":"wait","id":1}
+		--> {"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}
+		<-- {"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":1}`, nil)
+}
+
+func TestLogging(t *testing.T) {
+	var logs capture
+	logger := logs.logger()
+	h := middleware.Chain(middleware.Recover(slog.New(slog.DiscardHandler)), middleware.Correlation(),
+		middleware.Logging(&middleware.LoggingOptions{Logger: logger, ResultLevel: slog.LevelInfo}))(probe)
+	wiretest.Serve(t, h, `
+		--> {"jsonrpc":"2.0","method":"ok","id":1}
+		<-- {"jsonrpc":"2.0","result":"fine","id":1}
+		--> {"jsonrpc":"2.0","method":"invalid","id":"two"}
+		<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params"},"id":"two"}
+		--> {"jsonrpc":"2.0","method":"fail","params":{"_meta":{"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}},"id":3}
+		<-- {"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"exception":"*errors.errorString","message":"disk full"}},"id":3}
+		--> {"jsonrpc":"2.0","method":"panic","id":4}
+		<-- {"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"exception":"string","message":"boom"}},"id":4}
+		--> {"jsonrpc":"2.0","method":"ok"}`, nil)
+	recs := logs.records(t)
+	require.Len(t, recs, 5)
+	want := []struct {
+		level, msg, method, id, outcome string
+		code                            float64
+	}{
+		{"INFO", "rpc call", "ok", "1", "result", 0},
+		{"WARN", "rpc call", "invalid", `"two"`, "error", -32602},
+		{"ERROR", "rpc call", "fail", "3", "error", -32603},
+		{"ERROR", "rpc call", "panic", "4", "panic", 0},
+		{"INFO", "rpc notification", "ok", "", "result", 0},
+	}
+	hex32 := regexp.MustCompile(`^[0-9a-f]{32}$`)
+	for i, w := range want {
+		r := recs[i]
+		assert.Equal(t, w.level, r["level"], i)
+		assert.Equal(t, w.msg, r["msg"], i)
+		assert.Equal(t, w.outcome, r["outcome"], i)
+		assert.Equal(t, w.method, r["method"], i)
+		if w.id != "" {
+			assert.Equal(t, w.id, r["id"], i)
+		} else {
+			assert.NotContains(t, r, "id", i)
+		}
+		if w.code != 0 {
+			assert.Equal(t, w.code, r["code"], i)
+		}
+		assert.Contains(t, r, "duration", i)
+		assert.Regexp(t, hex32, r["trace_id"], i)
+	}
+	assert.Equal(t, "4bf92f3577b34da6a3ce929d0e0e4736", recs[2]["trace_id"], "the caller's trace context is carried")
+	assert.NotEqual(t, recs[0]["trace_id"], recs[1]["trace_id"], "a trace id is minted per call")
+}
+
+func TestCorrelation(t *testing.T) {
+	tests := []struct {
+		name, traceparent string
+		kept              bool
+	}{
+		{"valid", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", true},
+		{"future version with more fields", "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra", true},
+		{"version ff", "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", false},
+		{"version 00 with more fields", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra", false},
+		{"zero trace id", "00-00000000000000000000000000000000-00f067aa0ba902b7-01", false},
+		{"zero parent id", "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01", false},
+		{"upper case", "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01", false},
+		{"short", "00-4bf92f3577b34da6a3ce929d0e0e473-00f067aa0ba902b7-01", false},
+	}
+	h := middleware.Correlation()(probe)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			meta, _ := json.Marshal(map[string]string{"traceparent": tt.traceparent})
+			got, err := h.Handle(context.Background(), &rpc.Request{Method: "trace", ID: json.RawMessage(`1`), Meta: meta})
+			require.NoError(t, err)
+			assert.Regexp(t, `^[0-9a-f]{32}$`, got)
+			assert.Equal(t, tt.kept, got == strings.Split(tt.traceparent, "-")[1])
+		})
+	}
+	assert.Empty(t, middleware.TraceID(context.Background()))
+}
+
+func TestChainOrder(t *testing.T) {
+	var order []string
+	mark := func(name string) middleware.Middleware {
+		return func(next rpc.Handler) rpc.Handler {
+			return rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+				order = append(order, name+" in")
+				defer func() { order = append(order, name+" out") }()
+				return next.Handle(ctx, req)
+			})
+		}
+	}
+	h := middleware.Chain(mark("a"), mark("b"), mark("c"))(probe)
+	_, _ = h.Handle(context.Background(), &rpc.Request{Method: "ok", ID: json.RawMessage(`1`)})
+	assert.Equal(t, []string{"a in", "b in", "c in", "c out", "b out", "a out"}, order)
+}
+
+func TestDefaultStack(t *testing.T) {
+	var logs capture
+	wiretest.Serve(t, middleware.Default(logs.logger())(probe), `
+		--> {"jsonrpc":"2.0","method":"count","params":{"n":2,"_meta":{"progressToken":"p"}},"id":1}
+		<-- {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1,"total":2}}
+		<-- {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":2,"total":2}}
+		<-- {"jsonrpc":"2.0","result":2,"id":1}
+		--> {"jsonrpc":"2.0","method":"panic","id":2}
+		<-- {"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"exception":"string","message":"boom"}},"id":2}
+		--> {"jsonrpc":"2.0","method":"ok","id":3}
+		<-- {"jsonrpc":"2.0","result":"fine","id":3}`, nil)
+	var msgs []string
+	for _, r := range logs.records(t) {
+		msgs = append(msgs, r["msg"].(string)+" "+r["method"].(string))
+		assert.Contains(t, r, "trace_id")
+	}
+	assert.Equal(t, []string{"rpc call count", "rpc call panic", "rpc: handler panicked panic", "rpc call ok"}, msgs,
+		"Logging (inside Recover) records the panic on its way out; Recover logs it with its stack")
+	assert.Equal(t, "DEBUG", logs.records(t)[0]["level"], "results are logged at Debug by default")
+}
+
+func TestLoggingLevels(t *testing.T) {
+	var logs capture
+	h := middleware.Logging(&middleware.LoggingOptions{Logger: logs.logger()})(probe)
+	wiretest.Steps(t, h, `
+		--> {"jsonrpc":"2.0","method":"ok","id":1}
+		<-- {"jsonrpc":"2.0","result":"fine","id":1}
+		--> {"jsonrpc":"2.0","method":"nope","id":2}
+		<-- {"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":2}
+		--> {"jsonrpc":"2.0","method":"wait","id":3}
+		--> {"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":3}}
+		<-- {"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":3}
+		--> {"jsonrpc":"2.0","method":"fail","id":4}
+		<-- {"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"exception":"*errors.errorString","message":"disk full"}},"id":4}`, nil)
+	var levels []string
+	for _, r := range logs.records(t) {
+		levels = append(levels, r["level"].(string)+" "+r["method"].(string))
+	}
+	assert.Equal(t, []string{"DEBUG ok", "WARN nope", "INFO wait", "ERROR fail"}, levels)
+}
