@@ -23,31 +23,32 @@ type Promoted struct {
 // target has a field of every kind the binder decodes natively.
 type target struct {
 	Promoted
-	I8      int8              `json:"i8"`
-	I64     int64             `json:"i64"`
-	U16     uint16            `json:"u16"`
-	F32     float32           `json:"f32"`
-	F64     float64           `json:"f64"`
-	S       string            `json:"s"`
-	B       bool              `json:"b"`
-	Ptr     *int              `json:"ptr"`
-	Slice   []int             `json:"slice"`
-	Arr     [2]string         `json:"arr"`
-	Nested  inner             `json:"nested"`
-	NestPtr *inner            `json:"nest_ptr"`
-	Inners  []inner           `json:"inners"`
-	Map     map[string]int    `json:"map"`
-	IntKeys map[int]bool      `json:"int_keys"`
-	Any     any               `json:"any"`
-	Raw     json.RawMessage   `json:"raw"`
-	Bytes   []byte            `json:"bytes"`
-	Num     json.Number       `json:"num"`
-	Quoted  int               `json:"quoted,string"`
-	Time    time.Time         `json:"time"`
-	Untag   int               // named by its Go name
-	Skip    int               `json:"-"`
-	Dash    int               `json:"-,"`
-	Deep    map[string][]*int `json:"deep"`
+	I8      int8            `json:"i8"`
+	I64     int64           `json:"i64"`
+	U16     uint16          `json:"u16"`
+	F32     float32         `json:"f32"`
+	F64     float64         `json:"f64"`
+	S       string          `json:"s"`
+	B       bool            `json:"b"`
+	Ptr     *int            `json:"ptr"`
+	Slice   []int           `json:"slice"`
+	Arr     [2]string       `json:"arr"`
+	Nested  inner           `json:"nested"`
+	NestPtr *inner          `json:"nest_ptr"`
+	Inners  []inner         `json:"inners"`
+	Map     map[string]int  `json:"map"`
+	IntKeys map[int]bool    `json:"int_keys"`
+	Any     any             `json:"any"`
+	Raw     json.RawMessage `json:"raw"`
+	Bytes   []byte          `json:"bytes"`
+	Num     json.Number     `json:"num"`
+	Quoted  int             `json:"quoted,string"`
+	Time    time.Time       `json:"time"`
+	Untag   int             // named by its Go name
+	Skip    int             `json:"-"`
+	//lint:ignore SA5008 deliberate: encoding/json names this field "-", and so must the binder
+	Dash int               `json:"-,"`
+	Deep map[string][]*int `json:"deep"`
 }
 
 func targetDecoder(t testing.TB) decodeFunc {
