@@ -33,6 +33,9 @@ const (
 	ServerShuttingDown Code = -32000
 	// RequestTimeout: the request ran past the deadline a middleware gave it.
 	RequestTimeout Code = -32001
+	// ServerBusy: the connection's queue was full even for reading on
+	// while it awaited the peer's response (see rpc.Options.QueueSize).
+	ServerBusy Code = -32002
 
 	// RequestCancelled: the peer cancelled the request ($/cancelRequest),
 	// as in the Language Server Protocol.
@@ -56,6 +59,8 @@ func (c Code) String() string {
 		return "Server shutting down"
 	case RequestTimeout:
 		return "Request timed out"
+	case ServerBusy:
+		return "Server busy"
 	case RequestCancelled:
 		return "Request cancelled"
 	}

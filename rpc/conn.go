@@ -50,9 +50,18 @@ type Options struct {
 	// then ignored.
 	Sequential bool
 	// QueueSize is the most messages read and waiting for a handler. When
-	// the queue is full the connection stops reading until there is room.
-	// Default: DefaultQueueSize.
+	// the queue is full the connection stops reading until there is room —
+	// except while a call of ours awaits the peer's response, which may be
+	// behind the peer's requests: it then reads on, up to 16 times
+	// QueueSize, and answers requests beyond that ServerBusy. Default:
+	// DefaultQueueSize.
 	QueueSize int
+
+	// CancelNotification is the notification sent to the peer when the
+	// context of a call of ours ends before its response: CancelRequest
+	// (the default: LSP's $/cancelRequest {"id": X}) or
+	// CancelledNotification (MCP's notifications/cancelled {"requestId": X}).
+	CancelNotification string
 
 	// ShutdownGrace is how long handlers get to return once their contexts
 	// are cancelled by a shutdown (the connection's context ended, Close was
@@ -92,7 +101,7 @@ type Conn struct {
 	// stopWatch ends the watch on the context passed to NewConn.
 	stopWatch func() bool
 
-	queue      chan work     // messages read, in order; closed by the reader
+	queue      *workQueue    // messages read, in order; closed by the reader
 	workCh     chan *inbound // requests handed to idle workers; closed by the dispatcher
 	readMu     sync.Mutex    // held by the reader while it takes in a frame
 	sem        chan struct{} // a token per worker goroutine
@@ -105,10 +114,17 @@ type Conn struct {
 	graceCtx    context.Context
 	graceCancel context.CancelFunc
 
-	mu       sync.Mutex
-	inflight map[string]*inbound // requests read and not yet answered, by id token
-	stopErr  error               // why the connection was shut down
-	readErr  error               // the input's error, other than io.EOF
+	cancelMethod string       // see Options.CancelNotification
+	nextID       atomic.Int64 // the last id of ours
+	awaiting     atomic.Int32 // len(pending), read without the lock
+
+	mu        sync.Mutex
+	pending   map[string]*outbound // calls of ours waiting for a response, by id token
+	abandoned abandonedIDs         // calls of ours we stopped waiting for
+	lost      error                // set when no response can come any more
+	inflight  map[string]*inbound  // requests read and not yet answered, by id token
+	stopErr   error                // why the connection was shut down
+	readErr   error                // the input's error, other than io.EOF
 
 	done chan struct{} // closed when the connection has finished
 	err  error         // what Wait returns
@@ -135,24 +151,29 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Opt
 		o = *opts
 	}
 	c := &Conn{
-		h:          h,
-		log:        o.Logger,
-		rawR:       r,
-		rawW:       w,
-		r:          codec.NewReader(r, o.MaxFrameSize),
-		w:          codec.NewWriter(w),
-		dec:        codec.Decoder{MaxDepth: o.MaxDepth, MaxBatch: o.MaxBatch},
-		sequential: o.Sequential,
-		grace:      o.ShutdownGrace,
-		stopCh:     make(chan struct{}),
-		inflight:   make(map[string]*inbound),
-		done:       make(chan struct{}),
+		h:            h,
+		log:          o.Logger,
+		rawR:         r,
+		rawW:         w,
+		r:            codec.NewReader(r, o.MaxFrameSize),
+		w:            codec.NewWriter(w),
+		dec:          codec.Decoder{MaxDepth: o.MaxDepth, MaxBatch: o.MaxBatch},
+		sequential:   o.Sequential,
+		grace:        o.ShutdownGrace,
+		stopCh:       make(chan struct{}),
+		inflight:     make(map[string]*inbound),
+		pending:      make(map[string]*outbound),
+		cancelMethod: o.CancelNotification,
+		done:         make(chan struct{}),
 	}
 	if c.log == nil {
 		c.log = slog.Default()
 	}
 	if c.grace <= 0 {
 		c.grace = DefaultShutdownGrace
+	}
+	if c.cancelMethod != CancelledNotification {
+		c.cancelMethod = CancelRequest
 	}
 	concurrency := o.Concurrency
 	if concurrency <= 0 {
@@ -162,7 +183,7 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Opt
 	if queueSize <= 0 {
 		queueSize = DefaultQueueSize
 	}
-	c.queue = make(chan work, queueSize)
+	c.queue = newWorkQueue(queueSize, func() bool { return c.awaiting.Load() > 0 })
 	c.workCh = make(chan *inbound)
 	c.sem = make(chan struct{}, concurrency)
 	c.ctx, c.cancel = context.WithCancelCause(context.WithoutCancel(ctx))
@@ -259,7 +280,9 @@ func (c *Conn) shutdown(err error) {
 	c.stopErr = err
 	c.mu.Unlock()
 	close(c.stopCh)
+	c.queue.stop()
 	c.cancel(ErrShutdown)
+	c.failPending(err)
 	time.AfterFunc(c.grace, c.graceCancel)
 	if d, ok := c.rawR.(interface{ SetReadDeadline(time.Time) error }); ok {
 		_ = d.SetReadDeadline(time.Now())

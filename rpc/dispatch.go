@@ -14,8 +14,16 @@ import (
 	"github.com/toolrpc/toolrpc/codec"
 )
 
-// The cancellation notifications a connection handles itself.
+// errPeerClosed is why calls fail when the peer's output ended.
+var errPeerClosed = errors.New("the peer closed the connection")
+
+// The notifications a connection handles itself.
 const (
+	// ProgressNotification is the Model Context Protocol's progress report,
+	// params {"progressToken": T, "progress": N, "total": N, "message": S}:
+	// when T is the token of a call of ours (see WithProgress), it goes to
+	// that call; otherwise to the Handler, like any notification.
+	ProgressNotification = "notifications/progress"
 	// CancelRequest is the Language Server Protocol's cancellation,
 	// params {"id": X}: X is answered RequestCancelled.
 	CancelRequest = "$/cancelRequest"
@@ -138,7 +146,7 @@ func (b *batch) add(c *Conn, slot int, line []byte) {
 // Once the connection shuts down, what was read is still answered
 // (ServerShuttingDown) as long as the output works.
 func (c *Conn) read() {
-	defer close(c.queue)
+	defer c.queue.close()
 	for {
 		frame, err := c.r.ReadFrame()
 		c.readMu.Lock()
@@ -156,6 +164,12 @@ func (c *Conn) read() {
 				c.mu.Lock()
 				c.readErr = fmt.Errorf("rpc: read: %w", err)
 				c.mu.Unlock()
+			}
+			// No response can come any more.
+			if err == io.EOF {
+				c.failPending(errPeerClosed)
+			} else {
+				c.failPending(err)
 			}
 			c.readMu.Unlock()
 			return
@@ -209,9 +223,14 @@ func (c *Conn) accept(m *codec.Message, b *batch) work {
 		c.route(m)
 		return work{}
 	case codec.Notification:
-		if method := string(m.Method); method == CancelRequest || method == CancelledNotification {
+		switch method := string(m.Method); method {
+		case CancelRequest, CancelledNotification:
 			c.cancelFromPeer(method, m.Params)
 			return work{}
+		case ProgressNotification:
+			if c.routeProgress(m.Params) {
+				return work{}
+			}
 		}
 	}
 	in := c.newInbound(m, b)
@@ -243,28 +262,30 @@ func (c *Conn) newInbound(m *codec.Message, b *batch) *inbound {
 	return in
 }
 
+// Errors of workQueue.push.
+var (
+	errQueueFull    = errors.New("rpc: queue full")
+	errQueueStopped = errors.New("rpc: queue stopped")
+)
+
 // enqueue queues w for dispatch, waiting for room. If the connection shuts
-// down first, w is answered ServerShuttingDown instead.
+// down first, w is answered ServerShuttingDown instead; if the queue is
+// full even for reading on (see Options.QueueSize), ServerBusy.
 func (c *Conn) enqueue(w work) {
-	select {
-	case c.queue <- w:
-	case <-c.stopCh:
+	switch err := c.queue.push(w); err {
+	case nil:
+	case errQueueFull:
+		c.log.Warn("rpc: queue full while awaiting the peer; requests answered ServerBusy")
+		c.refuse(w, codec.ServerBusy)
+	default:
 		c.reject(w)
 	}
 }
 
 // rejectQueued answers the work left in the queue ServerShuttingDown.
 func (c *Conn) rejectQueued() {
-	for {
-		select {
-		case w, ok := <-c.queue:
-			if !ok {
-				return
-			}
-			c.reject(w)
-		default:
-			return
-		}
+	for _, w := range c.queue.drain() {
+		c.reject(w)
 	}
 }
 
@@ -328,24 +349,22 @@ func (c *Conn) dispatch() {
 	defer c.dispatched.Done()
 	defer close(c.workCh) // idle workers end; busy ones after their call
 	for {
-		select {
-		case w, ok := <-c.queue:
-			if !ok {
-				return
-			}
-			if c.stopping.Load() {
-				c.reject(w)
-				continue
-			}
-			c.dispatchOne(w)
-		case <-c.stopCh:
-			// Wait for a frame the reader is taking in, so that it is
-			// answered before the connection finishes.
-			c.readMu.Lock()
-			c.rejectQueued()
-			c.readMu.Unlock()
-			return
+		w, ok := c.queue.pop()
+		if !ok {
+			break
 		}
+		if c.stopping.Load() {
+			c.reject(w)
+			continue
+		}
+		c.dispatchOne(w)
+	}
+	if c.stopping.Load() {
+		// Wait for a frame the reader is taking in, so that it is answered
+		// before the connection finishes.
+		c.readMu.Lock()
+		c.rejectQueued()
+		c.readMu.Unlock()
 	}
 }
 
@@ -440,27 +459,33 @@ func (c *Conn) invoke(in *inbound) (result any, err error) {
 }
 
 // reject answers queued work that will not run because of a shutdown.
-func (c *Conn) reject(w work) {
+func (c *Conn) reject(w work) { c.refuse(w, codec.ServerShuttingDown) }
+
+// refuse answers work that will not run with the server error code:
+// its requests get the error, its notifications nothing.
+func (c *Conn) refuse(w work, code codec.Code) {
 	switch {
 	case w.line != nil:
 		c.write(w.line)
 	case w.in != nil:
-		c.rejectCall(w.in)
+		c.refuseCall(w.in, code)
 	case w.batch != nil:
 		for _, in := range w.batch.calls {
-			c.rejectCall(in)
+			c.refuseCall(in, code)
 		}
 		w.batch.add(c, -1, nil)
 	}
 }
 
-func (c *Conn) rejectCall(in *inbound) {
+func (c *Conn) rejectCall(in *inbound) { c.refuseCall(in, codec.ServerShuttingDown) }
+
+func (c *Conn) refuseCall(in *inbound, code codec.Code) {
 	if !in.state.CompareAndSwap(stateQueued, stateDone) {
 		return
 	}
 	in.cancel(ErrShutdown)
 	if in.req.ID != nil {
-		c.answer(in, errorLine(in.req.ID, codec.NewError(codec.ServerShuttingDown, "")))
+		c.answer(in, errorLine(in.req.ID, codec.NewError(code, "")))
 	}
 }
 
@@ -565,9 +590,4 @@ func errorText(err error) (text string) {
 func errorLine(id []byte, e *codec.Error) []byte {
 	line, _ := codec.AppendErrorResponse(nil, id, e)
 	return line
-}
-
-// route hands a response to the call of ours it answers.
-func (c *Conn) route(m *codec.Message) {
-	c.log.Warn("rpc: unexpected response dropped", "id", string(m.ID))
 }

@@ -64,3 +64,44 @@ func (p *Pipe) Close(tb testing.TB) {
 	}
 	_ = p.out.Close()
 }
+
+// Pair connects two connections back to back over io.Pipes: a client and
+// a server, each with its handler (nil: none) and options (nil: quiet logs
+// and the other defaults).
+type Pair struct {
+	Client, Server *rpc.Conn
+	toServer       *io.PipeWriter // the client's output
+	toClient       *io.PipeWriter // the server's output
+}
+
+// NewPair starts a client and a server connected to each other.
+func NewPair(serverH rpc.Handler, serverOpts *rpc.Options, clientH rpc.Handler, clientOpts *rpc.Options) *Pair {
+	sr, cw := io.Pipe()
+	cr, sw := io.Pipe()
+	return &Pair{
+		Server:   rpc.NewConn(context.Background(), sr, sw, serverH, options(serverOpts, false)),
+		Client:   rpc.NewConn(context.Background(), cr, cw, clientH, options(clientOpts, false)),
+		toServer: cw,
+		toClient: sw,
+	}
+}
+
+// KillServer cuts both directions at once, as when a server process dies.
+func (p *Pair) KillServer() {
+	_ = p.toClient.Close()
+	_ = p.toServer.CloseWithError(io.ErrClosedPipe)
+}
+
+// Close ends a session as a client and server would: the client's output
+// ends, the server answers what it read and finishes, its output ends, and
+// the client finishes. Both must finish cleanly.
+func (p *Pair) Close(tb testing.TB) {
+	_ = p.toServer.Close()
+	if err := p.Server.Wait(); err != nil {
+		tb.Error("server:", err)
+	}
+	_ = p.toClient.Close()
+	if err := p.Client.Wait(); err != nil {
+		tb.Error("client:", err)
+	}
+}

@@ -1,0 +1,470 @@
+package rpc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"github.com/toolrpc/toolrpc/codec"
+)
+
+// ErrBadResponse is wrapped by the error of a call whose response breaks
+// the specification (both result and error, an error that is not an error
+// object...).
+var ErrBadResponse = errors.New("rpc: malformed response")
+
+// outbound is a call of ours waiting for its response.
+type outbound struct {
+	id       string        // the id token
+	done     chan struct{} // closed when the response (or the end) came
+	result   []byte        // the raw result, when answered with one
+	err      error         // the error, when answered with one or failed
+	progress *progressQueue
+	batch    *outBatch // the batch it was sent in, or nil
+}
+
+// outBatch is a batch of ours with calls still waiting.
+type outBatch struct{ calls []*outbound }
+
+// finish records how a call ended, once.
+func (o *outbound) finish(result []byte, err error) {
+	o.result, o.err = result, err
+	close(o.done)
+}
+
+// Progress is a progress report the peer sent for a call of ours, in the
+// Model Context Protocol's notifications/progress.
+type Progress struct {
+	Progress float64 `json:"progress"`
+	Total    float64 `json:"total,omitempty"` // 0 when unknown
+	Message  string  `json:"message,omitempty"`
+}
+
+type progressKey struct{}
+
+// WithProgress returns a context whose calls (Conn.Call, Conn.Batch) ask
+// the peer for progress reports: a progress token goes into the call's
+// params._meta.progressToken, and each notifications/progress for that
+// token is passed to fn, in the calling goroutine, before Call returns.
+// Progress needs named params (an object, or none).
+func WithProgress(ctx context.Context, fn func(Progress)) context.Context {
+	return context.WithValue(ctx, progressKey{}, fn)
+}
+
+// progressQueue holds the reports of one call until its caller takes them.
+type progressQueue struct {
+	fn      func(Progress)
+	mu      sync.Mutex
+	reports []Progress
+	ready   chan struct{} // signalled (capacity 1) when reports were added
+}
+
+// maxQueuedReports bounds the reports held for a caller that does not take
+// them: older ones are dropped, the latest kept.
+const maxQueuedReports = 1024
+
+func (q *progressQueue) add(p Progress) {
+	q.mu.Lock()
+	if len(q.reports) == maxQueuedReports {
+		q.reports = append(q.reports[:0], q.reports[1:]...)
+	}
+	q.reports = append(q.reports, p)
+	q.mu.Unlock()
+	select {
+	case q.ready <- struct{}{}:
+	default:
+	}
+}
+
+// deliver passes the queued reports to the callback.
+func (q *progressQueue) deliver() {
+	q.mu.Lock()
+	reports := q.reports
+	q.reports = nil
+	q.mu.Unlock()
+	for _, p := range reports {
+		q.fn(p)
+	}
+}
+
+// Call calls method on the peer with params (encoded with encoding/json:
+// an object, an array, or nil for none) and decodes the result into result
+// (a pointer; nil discards it).
+//
+// An error response comes back as a *codec.Error (errors.As) with its code,
+// message and data intact. When ctx ends first, Call tells the peer (see
+// Options.CancelNotification), returns ctx.Err() at once, and drops the
+// response when it comes. When the connection ends first, the error
+// wraps ErrClosed and says why.
+func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	o, err := c.newOutbound(ctx)
+	if err != nil {
+		return err
+	}
+	buf := getBuffer()
+	line, err := c.appendCall(*buf, o, method, params)
+	*buf = line
+	if err == nil {
+		err = c.writeErr(line)
+	}
+	putBuffer(buf)
+	if err != nil {
+		c.forgetOutbound(o)
+		return err
+	}
+	if err := c.await(ctx, o); err != nil {
+		return err
+	}
+	return decodeResult(o, result)
+}
+
+// newOutbound registers a new call, with its progress queue if ctx asks
+// for progress.
+func (c *Conn) newOutbound(ctx context.Context) (*outbound, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	o := &outbound{id: strconv.FormatInt(c.nextID.Add(1), 10), done: make(chan struct{})}
+	if fn, ok := ctx.Value(progressKey{}).(func(Progress)); ok && fn != nil {
+		o.progress = &progressQueue{fn: fn, ready: make(chan struct{}, 1)}
+	}
+	c.mu.Lock()
+	if c.lost != nil {
+		c.mu.Unlock()
+		return nil, c.lost
+	}
+	c.pending[o.id] = o
+	c.awaiting.Store(int32(len(c.pending)))
+	c.mu.Unlock()
+	c.queue.wake() // a reader waiting for room may now read on
+	return o, nil
+}
+
+// appendCall encodes the request of o, with its progress token if any.
+func (c *Conn) appendCall(dst []byte, o *outbound, method string, params any) ([]byte, error) {
+	if o.progress == nil {
+		return codec.AppendRequest(dst, []byte(o.id), method, params)
+	}
+	raw, err := codec.AppendValue(nil, params)
+	if err != nil {
+		return dst, err
+	}
+	if raw, err = withProgressToken(raw, o.id); err != nil {
+		return dst, err
+	}
+	return codec.AppendRequest(dst, []byte(o.id), method, json.RawMessage(raw))
+}
+
+// withProgressToken sets _meta.progressToken in the params object raw (or
+// makes one when raw is null). The token is the call's id, unique among the
+// calls under way.
+func withProgressToken(raw []byte, token string) ([]byte, error) {
+	member := `"progressToken":` + token
+	switch {
+	case string(raw) == "null":
+		return []byte(`{"_meta":{` + member + `}}`), nil
+	case raw[0] != '{':
+		return nil, errors.New("rpc: progress needs named params (an object)")
+	}
+	meta := codec.Member(raw, "_meta")
+	if meta == nil {
+		if bytes.Equal(raw, []byte("{}")) {
+			return []byte(`{"_meta":{` + member + `}}`), nil
+		}
+		return append([]byte(`{"_meta":{`+member+`},`), raw[1:]...), nil
+	}
+	if meta[0] != '{' || codec.Member(meta, "progressToken") != nil {
+		return nil, errors.New("rpc: params._meta must be an object without a progressToken")
+	}
+	at := cap(raw) - cap(meta) // meta is a subslice of raw: where it starts
+	out := append([]byte(nil), raw[:at+1]...)
+	out = append(out, member...)
+	if !bytes.Equal(meta, []byte("{}")) {
+		out = append(out, ',')
+	}
+	return append(out, raw[at+1:]...), nil
+}
+
+// await waits for o's response, delivering its progress reports, or for
+// ctx to end.
+func (c *Conn) await(ctx context.Context, o *outbound) error {
+	var ready chan struct{}
+	if o.progress != nil {
+		ready = o.progress.ready
+	}
+	for {
+		select {
+		case <-o.done:
+			if o.progress != nil {
+				o.progress.deliver()
+			}
+			return nil
+		case <-ready:
+			o.progress.deliver()
+		case <-ctx.Done():
+			select {
+			case <-o.done: // answered at the same moment: take the answer
+				continue
+			default:
+			}
+			c.abandon(o)
+			return ctx.Err()
+		}
+	}
+}
+
+// abandon stops waiting for o and tells the peer to cancel it.
+func (c *Conn) abandon(o *outbound) {
+	if !c.forgetOutbound(o) {
+		return
+	}
+	var params any
+	if c.cancelMethod == CancelledNotification {
+		params = map[string]json.RawMessage{"requestId": json.RawMessage(o.id)}
+	} else {
+		params = map[string]json.RawMessage{"id": json.RawMessage(o.id)}
+	}
+	_ = c.Notify(context.Background(), c.cancelMethod, params)
+}
+
+// forgetOutbound removes o from the pending calls, reporting whether it was
+// there (a response or the end may have taken it first).
+func (c *Conn) forgetOutbound(o *outbound) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.pending[o.id] != o {
+		return false
+	}
+	delete(c.pending, o.id)
+	c.awaiting.Store(int32(len(c.pending)))
+	c.abandoned.add(o.id)
+	return true
+}
+
+func decodeResult(o *outbound, result any) error {
+	if o.err != nil {
+		return o.err
+	}
+	if result == nil {
+		return nil
+	}
+	if err := json.Unmarshal(o.result, result); err != nil {
+		return fmt.Errorf("rpc: decoding the result: %w", err)
+	}
+	return nil
+}
+
+// route hands a response to the call of ours it answers.
+func (c *Conn) route(m *codec.Message) {
+	if m.ID == nil || string(m.ID) == "null" {
+		c.routeUnidentified(m)
+		return
+	}
+	c.mu.Lock()
+	o := c.pending[string(m.ID)]
+	if o != nil {
+		delete(c.pending, o.id)
+		c.awaiting.Store(int32(len(c.pending)))
+	}
+	abandoned := o == nil && c.abandoned.has(string(m.ID))
+	c.mu.Unlock()
+	switch {
+	case o != nil:
+		o.finish(responseOf(m))
+	case abandoned:
+		c.log.Debug("rpc: response to a cancelled call dropped", "id", string(m.ID))
+	default:
+		c.log.Warn("rpc: unexpected response dropped", "id", string(m.ID))
+	}
+}
+
+// responseOf is what a response says: a result or an error.
+func responseOf(m *codec.Message) ([]byte, error) {
+	if m.Err != nil {
+		return nil, fmt.Errorf("%w: %s", ErrBadResponse, m.Err.Message)
+	}
+	if m.Error != nil {
+		var e codec.Error
+		if err := json.Unmarshal(m.Error, &e); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrBadResponse, err)
+		}
+		return nil, &e
+	}
+	return m.Result, nil
+}
+
+// routeUnidentified handles a response with id null: the peer could not
+// read a request of ours. Since every single request we send is valid, it
+// answers a whole batch (too long, say): every batch under way fails with
+// it.
+func (c *Conn) routeUnidentified(m *codec.Message) {
+	_, err := responseOf(m)
+	if err == nil {
+		err = fmt.Errorf("%w: a result for id null", ErrBadResponse)
+	}
+	c.mu.Lock()
+	var failed []*outbound
+	for id, o := range c.pending {
+		if o.batch != nil {
+			delete(c.pending, id)
+			failed = append(failed, o)
+		}
+	}
+	c.awaiting.Store(int32(len(c.pending)))
+	c.mu.Unlock()
+	if len(failed) == 0 {
+		c.log.Warn("rpc: error response with id null", "error", err)
+	}
+	for _, o := range failed {
+		o.finish(nil, err)
+	}
+}
+
+// routeProgress passes a notifications/progress to the call of ours whose
+// token it carries, reporting whether there was one.
+func (c *Conn) routeProgress(params []byte) bool {
+	token := codec.Member(params, "progressToken")
+	if token == nil {
+		return false
+	}
+	c.mu.Lock()
+	o := c.pending[string(token)]
+	c.mu.Unlock()
+	if o == nil || o.progress == nil {
+		return false
+	}
+	var p Progress
+	if err := json.Unmarshal(params, &p); err != nil {
+		c.log.Debug("rpc: malformed progress dropped", "error", err)
+		return true
+	}
+	o.progress.add(p)
+	return true
+}
+
+// failPending ends every call of ours still waiting, and every later one,
+// with an error that wraps ErrClosed and cause.
+func (c *Conn) failPending(cause error) {
+	err := ErrClosed
+	if cause != nil && !errors.Is(cause, ErrClosed) {
+		err = fmt.Errorf("%w: %w", ErrClosed, cause)
+	}
+	c.mu.Lock()
+	if c.lost == nil {
+		c.lost = err
+	}
+	pending := c.pending
+	c.pending = map[string]*outbound{}
+	c.awaiting.Store(0)
+	c.mu.Unlock()
+	for _, o := range pending {
+		o.finish(nil, err)
+	}
+}
+
+// BatchCall is one entry of a batch: a call, or a notification.
+type BatchCall struct {
+	Method string
+	Params any // an object, an array, or nil
+	// Result receives the entry's result (a pointer; nil discards it).
+	Result any
+	// Notification sends the entry as a notification: no response.
+	Notification bool
+	// Err is set by Batch: the entry's error (a *codec.Error for an error
+	// response), or nil.
+	Err error
+}
+
+// Batch sends calls as one batch (one array, on one line) and waits for
+// every call's response, setting each entry's Result and Err. It returns
+// an error only when the batch as a whole fails: the context ended (the
+// peer is told to cancel every call), the connection ended, or an entry
+// cannot be encoded; the entries still waiting then get that error too.
+func (c *Conn) Batch(ctx context.Context, calls []BatchCall) error {
+	if len(calls) == 0 {
+		return errors.New("rpc: an empty batch is invalid")
+	}
+	outs := make([]*outbound, len(calls))
+	ob := &outBatch{}
+	fail := func(err error) error {
+		for i, o := range outs {
+			if o != nil {
+				c.forgetOutbound(o)
+				calls[i].Err = err
+			}
+		}
+		return err
+	}
+	buf := getBuffer()
+	defer putBuffer(buf)
+	line := append((*buf)[:0], '[')
+	for i := range calls {
+		bc := &calls[i]
+		if i > 0 {
+			line = append(line, ',')
+		}
+		var err error
+		if bc.Notification {
+			line, err = codec.AppendRequest(line, nil, bc.Method, bc.Params)
+		} else {
+			var o *outbound
+			if o, err = c.newOutbound(ctx); err == nil {
+				o.batch, outs[i] = ob, o
+				ob.calls = append(ob.calls, o)
+				line, err = c.appendCall(line, o, bc.Method, bc.Params)
+			}
+		}
+		if err != nil {
+			*buf = line
+			return fail(err)
+		}
+	}
+	line = append(line, ']')
+	*buf = line
+	if err := c.writeErr(line); err != nil {
+		return fail(err)
+	}
+	for i, o := range outs {
+		if o == nil {
+			continue
+		}
+		if err := c.await(ctx, o); err != nil {
+			for _, rest := range outs[i:] {
+				if rest != nil {
+					c.abandon(rest)
+				}
+			}
+			return fail(err)
+		}
+		calls[i].Err = decodeResult(o, calls[i].Result)
+	}
+	return nil
+}
+
+// abandonedIDs remembers the ids of the last calls we stopped waiting for,
+// so that their late responses are dropped quietly.
+type abandonedIDs struct {
+	ring [256]string
+	next int
+	set  map[string]int // id -> times in ring
+}
+
+func (a *abandonedIDs) add(id string) {
+	if a.set == nil {
+		a.set = map[string]int{}
+	}
+	if old := a.ring[a.next]; old != "" {
+		if a.set[old]--; a.set[old] <= 0 {
+			delete(a.set, old)
+		}
+	}
+	a.ring[a.next] = id
+	a.set[id]++
+	a.next = (a.next + 1) % len(a.ring)
+}
+
+func (a *abandonedIDs) has(id string) bool { return a.set[id] > 0 }

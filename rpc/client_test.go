@@ -1,0 +1,408 @@
+package rpc_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/wiretest"
+	"github.com/toolrpc/toolrpc/rpc"
+)
+
+// arith is a server for the client tests.
+type arith struct {
+	notes     chan string   // notifications received
+	cancelled chan error    // causes seen by "block" when its context ends
+	started   chan struct{} // "block" started
+	peerCalls atomic.Int32  // "askBack" calls made to the peer
+	progress  func(ctx context.Context, token json.RawMessage, n int) error
+}
+
+func newArith() *arith {
+	return &arith{notes: make(chan string, 100), cancelled: make(chan error, 100), started: make(chan struct{}, 100)}
+}
+
+func (a *arith) Handle(ctx context.Context, req *rpc.Request) (any, error) {
+	switch req.Method {
+	case "add":
+		var xs [2]int
+		if err := json.Unmarshal(req.Params, &xs); err != nil {
+			return nil, codec.NewError(codec.InvalidParams, "")
+		}
+		return xs[0] + xs[1], nil
+	case "echo":
+		return req.Params, nil
+	case "fail":
+		return nil, codec.NewError(-1234, "quota exceeded").WithData(map[string]any{"retry": 5, "who": []string{"a"}})
+	case "note":
+		a.notes <- string(req.Params)
+		return nil, nil
+	case "block":
+		a.started <- struct{}{}
+		<-ctx.Done()
+		a.cancelled <- context.Cause(ctx)
+		return nil, ctx.Err()
+	case "count":
+		// Reports progress MCP's way, by hand (package middleware does it
+		// for real servers).
+		var p struct{ N int }
+		_ = json.Unmarshal(req.Params, &p)
+		token := codec.Member(codec.Member(req.Params, "_meta"), "progressToken")
+		for i := 1; i <= p.N; i++ {
+			if token != nil {
+				if err := rpc.Notify(ctx, rpc.ProgressNotification, map[string]any{
+					"progressToken": json.RawMessage(token), "progress": i, "total": p.N, "message": fmt.Sprint("step ", i),
+				}); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return p.N, nil
+	case "askBack":
+		// Calls its caller, and answers with what the caller said.
+		a.peerCalls.Add(1)
+		var answer string
+		if err := rpc.ConnFromContext(ctx).Call(ctx, "whoAreYou", nil, &answer); err != nil {
+			return nil, err
+		}
+		return "caller says " + answer, nil
+	}
+	return nil, codec.NewError(codec.MethodNotFound, "")
+}
+
+// clientSide answers the server's calls back.
+var clientSide = rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+	if req.Method == "whoAreYou" {
+		return "the client", nil
+	}
+	return nil, codec.NewError(codec.MethodNotFound, "")
+})
+
+func TestCall(t *testing.T) {
+	p := wiretest.NewPair(newArith(), nil, nil, nil)
+	defer p.Close(t)
+	ctx := context.Background()
+
+	var sum int
+	require.NoError(t, p.Client.Call(ctx, "add", []int{40, 2}, &sum))
+	assert.Equal(t, 42, sum)
+
+	var echo map[string]string
+	require.NoError(t, p.Client.Call(ctx, "echo", map[string]string{"a": "b"}, &echo))
+	assert.Equal(t, map[string]string{"a": "b"}, echo)
+
+	require.NoError(t, p.Client.Call(ctx, "add", []int{1, 1}, nil), "a nil result discards it")
+
+	err := p.Client.Call(ctx, "fail", nil, nil)
+	var e *codec.Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, codec.Code(-1234), e.Code)
+	assert.Equal(t, "quota exceeded", e.Message)
+	assert.JSONEq(t, `{"retry":5,"who":["a"]}`, string(e.Data.(json.RawMessage)))
+
+	err = p.Client.Call(ctx, "nope", nil, nil)
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, codec.MethodNotFound, e.Code)
+
+	err = p.Client.Call(ctx, "add", []int{1, 2}, new(string))
+	assert.ErrorContains(t, err, "decoding the result")
+
+	assert.Error(t, p.Client.Call(ctx, "add", 5, nil), "params must be an object or an array")
+}
+
+func TestManyConcurrentCalls(t *testing.T) {
+	p := wiretest.NewPair(newArith(), nil, nil, nil)
+	defer p.Close(t)
+	var wg sync.WaitGroup
+	for g := range 16 {
+		wg.Go(func() {
+			for i := range 1000 / 16 {
+				var sum int
+				if !assert.NoError(t, p.Client.Call(context.Background(), "add", []int{g, i}, &sum)) {
+					return
+				}
+				assert.Equal(t, g+i, sum)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func TestClientNotify(t *testing.T) {
+	a := newArith()
+	p := wiretest.NewPair(a, nil, nil, nil)
+	defer p.Close(t)
+	require.NoError(t, p.Client.Notify(context.Background(), "note", []string{"hello"}))
+	assert.Equal(t, `["hello"]`, <-a.notes)
+}
+
+func TestBatch(t *testing.T) {
+	a := newArith()
+	p := wiretest.NewPair(a, nil, nil, nil)
+	defer p.Close(t)
+	var sum, sum2 int
+	calls := []rpc.BatchCall{
+		{Method: "add", Params: []int{1, 2}, Result: &sum},
+		{Method: "note", Params: []string{"batched"}, Notification: true},
+		{Method: "fail"},
+		{Method: "add", Params: []int{3, 4}, Result: &sum2},
+		{Method: "nope"},
+	}
+	require.NoError(t, p.Client.Batch(context.Background(), calls))
+	assert.Equal(t, 3, sum)
+	assert.Equal(t, 7, sum2)
+	assert.NoError(t, calls[0].Err)
+	assert.NoError(t, calls[1].Err)
+	var e *codec.Error
+	require.ErrorAs(t, calls[2].Err, &e)
+	assert.Equal(t, codec.Code(-1234), e.Code)
+	require.ErrorAs(t, calls[4].Err, &e)
+	assert.Equal(t, codec.MethodNotFound, e.Code)
+	assert.Equal(t, `["batched"]`, <-a.notes)
+
+	require.NoError(t, p.Client.Batch(context.Background(), []rpc.BatchCall{{Method: "note", Params: []int{1}, Notification: true}}),
+		"a batch of notifications only")
+	assert.Equal(t, `[1]`, <-a.notes)
+	assert.Error(t, p.Client.Batch(context.Background(), nil), "an empty batch is invalid")
+}
+
+func TestBatchRefusedAsAWhole(t *testing.T) {
+	p := wiretest.NewPair(newArith(), &rpc.Options{MaxBatch: 2}, nil, nil)
+	defer p.Close(t)
+	calls := []rpc.BatchCall{{Method: "add", Params: []int{1, 2}}, {Method: "add", Params: []int{1, 2}}, {Method: "add", Params: []int{1, 2}}}
+	require.NoError(t, p.Client.Batch(context.Background(), calls))
+	for _, c := range calls {
+		var e *codec.Error
+		require.ErrorAs(t, c.Err, &e)
+		assert.Equal(t, codec.InvalidRequest, e.Code)
+		assert.Contains(t, e.Message, "batch of 3 entries")
+	}
+}
+
+func TestProgressCallbacks(t *testing.T) {
+	p := wiretest.NewPair(newArith(), nil, nil, nil)
+	defer p.Close(t)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			n := 3 + g
+			var got []rpc.Progress
+			ctx := rpc.WithProgress(context.Background(), func(pr rpc.Progress) { got = append(got, pr) })
+			var result int
+			if !assert.NoError(t, p.Client.Call(ctx, "count", map[string]int{"n": n}, &result)) {
+				return
+			}
+			assert.Equal(t, n, result)
+			require.Len(t, got, n, "every report of this call, before Call returns")
+			for i, pr := range got {
+				assert.Equal(t, rpc.Progress{Progress: float64(i + 1), Total: float64(n), Message: fmt.Sprint("step ", i+1)}, pr)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func TestProgressTokenGoesIntoMeta(t *testing.T) {
+	p := wiretest.NewPair(newArith(), nil, nil, nil)
+	defer p.Close(t)
+	ctx := rpc.WithProgress(context.Background(), func(rpc.Progress) {})
+	tests := []struct {
+		params any
+		want   string
+	}{
+		{nil, `{"_meta":{"progressToken":%s}}`},
+		{map[string]int{}, `{"_meta":{"progressToken":%s}}`},
+		{map[string]int{"a": 1}, `{"_meta":{"progressToken":%s},"a":1}`},
+		{json.RawMessage(`{"a":1,"_meta":{"trace":"x"}}`), `{"a":1,"_meta":{"progressToken":%s,"trace":"x"}}`},
+		{json.RawMessage(`{"_meta":{}}`), `{"_meta":{"progressToken":%s}}`},
+	}
+	for _, tt := range tests {
+		var echo json.RawMessage
+		require.NoError(t, p.Client.Call(ctx, "echo", tt.params, &echo))
+		token := codec.Member(codec.Member(echo, "_meta"), "progressToken")
+		assert.Equal(t, fmt.Sprintf(tt.want, token), string(echo))
+	}
+	assert.ErrorContains(t, p.Client.Call(ctx, "echo", []int{1}, nil), "progress needs named params")
+	assert.ErrorContains(t, p.Client.Call(ctx, "echo", json.RawMessage(`{"_meta":{"progressToken":1}}`), nil), "without a progressToken")
+}
+
+func TestCallCancelled(t *testing.T) {
+	for _, style := range []string{rpc.CancelRequest, rpc.CancelledNotification} {
+		t.Run(style, func(t *testing.T) {
+			a := newArith()
+			p := wiretest.NewPair(a, nil, nil, &rpc.Options{CancelNotification: style})
+			defer p.Close(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			errs := make(chan error, 1)
+			go func() { errs <- p.Client.Call(ctx, "block", nil, nil) }()
+			<-a.started
+			start := time.Now()
+			cancel()
+			select {
+			case err := <-errs:
+				assert.ErrorIs(t, err, context.Canceled)
+				assert.Less(t, time.Since(start), time.Second)
+			case <-time.After(5 * time.Second):
+				t.Fatal("Call did not return after its context ended")
+			}
+			select {
+			case cause := <-a.cancelled:
+				assert.ErrorIs(t, cause, rpc.ErrCancelled, "the server's handler saw its context cancelled by the peer")
+			case <-time.After(5 * time.Second):
+				t.Fatal("the server's handler was not cancelled")
+			}
+			// The connection goes on.
+			var sum int
+			require.NoError(t, p.Client.Call(context.Background(), "add", []int{1, 2}, &sum))
+			assert.Equal(t, 3, sum)
+		})
+	}
+}
+
+func TestCallWithDoneContext(t *testing.T) {
+	p := wiretest.NewPair(newArith(), nil, nil, nil)
+	defer p.Close(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	assert.ErrorIs(t, p.Client.Call(ctx, "add", []int{1, 2}, nil), context.Canceled)
+}
+
+func TestConnectionLossFailsPendingCalls(t *testing.T) {
+	a := newArith()
+	p := wiretest.NewPair(a, &rpc.Options{ShutdownGrace: 10 * time.Millisecond}, nil, nil)
+	const n = 20
+	errs := make(chan error, n)
+	for range n {
+		go func() { errs <- p.Client.Call(context.Background(), "block", nil, nil) }()
+	}
+	for range n {
+		<-a.started
+	}
+	start := time.Now()
+	p.KillServer()
+	for range n {
+		select {
+		case err := <-errs:
+			assert.ErrorIs(t, err, rpc.ErrClosed)
+			assert.ErrorContains(t, err, "the peer closed the connection")
+		case <-time.After(time.Second):
+			t.Fatal("a pending call still waits a second after the connection was lost")
+		}
+	}
+	t.Logf("%d pending calls failed within %v", n, time.Since(start))
+	assert.ErrorIs(t, p.Client.Call(context.Background(), "add", []int{1, 2}, nil), rpc.ErrClosed, "and so does every later call")
+	_ = p.Client.Close()
+	_ = p.Server.Close() // its blocked handlers, as in a killed process, are cancelled
+}
+
+func TestCallAfterClose(t *testing.T) {
+	p := wiretest.NewPair(newArith(), nil, nil, nil)
+	require.NoError(t, p.Client.Close())
+	require.NoError(t, p.Client.Close(), "Close is idempotent")
+	assert.ErrorIs(t, p.Client.Call(context.Background(), "add", []int{1, 2}, nil), rpc.ErrClosed)
+	_ = p.Server.Wait()
+}
+
+func TestServerCallsItsCaller(t *testing.T) {
+	for _, opts := range []*rpc.Options{{Sequential: true}, {Concurrency: 1}, nil} {
+		t.Run(fmt.Sprintf("%+v", opts), func(t *testing.T) {
+			a := newArith()
+			p := wiretest.NewPair(a, opts, clientSide, nil)
+			defer p.Close(t)
+			var wg sync.WaitGroup
+			for range 4 {
+				wg.Go(func() {
+					var answer string
+					ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+					defer cancel()
+					if assert.NoError(t, p.Client.Call(ctx, "askBack", nil, &answer)) {
+						assert.Equal(t, "caller says the client", answer)
+					}
+				})
+			}
+			wg.Wait()
+		})
+	}
+}
+
+// With the server's queue full of the client's requests, a handler waiting
+// for the client's answer still gets it: the server reads on past the
+// queued requests to find it, up to 16 times the queue's size; requests
+// beyond that are refused ServerBusy rather than left to hang.
+func TestServerCallsItsCallerWithAFullQueue(t *testing.T) {
+	run := func(t *testing.T, queue, calls int) (busy int) {
+		a := newArith()
+		p := wiretest.NewPair(a, &rpc.Options{Sequential: true, QueueSize: queue}, clientSide, nil)
+		defer p.Close(t)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		for i := range calls {
+			wg.Go(func() {
+				method := "add"
+				if i%5 == 0 {
+					method = "askBack"
+				}
+				err := p.Client.Call(ctx, method, []int{1, 2}, nil)
+				var e *codec.Error
+				if errors.As(err, &e) && e.Code == codec.ServerBusy {
+					mu.Lock()
+					busy++
+					mu.Unlock()
+					return
+				}
+				assert.NoError(t, err)
+			})
+		}
+		wg.Wait()
+		return busy
+	}
+	t.Run("within the bound", func(t *testing.T) {
+		assert.Zero(t, run(t, 4, 40))
+	})
+	t.Run("beyond it", func(t *testing.T) {
+		busy := run(t, 1, 60)
+		t.Logf("%d of 60 calls refused ServerBusy", busy)
+	})
+}
+
+// A client driven by raw lines: a response for an id it never used is
+// logged and dropped, and never answered; a malformed response to a call
+// fails that call.
+func TestUnexpectedAndMalformedResponses(t *testing.T) {
+	cr, tw := io.Pipe() // the test writes to the client
+	tr, cw := io.Pipe() // the client writes to the test
+	fromClient := bufio.NewScanner(tr)
+	var logs wiretest.Buffer
+	c := rpc.NewConn(context.Background(), cr, cw, nil, &rpc.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+
+	wiretest.Send(t, tw, `{"jsonrpc":"2.0","result":1,"id":99}`)
+	errs := make(chan error, 1)
+	go func() { errs <- c.Call(context.Background(), "m", nil, nil) }()
+	require.True(t, fromClient.Scan())
+	assert.Equal(t, `{"jsonrpc":"2.0","method":"m","id":1}`, fromClient.Text(), "the first line from the client is its call: nothing answered the stray response")
+	wiretest.Send(t, tw, `{"jsonrpc":"2.0","result":1,"error":{"code":1,"message":"x"},"id":1}`)
+	err := <-errs
+	assert.ErrorIs(t, err, rpc.ErrBadResponse)
+	assert.ErrorContains(t, err, "both result and error")
+	assert.Contains(t, logs.String(), "unexpected response dropped")
+	assert.Contains(t, logs.String(), "id=99")
+
+	require.NoError(t, tw.Close())
+	go func() { _, _ = io.Copy(io.Discard, tr) }()
+	require.NoError(t, c.Wait())
+	_ = cw.Close()
+}

@@ -1,0 +1,110 @@
+package rpc
+
+import "sync"
+
+// workQueue holds the messages read and not yet dispatched, in order. The
+// reader pushes, the dispatcher pops.
+//
+// It is bounded: a push waits while size items wait, which stops the
+// reader (backpressure). But while a call of ours awaits the peer's
+// response, the response may be behind the peer's requests in the input:
+// the reader must read on to find it, and a push then goes past size, up
+// to hard items.
+type workQueue struct {
+	mu      sync.Mutex
+	cond    sync.Cond
+	items   []work
+	head    int
+	size    int         // the soft bound
+	hard    int         // the bound while awaiting
+	waiting func() bool // whether a call of ours awaits a response
+	closed  bool        // no more pushes: the reader is done
+	stopped bool        // shutting down: nothing waits any more
+}
+
+func newWorkQueue(size int, awaiting func() bool) *workQueue {
+	q := &workQueue{size: size, hard: 16 * size, waiting: awaiting}
+	q.cond.L = &q.mu
+	return q
+}
+
+func (q *workQueue) len() int { return len(q.items) - q.head }
+
+// push adds w, waiting for room. It returns errQueueFull when even the
+// bound for awaiting is reached, and errQueueStopped once the queue is
+// stopped; w was not added then.
+func (q *workQueue) push(w work) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for !q.stopped && q.len() >= q.size && !(q.waiting() && q.len() < q.hard) {
+		if q.len() >= q.hard {
+			return errQueueFull
+		}
+		q.cond.Wait()
+	}
+	if q.stopped {
+		return errQueueStopped
+	}
+	if q.head > 0 && len(q.items) == cap(q.items) {
+		n := copy(q.items, q.items[q.head:])
+		clear(q.items[n:])
+		q.items, q.head = q.items[:n], 0
+	}
+	q.items = append(q.items, w)
+	q.cond.Broadcast()
+	return nil
+}
+
+// pop takes the next item, waiting for one. It returns false once the
+// queue is closed and empty, or stopped.
+func (q *workQueue) pop() (work, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for !q.stopped && q.len() == 0 && !q.closed {
+		q.cond.Wait()
+	}
+	if q.stopped || q.len() == 0 {
+		return work{}, false
+	}
+	w := q.items[q.head]
+	q.items[q.head] = work{}
+	q.head++
+	if q.head == len(q.items) {
+		q.items, q.head = q.items[:0], 0
+	}
+	q.cond.Broadcast()
+	return w, true
+}
+
+// drain takes every item left.
+func (q *workQueue) drain() []work {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := append([]work(nil), q.items[q.head:]...)
+	clear(q.items)
+	q.items, q.head = q.items[:0], 0
+	return out
+}
+
+// close marks the end of the pushes.
+func (q *workQueue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.cond.Broadcast()
+	q.mu.Unlock()
+}
+
+// stop wakes every waiter for good.
+func (q *workQueue) stop() {
+	q.mu.Lock()
+	q.stopped = true
+	q.cond.Broadcast()
+	q.mu.Unlock()
+}
+
+// wake lets a waiting push look again (a call of ours started waiting).
+func (q *workQueue) wake() {
+	q.mu.Lock()
+	q.cond.Broadcast()
+	q.mu.Unlock()
+}
