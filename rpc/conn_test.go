@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,8 +22,13 @@ import (
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
-// TestMain fails the package's tests if any goroutine outlives them.
+// TestMain fails the package's tests if any goroutine outlives them. Run
+// with TOOLRPC_TEST_PROCESS set, the test binary is instead a child
+// process for the process tests (see childProcess).
 func TestMain(m *testing.M) {
+	if mode := os.Getenv("TOOLRPC_TEST_PROCESS"); mode != "" {
+		os.Exit(childProcess(mode))
+	}
 	goleak.VerifyTestMain(m)
 }
 

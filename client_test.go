@@ -1,0 +1,178 @@
+package toolrpc_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolrpc/toolrpc/internal/wiretest"
+	"github.com/toolrpc/toolrpc/rpc"
+)
+
+// The client against the calculator running as a real child process: the
+// binary is built once for the package's tests.
+var calculator struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+func calculatorBinary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the calculator")
+	}
+	calculator.once.Do(func() {
+		dir, err := os.MkdirTemp("", "toolrpc-calculator")
+		if err != nil {
+			calculator.err = err
+			return
+		}
+		calculator.path = filepath.Join(dir, "calculator")
+		out, err := exec.Command("go", "build", "-o", calculator.path, "./examples/calculator").CombinedOutput()
+		if err != nil {
+			calculator.err = fmt.Errorf("%v: %s", err, out)
+		}
+	})
+	require.NoError(t, calculator.err)
+	return calculator.path
+}
+
+// startCalculator starts the calculator and returns the client; its stderr
+// lines (the server's logs) are kept in logs.
+func startCalculator(t *testing.T, logs *wiretest.Buffer) *rpc.Process {
+	t.Helper()
+	var stderr *slog.Logger
+	if logs != nil {
+		stderr = slog.New(slog.NewTextHandler(logs, nil))
+	}
+	p, err := rpc.StartProcess(context.Background(), exec.Command(calculatorBinary(t)), nil,
+		&rpc.ProcessOptions{Options: rpc.Options{Logger: wiretest.Quiet()}, Stderr: stderr})
+	require.NoError(t, err)
+	return p
+}
+
+func TestClientAgainstCalculatorProcess(t *testing.T) {
+	p := startCalculator(t, nil)
+	defer func() { require.NoError(t, p.Close(), "the calculator exits 0") }()
+	ctx := context.Background()
+
+	var wg sync.WaitGroup
+	for g := range 16 {
+		wg.Go(func() {
+			for i := range 1000 / 16 {
+				var diff float64
+				if assert.NoError(t, p.Call(ctx, "subtract", map[string]int{"minuend": i, "subtrahend": g}, &diff)) {
+					assert.Equal(t, float64(i-g), diff)
+				}
+			}
+		})
+	}
+	wg.Wait()
+
+	var data []any
+	require.NoError(t, p.Call(ctx, "get_data", nil, &data))
+	assert.Equal(t, []any{"hello", float64(5)}, data)
+}
+
+func TestProgressCallbacksThroughAProcess(t *testing.T) {
+	p := startCalculator(t, nil)
+	defer p.Close()
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			n := 2 + g
+			var got []rpc.Progress
+			ctx := rpc.WithProgress(context.Background(), func(pr rpc.Progress) { got = append(got, pr) })
+			var result int
+			if !assert.NoError(t, p.Call(ctx, "count", map[string]int{"n": n, "delay_ms": 1}, &result)) {
+				return
+			}
+			assert.Equal(t, n, result)
+			want := make([]rpc.Progress, n)
+			for i := range want {
+				want[i] = rpc.Progress{Progress: float64(i + 1), Total: float64(n)}
+			}
+			assert.Equal(t, want, got, "exactly this call's reports, in order, before Call returns")
+		})
+	}
+	wg.Wait()
+}
+
+func TestCancelThroughAProcess(t *testing.T) {
+	var logs wiretest.Buffer
+	p := startCalculator(t, &logs)
+	defer p.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	started := make(chan struct{})
+	var once sync.Once
+	ctx = rpc.WithProgress(ctx, func(rpc.Progress) { once.Do(func() { close(started) }) })
+	errs := make(chan error, 1)
+	go func() { errs <- p.Call(ctx, "count", map[string]int{"n": 10, "delay_ms": 60000}, nil) }()
+	<-started
+	t0 := time.Now()
+	cancel()
+	require.ErrorIs(t, <-errs, context.Canceled)
+	assert.Less(t, time.Since(t0), time.Second, "the cancelled call returns promptly")
+
+	// The server's handler saw its context cancelled: its call is logged
+	// as answered -32800.
+	deadline := time.Now().Add(5 * time.Second)
+	for !containsAll(logs.String(), "method=count", "code=-32800") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the server never logged the cancelled call; stderr:\n%s", logs.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	var sum int
+	require.NoError(t, p.Call(context.Background(), "sum", []int{1, 2}, &sum))
+	assert.Equal(t, 3, sum)
+}
+
+func TestKillingTheServerFailsPendingCalls(t *testing.T) {
+	p := startCalculator(t, nil)
+	const n = 8
+	started := make(chan struct{}, n)
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			var once sync.Once
+			ctx := rpc.WithProgress(context.Background(), func(rpc.Progress) { once.Do(func() { started <- struct{}{} }) })
+			errs <- p.Call(ctx, "count", map[string]int{"n": 5, "delay_ms": 60000}, nil)
+		}()
+	}
+	for range n {
+		<-started
+	}
+	require.NoError(t, p.Kill())
+	deadline := time.After(time.Second)
+	for range n {
+		select {
+		case err := <-errs:
+			assert.ErrorIs(t, err, rpc.ErrClosed)
+		case <-deadline:
+			t.Fatal("a pending call still waits a second after the server was killed")
+		}
+	}
+	var exit *exec.ExitError
+	assert.ErrorAs(t, p.Close(), &exit)
+}
+
+func containsAll(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,133 @@
+package rpc_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolrpc/toolrpc/internal/wiretest"
+	"github.com/toolrpc/toolrpc/rpc"
+)
+
+// childProcess is the test binary run as a child process, in one of these
+// modes:
+//   - serve: a tool server on stdin/stdout (the arith handler), which
+//     writes a line to stderr first and exits 0 at the end of its input;
+//   - exit3: reads its input to the end, then exits with status 3;
+//   - stubborn: ignores the end of its input and never exits by itself.
+func childProcess(mode string) int {
+	switch mode {
+	case "serve":
+		fmt.Fprintln(os.Stderr, "child: serving")
+		if err := rpc.Serve(context.Background(), os.Stdin, os.Stdout, newArith(), &rpc.Options{Logger: quiet}); err != nil {
+			fmt.Fprintln(os.Stderr, "child:", err)
+			return 1
+		}
+		fmt.Fprintln(os.Stderr, "child: input ended")
+		return 0
+	case "exit3":
+		_ = rpc.Serve(context.Background(), os.Stdin, os.Stdout, nil, &rpc.Options{Logger: quiet})
+		return 3
+	case "stubborn":
+		_ = rpc.Serve(context.Background(), os.Stdin, os.Stdout, nil, &rpc.Options{Logger: quiet})
+		select {}
+	}
+	return 2
+}
+
+func child(mode string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "TOOLRPC_TEST_PROCESS="+mode)
+	return cmd
+}
+
+func TestProcess(t *testing.T) {
+	var logs wiretest.Buffer
+	p, err := rpc.StartProcess(context.Background(), child("serve"), nil,
+		&rpc.ProcessOptions{Options: rpc.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))}})
+	require.NoError(t, err)
+	var sum int
+	require.NoError(t, p.Call(context.Background(), "add", []int{40, 2}, &sum))
+	assert.Equal(t, 42, sum)
+
+	var wg sync.WaitGroup
+	for g := range 16 {
+		wg.Go(func() {
+			for i := range 1000 / 16 {
+				var got int
+				if assert.NoError(t, p.Call(context.Background(), "add", []int{g, i}, &got)) {
+					assert.Equal(t, g+i, got)
+				}
+			}
+		})
+	}
+	wg.Wait()
+
+	require.NoError(t, p.Close(), "exit status 0")
+	require.NoError(t, p.Close(), "Close is idempotent")
+	assert.Contains(t, logs.String(), `line="child: serving"`, "stderr goes to the logger line by line")
+	assert.Contains(t, logs.String(), `line="child: input ended"`)
+	assert.Contains(t, logs.String(), "tool server exited")
+	assert.ErrorIs(t, p.Call(context.Background(), "add", []int{1, 2}, nil), rpc.ErrClosed)
+}
+
+func TestProcessExitStatus(t *testing.T) {
+	p, err := rpc.StartProcess(context.Background(), child("exit3"), nil, &rpc.ProcessOptions{Options: rpc.Options{Logger: quiet}})
+	require.NoError(t, err)
+	err = p.Close()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	assert.Equal(t, 3, exit.ExitCode())
+}
+
+func TestProcessKilledAfterGrace(t *testing.T) {
+	p, err := rpc.StartProcess(context.Background(), child("stubborn"), nil,
+		&rpc.ProcessOptions{Options: rpc.Options{Logger: quiet}, Grace: 50 * time.Millisecond})
+	require.NoError(t, err)
+	start := time.Now()
+	err = p.Close()
+	assert.ErrorContains(t, err, "killed after a grace period of 50ms")
+	assert.Less(t, time.Since(start), 5*time.Second)
+}
+
+func TestProcessKilledFailsPendingCalls(t *testing.T) {
+	p, err := rpc.StartProcess(context.Background(), child("serve"), nil, &rpc.ProcessOptions{Options: rpc.Options{Logger: quiet}})
+	require.NoError(t, err)
+	const n = 10
+	errs := make(chan error, n)
+	for range n {
+		go func() { errs <- p.Call(context.Background(), "block", nil, nil) }()
+	}
+	time.Sleep(50 * time.Millisecond) // the calls are under way
+	require.NoError(t, p.Kill())
+	deadline := time.After(time.Second)
+	for range n {
+		select {
+		case err := <-errs:
+			assert.ErrorIs(t, err, rpc.ErrClosed)
+		case <-deadline:
+			t.Fatal("a pending call still waits a second after the process was killed")
+		}
+	}
+	err = p.Close()
+	var exit *exec.ExitError
+	assert.ErrorAs(t, err, &exit, "the exit status says it was killed")
+}
+
+func TestStartProcessErrors(t *testing.T) {
+	cmd := child("serve")
+	cmd.Stdout = os.Stdout
+	_, err := rpc.StartProcess(context.Background(), cmd, nil, nil)
+	assert.ErrorContains(t, err, "leave them unset")
+
+	_, err = rpc.StartProcess(context.Background(), exec.Command("/no/such/program"), nil, nil)
+	assert.ErrorContains(t, err, "starting the process")
+}
