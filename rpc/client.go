@@ -128,6 +128,13 @@ func (c *Conn) newOutbound(ctx context.Context) (*outbound, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	select {
+	case c.callSlots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-c.done:
+		return nil, ErrClosed
+	}
 	o := &outbound{id: strconv.FormatInt(c.nextID.Add(1), 10), done: make(chan struct{})}
 	if fn, ok := ctx.Value(progressKey{}).(func(Progress)); ok && fn != nil {
 		o.progress = &progressQueue{fn: fn, ready: make(chan struct{}, 1)}
@@ -135,6 +142,7 @@ func (c *Conn) newOutbound(ctx context.Context) (*outbound, error) {
 	c.mu.Lock()
 	if c.lost != nil {
 		c.mu.Unlock()
+		<-c.callSlots
 		return nil, c.lost
 	}
 	c.pending[o.id] = o
@@ -241,6 +249,7 @@ func (c *Conn) forgetOutbound(o *outbound) bool {
 	}
 	delete(c.pending, o.id)
 	c.awaiting.Store(int32(len(c.pending)))
+	<-c.callSlots
 	c.abandoned.add(o.id)
 	return true
 }
@@ -269,6 +278,7 @@ func (c *Conn) route(m *codec.Message) {
 	if o != nil {
 		delete(c.pending, o.id)
 		c.awaiting.Store(int32(len(c.pending)))
+		<-c.callSlots
 	}
 	abandoned := o == nil && c.abandoned.has(string(m.ID))
 	c.mu.Unlock()
@@ -311,6 +321,7 @@ func (c *Conn) routeUnidentified(m *codec.Message) {
 	for id, o := range c.pending {
 		if o.batch != nil {
 			delete(c.pending, id)
+			<-c.callSlots
 			failed = append(failed, o)
 		}
 	}
@@ -360,6 +371,9 @@ func (c *Conn) failPending(cause error) {
 	pending := c.pending
 	c.pending = map[string]*outbound{}
 	c.awaiting.Store(0)
+	for range pending {
+		<-c.callSlots
+	}
 	c.mu.Unlock()
 	for _, o := range pending {
 		o.finish(nil, err)
@@ -387,6 +401,9 @@ type BatchCall struct {
 func (c *Conn) Batch(ctx context.Context, calls []BatchCall) error {
 	if len(calls) == 0 {
 		return errors.New("rpc: an empty batch is invalid")
+	}
+	if len(calls) > cap(c.callSlots) {
+		return fmt.Errorf("rpc: a batch of %d calls is more than Options.MaxPendingCalls (%d)", len(calls), cap(c.callSlots))
 	}
 	outs := make([]*outbound, len(calls))
 	ob := &outBatch{}

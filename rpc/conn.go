@@ -16,9 +16,11 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultConcurrency   = 64
-	DefaultQueueSize     = 1024
-	DefaultShutdownGrace = 5 * time.Second
+	DefaultConcurrency     = 64
+	DefaultQueueSize       = 1024
+	DefaultMaxQueueBytes   = 256 << 20
+	DefaultMaxPendingCalls = 4096
+	DefaultShutdownGrace   = 5 * time.Second
 )
 
 // Options configure a connection. A nil *Options, and every zero field, means
@@ -56,6 +58,14 @@ type Options struct {
 	// QueueSize, and answers requests beyond that ServerBusy. Default:
 	// DefaultQueueSize.
 	QueueSize int
+	// MaxQueueBytes bounds the bytes of the frames waiting in the queue,
+	// as QueueSize bounds their number; a frame alone in the queue is
+	// always taken. Default: DefaultMaxQueueBytes (256 MiB).
+	MaxQueueBytes int
+	// MaxPendingCalls bounds the calls of ours waiting for the peer's
+	// response; a call beyond it waits for one to end, as long as its
+	// context lets it. Default: DefaultMaxPendingCalls.
+	MaxPendingCalls int
 
 	// CancelNotification is the notification sent to the peer when the
 	// context of a call of ours ends before its response: CancelRequest
@@ -114,9 +124,10 @@ type Conn struct {
 	graceCtx    context.Context
 	graceCancel context.CancelFunc
 
-	cancelMethod string       // see Options.CancelNotification
-	nextID       atomic.Int64 // the last id of ours
-	awaiting     atomic.Int32 // len(pending), read without the lock
+	cancelMethod string        // see Options.CancelNotification
+	nextID       atomic.Int64  // the last id of ours
+	awaiting     atomic.Int32  // len(pending), read without the lock
+	callSlots    chan struct{} // a token per pending call (Options.MaxPendingCalls)
 
 	mu        sync.Mutex
 	pending   map[string]*outbound // calls of ours waiting for a response, by id token
@@ -135,6 +146,7 @@ type work struct {
 	in    *inbound // a request or a notification
 	batch *batch   // or a batch
 	line  []byte   // or an answer ready to be written (an invalid message)
+	size  int      // the bytes of the frame it holds
 }
 
 // NewConn starts a connection that reads messages from r and writes messages
@@ -183,7 +195,16 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Opt
 	if queueSize <= 0 {
 		queueSize = DefaultQueueSize
 	}
-	c.queue = newWorkQueue(queueSize, func() bool { return c.awaiting.Load() > 0 })
+	maxQueueBytes := o.MaxQueueBytes
+	if maxQueueBytes <= 0 {
+		maxQueueBytes = DefaultMaxQueueBytes
+	}
+	maxPending := o.MaxPendingCalls
+	if maxPending <= 0 {
+		maxPending = DefaultMaxPendingCalls
+	}
+	c.callSlots = make(chan struct{}, maxPending)
+	c.queue = newWorkQueue(queueSize, maxQueueBytes, func() bool { return c.awaiting.Load() > 0 })
 	c.workCh = make(chan *inbound)
 	c.sem = make(chan struct{}, concurrency)
 	c.ctx, c.cancel = context.WithCancelCause(context.WithoutCancel(ctx))

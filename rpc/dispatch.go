@@ -191,6 +191,7 @@ func (c *Conn) readFrame(frame []byte) {
 	if !isBatch {
 		w := c.accept(&msgs[0], nil)
 		if w.in != nil || w.line != nil {
+			w.size = len(frame)
 			c.enqueue(w)
 		}
 		return
@@ -209,7 +210,7 @@ func (c *Conn) readFrame(frame []byte) {
 			}
 		}
 	}
-	c.enqueue(work{batch: b})
+	c.enqueue(work{batch: b, size: len(frame)})
 }
 
 // accept takes one message as it is read: it handles responses and

@@ -5,25 +5,29 @@ import "sync"
 // workQueue holds the messages read and not yet dispatched, in order. The
 // reader pushes, the dispatcher pops.
 //
-// It is bounded: a push waits while size items wait, which stops the
-// reader (backpressure). But while a call of ours awaits the peer's
-// response, the response may be behind the peer's requests in the input:
-// the reader must read on to find it, and a push then goes past size, up
-// to hard items.
+// It is bounded, in items and in bytes: a push waits while size items, or
+// maxBytes bytes of frames, wait, which stops the reader (backpressure). An
+// empty queue always takes an item, whatever its size. But while a call of
+// ours awaits the peer's response, the response may be behind the peer's
+// requests in the input: the reader must read on to find it, and a push
+// then goes past the bounds, up to 16 times them.
 type workQueue struct {
-	mu      sync.Mutex
-	cond    sync.Cond
-	items   []work
-	head    int
-	size    int         // the soft bound
-	hard    int         // the bound while awaiting
-	waiting func() bool // whether a call of ours awaits a response
-	closed  bool        // no more pushes: the reader is done
-	stopped bool        // shutting down: nothing waits any more
+	mu       sync.Mutex
+	cond     sync.Cond
+	items    []work
+	head     int
+	bytes    int         // the frames' bytes waiting
+	size     int         // the soft bound on items
+	hard     int         // the bound on items while awaiting
+	maxBytes int         // the soft bound on bytes
+	hardMax  int         // the bound on bytes while awaiting
+	waiting  func() bool // whether a call of ours awaits a response
+	closed   bool        // no more pushes: the reader is done
+	stopped  bool        // shutting down: nothing waits any more
 }
 
-func newWorkQueue(size int, awaiting func() bool) *workQueue {
-	q := &workQueue{size: size, hard: 16 * size, waiting: awaiting}
+func newWorkQueue(size, maxBytes int, awaiting func() bool) *workQueue {
+	q := &workQueue{size: size, hard: 16 * size, maxBytes: maxBytes, hardMax: 16 * maxBytes, waiting: awaiting}
 	q.cond.L = &q.mu
 	return q
 }
@@ -36,9 +40,12 @@ func (q *workQueue) len() int { return len(q.items) - q.head }
 func (q *workQueue) push(w work) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for !q.stopped && q.len() >= q.size && !(q.waiting() && q.len() < q.hard) {
-		if q.len() >= q.hard {
-			return errQueueFull
+	for !q.stopped && q.len() > 0 && (q.len() >= q.size || q.bytes+w.size > q.maxBytes) {
+		if q.waiting() {
+			if q.len() >= q.hard || q.bytes+w.size > q.hardMax {
+				return errQueueFull
+			}
+			break
 		}
 		q.cond.Wait()
 	}
@@ -51,6 +58,7 @@ func (q *workQueue) push(w work) error {
 		q.items, q.head = q.items[:n], 0
 	}
 	q.items = append(q.items, w)
+	q.bytes += w.size
 	q.cond.Broadcast()
 	return nil
 }
@@ -69,6 +77,7 @@ func (q *workQueue) pop() (work, bool) {
 	w := q.items[q.head]
 	q.items[q.head] = work{}
 	q.head++
+	q.bytes -= w.size
 	if q.head == len(q.items) {
 		q.items, q.head = q.items[:0], 0
 	}
@@ -82,7 +91,7 @@ func (q *workQueue) drain() []work {
 	defer q.mu.Unlock()
 	out := append([]work(nil), q.items[q.head:]...)
 	clear(q.items)
-	q.items, q.head = q.items[:0], 0
+	q.items, q.head, q.bytes = q.items[:0], 0, 0
 	return out
 }
 

@@ -1,0 +1,108 @@
+package rpc_test
+
+import (
+	"context"
+
+	"io"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolrpc/toolrpc/internal/wiretest"
+	"github.com/toolrpc/toolrpc/rpc"
+)
+
+func TestMaxQueueBytesStopsReading(t *testing.T) {
+	gate := make(chan struct{})
+	h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+		<-gate
+		return nil, nil
+	})
+	// 100 kB notifications; 300 kB of queue: the reader stops after a few.
+	line := `{"jsonrpc":"2.0","method":"m","params":["` + strings.Repeat("x", 100_000) + `"]}` + "\n"
+	pr, pw := io.Pipe()
+	cr := &countingReader{r: pr}
+	c := rpc.NewConn(context.Background(), cr, io.Discard, h, &rpc.Options{Logger: quiet, MaxQueueBytes: 300_000})
+	go func() {
+		for range 100 {
+			if _, err := io.WriteString(pw, line); err != nil {
+				return
+			}
+		}
+		_ = pw.Close()
+	}()
+	time.Sleep(100 * time.Millisecond)
+	// One runs, three wait (300 kB), one is held by the reader, and the
+	// reader's buffer may hold part of the next.
+	assert.Less(t, cr.n.Load(), int64(7*len(line)), "the reader kept reading past the byte bound")
+	close(gate)
+	require.NoError(t, c.Wait())
+	assert.Equal(t, int64(100*len(line)), cr.n.Load())
+}
+
+func TestMaxPendingCalls(t *testing.T) {
+	a := newArith()
+	p := wiretest.NewPair(a, nil, nil, &rpc.Options{MaxPendingCalls: 2})
+	defer p.Close(t)
+	block, cancelBlock := context.WithCancel(context.Background())
+	defer cancelBlock()
+	for range 2 {
+		go func() { _ = p.Client.Call(block, "block", nil, nil) }()
+		<-a.started
+	}
+	// Both slots are taken: a third call waits, as long as its context lets it.
+	short, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	assert.ErrorIs(t, p.Client.Call(short, "add", []int{1, 2}, nil), context.DeadlineExceeded)
+	// A slot frees: the next call goes through.
+	cancelBlock()
+	var sum int
+	require.NoError(t, p.Client.Call(context.Background(), "add", []int{1, 2}, &sum))
+	assert.Equal(t, 3, sum)
+	assert.ErrorContains(t, p.Client.Batch(context.Background(), make([]rpc.BatchCall, 3)), "more than Options.MaxPendingCalls")
+}
+
+// endlessLine is a line of n bytes of 'x' and its newline, made on the fly.
+type endlessLine struct{ n int64 }
+
+func (e *endlessLine) Read(p []byte) (int, error) {
+	if e.n < 0 {
+		return 0, io.EOF
+	}
+	if e.n == 0 {
+		e.n--
+		p[0] = '\n'
+		return 1, nil
+	}
+	k := copy(p[:min(int64(len(p)), e.n)], xs)
+	e.n -= int64(k)
+	return k, nil
+}
+
+var xs = []byte(strings.Repeat("x", 64<<10))
+
+// A 1 GiB line over the frame limit is answered and skipped within a few
+// MiB of memory, and the next line is served.
+func TestSkippingAGigabyteLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 1 GiB")
+	}
+	in := io.MultiReader(&endlessLine{n: 1 << 30}, strings.NewReader(`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`+"\n"))
+	var out wiretest.Buffer
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	require.NoError(t, rpc.Serve(context.Background(), in, &out, newArith(), &rpc.Options{Logger: quiet, MaxFrameSize: 1 << 20}))
+	runtime.ReadMemStats(&after)
+	allocated := after.TotalAlloc - before.TotalAlloc
+	t.Logf("skipping 1 GiB allocated %.1f MiB in all", float64(allocated)/(1<<20))
+	assert.Less(t, allocated, uint64(8<<20), "more than a few MiB to skip the line")
+	assert.Equal(t, []string{
+		`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: frame larger than the limit of 1048576 bytes"},"id":null}`,
+		`{"jsonrpc":"2.0","result":3,"id":1}`,
+	}, wiretest.Lines(t, out.String()))
+}
