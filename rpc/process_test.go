@@ -1,12 +1,15 @@
 package rpc_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -39,9 +42,29 @@ func childProcess(mode string) int {
 	case "stubborn":
 		_ = rpc.Serve(context.Background(), os.Stdin, os.Stdout, nil, &rpc.Options{Logger: quiet})
 		select {}
+	case "stdio", "stdio-keep":
+		err := rpc.ServeStdio(context.Background(), stray, &rpc.StdioOptions{Options: rpc.Options{Logger: quiet}, KeepStdout: mode == "stdio-keep"})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "child:", err)
+			return 1
+		}
+		fmt.Println("after serving, stdout is stdout again")
+		return 0
 	}
 	return 2
 }
+
+// stray is a tool that writes to standard output every way a program can.
+var stray = rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+	fmt.Println("stray println")
+	_, _ = syscall.Write(1, []byte("stray write to fd 1\n"))
+	cmd := exec.Command("sh", "-c", "echo stray subprocess")
+	cmd.Stdout = os.Stdout
+	if err := cmd.Run(); err != nil {
+		return nil, err
+	}
+	return "ok", nil
+})
 
 func child(mode string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
@@ -130,4 +153,27 @@ func TestStartProcessErrors(t *testing.T) {
 
 	_, err = rpc.StartProcess(context.Background(), exec.Command("/no/such/program"), nil, nil)
 	assert.ErrorContains(t, err, "starting the process")
+}
+
+// A tool's stray writes to standard output never reach the protocol.
+func TestServeStdioKeepsStrayOutputOffTheProtocol(t *testing.T) {
+	run := func(mode string) (stdout, stderr string) {
+		cmd := child(mode)
+		cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","method":"tool","id":1}` + "\n")
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		require.NoError(t, cmd.Run(), "stderr: %s", errOut.String())
+		return out.String(), errOut.String()
+	}
+	stdout, stderr := run("stdio")
+	assert.Equal(t, `{"jsonrpc":"2.0","result":"ok","id":1}`+"\n"+"after serving, stdout is stdout again\n", stdout)
+	for _, s := range []string{"stray println", "stray write to fd 1", "stray subprocess"} {
+		assert.Contains(t, stderr, s)
+	}
+
+	// The opt-out: everything lands on standard output.
+	stdout, _ = run("stdio-keep")
+	for _, s := range []string{"stray println", "stray write to fd 1", "stray subprocess", `"result":"ok"`} {
+		assert.Contains(t, stdout, s)
+	}
 }

@@ -31,7 +31,9 @@ func run(ctx context.Context) error {
 	if fi, err := os.Stdin.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
 		fmt.Fprintln(os.Stderr, `calculator: reading JSON-RPC from stdin, one request per line; try: {"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}`)
 	}
-	return rpc.Serve(ctx, os.Stdin, os.Stdout, middleware.Default(logger)(svc), &rpc.Options{Logger: logger})
+	// ServeStdio keeps stray writes to stdout (a fmt.Println in a tool) off
+	// the protocol: they go to stderr.
+	return rpc.ServeStdio(ctx, middleware.Default(logger)(svc), &rpc.StdioOptions{Options: rpc.Options{Logger: logger}})
 }
 
 func main() {
