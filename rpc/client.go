@@ -300,6 +300,20 @@ func responseOf(m *codec.Message) ([]byte, error) {
 	if m.Error != nil {
 		var e codec.Error
 		if err := json.Unmarshal(m.Error, &e); err != nil {
+			// Malformed (a peer that leaves out an empty message, say),
+			// but what it does say is kept: errors.As finds the code.
+			var partial struct {
+				Code    codec.Code      `json:"code"`
+				Message string          `json:"message"`
+				Data    json.RawMessage `json:"data"`
+			}
+			if json.Unmarshal(m.Error, &partial) == nil {
+				pe := &codec.Error{Code: partial.Code, Message: partial.Message}
+				if partial.Data != nil {
+					pe.Data = partial.Data
+				}
+				return nil, fmt.Errorf("%w: %v: %w", ErrBadResponse, err, pe)
+			}
 			return nil, fmt.Errorf("%w: %v", ErrBadResponse, err)
 		}
 		return nil, &e

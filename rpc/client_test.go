@@ -27,7 +27,6 @@ type arith struct {
 	cancelled chan error    // causes seen by "block" when its context ends
 	started   chan struct{} // "block" started
 	peerCalls atomic.Int32  // "askBack" calls made to the peer
-	progress  func(ctx context.Context, token json.RawMessage, n int) error
 }
 
 func newArith() *arith {

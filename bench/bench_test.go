@@ -1,0 +1,198 @@
+package main
+
+import (
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// callsFor is how many ops the harness test makes of each workload: enough
+// to go round the pipelined ids twice (so ids are reused), a few of the
+// others.
+func callsFor(w *workload) int {
+	switch w.kind {
+	case kindPipelined:
+		return 2*pipelineDepth + 7
+	case kindLine:
+		return 1
+	}
+	return 3
+}
+
+// TestHarness runs every contestant on every workload it supports and
+// checks every answer (the driver does): the harness works, and so does
+// every contestant.
+func TestHarness(t *testing.T) {
+	for _, w := range workloads {
+		for _, c := range contestants {
+			if ok, _ := c.supports(w); !ok {
+				continue
+			}
+			t.Run(w.key+"/"+c.name, func(t *testing.T) {
+				if testing.Short() && w.key == "line64MiB" && c.peer {
+					t.Skip("-short: the 64 MiB line is checked against toolrpc and the floors only")
+				}
+				if w.kind == kindLine {
+					t.Parallel() // the huge lines, two at a time once the rest is done
+				}
+				r, err := newRunner(c, w, 20*time.Second)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer r.close()
+				if err := r.run(callsFor(w)); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+	}
+}
+
+// TestPeak checks that the heap sampler sees the 1 MiB echo: toolrpc and
+// floor-json must hold at least the payload at some point.
+func TestPeak(t *testing.T) {
+	for _, name := range []string{"toolrpc", "floor-json"} {
+		heap, live, err := measurePeak(contestantByName(name), workloadByKey("echo1MiB"), 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: peak heap +%.1f MiB, peak live +%.1f MiB", name, float64(heap)/(1<<20), float64(live)/(1<<20))
+		if heap < echoSize {
+			t.Errorf("%s: peak heap +%d bytes, less than the payload", name, heap)
+		}
+	}
+}
+
+// TestNotApplicable holds the reasons given for the n/a cells: the peers
+// fail these workloads when driven anyway.
+func TestNotApplicable(t *testing.T) {
+	for _, tc := range []struct{ contestant, workload string }{
+		{"sourcegraph", "batch"},
+		{"x-exp", "batch"},
+		{"geth", "named"},
+	} {
+		t.Run(tc.workload+"/"+tc.contestant, func(t *testing.T) {
+			c, w := contestantByName(tc.contestant), workloadByKey(tc.workload)
+			if ok, _ := c.supports(w); ok {
+				t.Fatalf("%s is not marked n/a for %s", c.name, w.key)
+			}
+			s := newSession(c, w, time.Second) // x-exp never answers: the watchdog ends it
+			defer s.close()
+			err := s.run(1)
+			if err == nil {
+				t.Fatalf("%s answered %s: it is not n/a", c.name, w.key)
+			}
+			t.Logf("as expected: %v", err)
+		})
+	}
+}
+
+// TestDriverAllocatesNothing drives floor-io, which allocates nothing per
+// line: whatever is allocated per call is the driver's, and must be
+// nothing.
+func TestDriverAllocatesNothing(t *testing.T) {
+	for _, key := range []string{"pingpong", "named", "pipelined", "batch", "echo1MiB"} {
+		w := workloadByKey(key)
+		t.Run(key, func(t *testing.T) {
+			s := newSession(contestantByName("floor-io"), w, 20*time.Second)
+			defer s.close()
+			n := 2000
+			switch w.kind {
+			case kindPipelined:
+				n = 3 * pipelineDepth
+			case kindEcho:
+				n = 200
+			}
+			if err := s.run(n); err != nil { // warm up: buffers grow
+				t.Fatal(err)
+			}
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			if err := s.run(n); err != nil {
+				t.Fatal(err)
+			}
+			runtime.ReadMemStats(&after)
+			perCall := float64(after.Mallocs-before.Mallocs) / float64(n*w.callsPerOp)
+			if perCall > 0.01 {
+				t.Errorf("%.3f allocations per call", perCall)
+			}
+		})
+	}
+}
+
+func TestParseResponse(t *testing.T) {
+	for _, tc := range []struct {
+		in, id, result, err string
+		fail                bool
+	}{
+		{in: `{"jsonrpc":"2.0","result":42,"id":1}`, id: "1", result: "42"},
+		{in: ` { "id" : 7 , "jsonrpc" : "2.0" , "result" : {"a":[1,{"b":"}"}]} } `, id: "7", result: `{"a":[1,{"b":"}"}]}`},
+		{in: `{"jsonrpc":"2.0","result":"a\"b\\","id":"x\\"}`, id: `"x\\"`, result: `"a\"b\\"`},
+		{in: `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}`, id: "null", err: `{"code":-32600,"message":"Invalid Request"}`},
+		{in: `{"jsonrpc":"2.0","result":"unterminated}`, fail: true},
+		{in: `[1]`, fail: true},
+		{in: `{"id":1,}`, fail: true},
+	} {
+		var r response
+		end, err := parseResponse([]byte(tc.in), 0, &r)
+		if tc.fail {
+			if err == nil {
+				t.Errorf("%s: no error", tc.in)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tc.in, err)
+			continue
+		}
+		if string(r.id) != tc.id || string(r.result) != tc.result || string(r.err) != tc.err || !r.version {
+			t.Errorf("%s: id %s result %s error %s version %v", tc.in, r.id, r.result, r.err, r.version)
+		}
+		if strings.TrimSpace(tc.in[end:]) != "" {
+			t.Errorf("%s: stopped at %d", tc.in, end)
+		}
+	}
+}
+
+// The benchmarks measure one cell each, for profiling, e.g.
+//
+//	go test -run XXX -bench 'Pingpong/toolrpc$' -cpuprofile cpu.out
+//
+// ns/op is per op (a batch op is 100 calls); ns/call is per call.
+
+func BenchmarkPingpong(b *testing.B)  { benchWorkload(b, "pingpong") }
+func BenchmarkNamed(b *testing.B)     { benchWorkload(b, "named") }
+func BenchmarkPipelined(b *testing.B) { benchWorkload(b, "pipelined") }
+func BenchmarkBatch(b *testing.B)     { benchWorkload(b, "batch") }
+func BenchmarkEcho1MiB(b *testing.B)  { benchWorkload(b, "echo1MiB") }
+func BenchmarkLine16MiB(b *testing.B) { benchWorkload(b, "line16MiB") }
+func BenchmarkLine64MiB(b *testing.B) { benchWorkload(b, "line64MiB") }
+
+func benchWorkload(b *testing.B, key string) {
+	w := workloadByKey(key)
+	for _, c := range contestants {
+		if ok, _ := c.supports(w); !ok {
+			continue
+		}
+		b.Run(c.name, func(b *testing.B) {
+			r, err := newRunner(c, w, defaultStall)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer r.close()
+			if err := r.run(1); err != nil { // warm up
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			if err := r.run(b.N); err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			if w.callsPerOp > 1 {
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*w.callsPerOp), "ns/call")
+			}
+		})
+	}
+}

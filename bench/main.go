@@ -1,0 +1,176 @@
+// Command bench measures toolrpc's server against peer JSON-RPC servers and
+// two floors over an in-memory pipe (io.Pipe), with one driver for all: it
+// writes pre-encoded request lines, reads response lines, checks every
+// answer, and allocates nothing per call itself.
+//
+//	cd bench && go run .                  # 5 interleaved rounds, 1s per cell
+//	go run . -rounds 3 -benchtime 300ms   # shorter
+//	go run . -contestants 'toolrpc|floor' -workloads 'pingpong|pipelined'
+//
+// Each round runs every workload against every contestant in turn (A B C
+// ... A B C ...); the report gives medians over the rounds. See
+// BENCHMARKS.md.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"regexp"
+	"runtime"
+	"runtime/debug"
+	"testing"
+	"time"
+)
+
+func main() {
+	testing.Init()
+	rounds := flag.Int("rounds", 5, "interleaved rounds; the report gives medians over them")
+	benchtime := flag.String("benchtime", "1s", "time per cell per round (testing's -benchtime: a duration or Nx)")
+	onlyC := flag.String("contestants", "", "regexp: run only the contestants whose name matches")
+	onlyW := flag.String("workloads", "", "regexp: run only the workloads whose key matches (pingpong, named, pipelined, batch, echo1MiB, line16MiB, line64MiB)")
+	peakCalls := flag.Int("peakcalls", 20, "calls of the 1 MiB echo made while sampling the heap")
+	flag.Parse()
+	if err := flag.Set("test.benchtime", *benchtime); err != nil {
+		fatalf("-benchtime: %v", err)
+	}
+	cs, err := selectContestants(*onlyC)
+	if err != nil {
+		fatalf("-contestants: %v", err)
+	}
+	ws, err := selectWorkloads(*onlyW)
+	if err != nil {
+		fatalf("-workloads: %v", err)
+	}
+	if *rounds < 1 {
+		fatalf("-rounds must be at least 1")
+	}
+
+	res := newResults(cs, ws)
+	start := time.Now()
+	for round := range *rounds {
+		for _, w := range ws {
+			for _, c := range cs {
+				if ok, _ := c.supports(w); !ok {
+					continue
+				}
+				s := runCell(c, w, *peakCalls)
+				if w.kind == kindLine {
+					debug.FreeOSMemory() // give the huge lines' memory back
+				}
+				res.add(c, w, s)
+				progress(round, *rounds, c, w, s)
+			}
+		}
+	}
+	res.print(os.Stdout, reportInfo{
+		rounds:    *rounds,
+		benchtime: *benchtime,
+		elapsed:   time.Since(start),
+	})
+}
+
+func fatalf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
+	os.Exit(2)
+}
+
+func selectContestants(expr string) ([]*contestant, error) {
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, err
+	}
+	var out []*contestant
+	for _, c := range contestants {
+		if re.MatchString(c.name) {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no contestant matches %q", expr)
+	}
+	return out, nil
+}
+
+func selectWorkloads(expr string) ([]*workload, error) {
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, err
+	}
+	var out []*workload
+	for _, w := range workloads {
+		if re.MatchString(w.key) {
+			out = append(out, w)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no workload matches %q", expr)
+	}
+	return out, nil
+}
+
+// sample is one cell's measurement in one round, per call.
+type sample struct {
+	ns, bytes, allocs  float64
+	peakHeap, peakLive float64 // echo: bytes over the baseline
+	err                error
+}
+
+// runCell measures c on w once: with testing.Benchmark for the timed
+// workloads (then, for the echo, the peak heap over peakCalls more calls),
+// or one timed call for the huge lines.
+func runCell(c *contestant, w *workload, peakCalls int) (s sample) {
+	r, err := newRunner(c, w, defaultStall)
+	if err != nil {
+		return sample{err: err}
+	}
+	defer r.close()
+	if !w.timed() {
+		t0 := time.Now()
+		err := r.run(1)
+		return sample{ns: float64(time.Since(t0).Nanoseconds()), err: err}
+	}
+	var runErr error
+	br := testing.Benchmark(func(b *testing.B) {
+		b.ReportAllocs()
+		if err := r.run(b.N); err != nil {
+			runErr = err
+			b.FailNow()
+		}
+	})
+	if runErr == nil && br.N == 0 {
+		runErr = fmt.Errorf("%s/%s: the benchmark failed", c.name, w.key)
+	}
+	if runErr != nil {
+		return sample{err: runErr}
+	}
+	calls := float64(br.N) * float64(w.callsPerOp)
+	s = sample{
+		ns:     float64(br.T.Nanoseconds()) / calls,
+		bytes:  float64(br.MemBytes) / calls,
+		allocs: float64(br.MemAllocs) / calls,
+	}
+	if w.kind == kindEcho {
+		r.close() // before measuring another session's heap
+		heap, live, err := measurePeak(c, w, peakCalls)
+		s.peakHeap, s.peakLive, s.err = float64(heap), float64(live), err
+	}
+	return s
+}
+
+func progress(round, rounds int, c *contestant, w *workload, s sample) {
+	var msg string
+	switch {
+	case s.err != nil:
+		msg = "FAIL: " + s.err.Error()
+	case !w.timed():
+		msg = fmt.Sprintf("%.1f ms", s.ns/1e6)
+	default:
+		msg = fmt.Sprintf("%.0f ns/call %.0f B/call %.2f allocs/call", s.ns, s.bytes, s.allocs)
+		if w.kind == kindEcho {
+			msg += fmt.Sprintf(" peak heap +%.1f MiB", s.peakHeap/(1<<20))
+		}
+	}
+	fmt.Fprintf(os.Stderr, "round %d/%d  %-10s %-15s %s\n", round+1, rounds, w.key, c.name, msg)
+	runtime.Gosched()
+}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"strconv"
+)
+
+// Workload shapes.
+const (
+	pipelineDepth = 10000 // calls in flight in the pipelined workload
+	batchSize     = 100   // calls per batch line
+	sumA, sumB    = 20, 22
+	sumResult     = "42"
+	echoSize      = 1 << 20 // the echo payload: 1 MiB
+)
+
+type kind int
+
+const (
+	kindPingpong  kind = iota // one call in flight, positional params
+	kindNamed                 // the same, named params
+	kindPipelined             // pipelineDepth calls in flight, matched by id
+	kindBatch                 // batchSize calls per line
+	kindEcho                  // a 1 MiB string echoed, one call in flight
+	kindLine                  // one huge echo line, timed once per round
+)
+
+// A workload is one column of the report.
+type workload struct {
+	key        string // for flags and benchmark names
+	title      string
+	kind       kind
+	callsPerOp int // what one testing.B op is worth in calls
+	lineSize   int // kindLine: the request line's size, '\n' included
+}
+
+var workloads = []*workload{
+	{key: "pingpong", title: "ping-pong (positional)", kind: kindPingpong, callsPerOp: 1},
+	{key: "named", title: "ping-pong (named)", kind: kindNamed, callsPerOp: 1},
+	{key: "pipelined", title: "pipelined (10,000 in flight)", kind: kindPipelined, callsPerOp: 1},
+	{key: "batch", title: "batch of 100 (per call)", kind: kindBatch, callsPerOp: batchSize},
+	{key: "echo1MiB", title: "echo 1 MiB", kind: kindEcho, callsPerOp: 1},
+	{key: "line16MiB", title: "16 MiB line", kind: kindLine, callsPerOp: 1, lineSize: 16 << 20},
+	{key: "line64MiB", title: "64 MiB line", kind: kindLine, callsPerOp: 1, lineSize: 64 << 20},
+}
+
+func workloadByKey(key string) *workload {
+	for _, w := range workloads {
+		if w.key == key {
+			return w
+		}
+	}
+	return nil
+}
+
+// timed reports whether the workload is measured with testing.Benchmark
+// (the others are single calls, timed).
+func (w *workload) timed() bool { return w.kind != kindLine }
+
+// sumParams returns the params of a sum call, positional or named.
+func sumParams(named bool) []byte {
+	a, b := strconv.Itoa(sumA), strconv.Itoa(sumB)
+	if named {
+		return []byte(`{"a":` + a + `,"b":` + b + `}`)
+	}
+	return []byte(`[` + a + `,` + b + `]`)
+}
+
+// echoParams returns the positional params of an echo call.
+func echoParams(q []byte) []byte {
+	p := make([]byte, 0, len(q)+2)
+	p = append(p, '[')
+	p = append(p, q...)
+	return append(p, ']')
+}
