@@ -53,15 +53,23 @@ func NewWriter(w io.Writer) *Writer {
 	return cw
 }
 
-// WriteLine writes line and a '\n'. line must not hold a '\n'; it is copied,
-// and may be reused once WriteLine returns.
+// WriteLine writes line and a '\n'. If line already ends with its '\n', it
+// is written as it is; a '\n' anywhere else is refused (ErrNewline). line
+// may be reused once WriteLine returns.
 //
 // WriteLine returns once the line is written or queued behind a write under
 // way; if more than DefaultMaxPending bytes are already queued, it waits for
 // them to be written first. The error is the underlying writer's, from this
 // line or from any before it.
+//
+// A line that ends with its '\n', written when no write is under way, goes
+// to the underlying writer directly, without being copied.
 func (w *Writer) WriteLine(line []byte) error {
-	if bytes.IndexByte(line, '\n') >= 0 {
+	body, ended := line, false
+	if n := len(line); n > 0 && line[n-1] == '\n' {
+		body, ended = line[:n-1], true
+	}
+	if bytes.IndexByte(body, '\n') >= 0 {
 		return ErrNewline
 	}
 	w.mu.Lock()
@@ -76,13 +84,26 @@ func (w *Writer) WriteLine(line []byte) error {
 		w.mu.Unlock()
 		return err
 	}
-	w.pending = append(w.pending, line...)
-	w.pending = append(w.pending, '\n')
+	direct := ended && !w.writing && len(w.pending) == 0
+	if !direct {
+		w.pending = append(w.pending, body...)
+		w.pending = append(w.pending, '\n')
+	}
 	if w.writing {
 		w.mu.Unlock()
 		return nil
 	}
 	w.writing = true
+	if direct {
+		w.mu.Unlock()
+		_, err := w.w.Write(line)
+		w.mu.Lock()
+		if err != nil && w.err == nil {
+			w.err = err
+			w.pending = nil
+			w.drained.Broadcast()
+		}
+	}
 	for len(w.pending) > 0 && w.err == nil {
 		buf := w.pending
 		w.pending = w.spare[:0]

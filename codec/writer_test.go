@@ -175,3 +175,15 @@ func TestWriterCloseGivesUpAtItsDeadline(t *testing.T) {
 	time.Sleep(10 * time.Millisecond)
 	assert.Equal(t, "1\n", g.String(), "the queued line was dropped; the write under way ended")
 }
+
+func TestWriterLineWithItsNewline(t *testing.T) {
+	var out bytes.Buffer
+	w := NewWriter(&out)
+	require.NoError(t, w.WriteLine([]byte("{\"a\":1}\n")), "a line may end with its newline")
+	require.NoError(t, w.WriteLine([]byte(`[]`)))
+	assert.Equal(t, ErrNewline, w.WriteLine([]byte("{}\n{}\n")), "but hold no other")
+	assert.Equal(t, "{\"a\":1}\n[]\n", out.String())
+	line := []byte("{\"b\":2}\n")
+	allocs := testing.AllocsPerRun(100, func() { _ = w.WriteLine(line) })
+	assert.Zero(t, allocs, "written directly, without a copy")
+}

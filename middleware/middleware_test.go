@@ -59,6 +59,11 @@ var probe = rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, er
 	case "wait":
 		<-ctx.Done()
 		return nil, ctx.Err()
+	case "announced-wait":
+		// Says it started, so that a test cancels it running, not queued.
+		_ = rpc.Notify(ctx, "started", nil)
+		<-ctx.Done()
+		return nil, ctx.Err()
 	case "stubborn":
 		time.Sleep(30 * time.Millisecond) // ignores its context
 		return "late", nil
@@ -313,7 +318,8 @@ func TestLoggingLevels(t *testing.T) {
 		<-- {"jsonrpc":"2.0","result":"fine","id":1}
 		--> {"jsonrpc":"2.0","method":"nope","id":2}
 		<-- {"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":2}
-		--> {"jsonrpc":"2.0","method":"wait","id":3}
+		--> {"jsonrpc":"2.0","method":"announced-wait","id":3}
+		<-- {"jsonrpc":"2.0","method":"started"}
 		--> {"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":3}}
 		<-- {"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":3}
 		--> {"jsonrpc":"2.0","method":"fail","id":4}
@@ -322,5 +328,5 @@ func TestLoggingLevels(t *testing.T) {
 	for _, r := range logs.records(t) {
 		levels = append(levels, r["level"].(string)+" "+r["method"].(string))
 	}
-	assert.Equal(t, []string{"DEBUG ok", "WARN nope", "INFO wait", "ERROR fail"}, levels)
+	assert.Equal(t, []string{"DEBUG ok", "WARN nope", "INFO announced-wait", "ERROR fail"}, levels)
 }

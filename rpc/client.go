@@ -19,7 +19,7 @@ var ErrBadResponse = errors.New("rpc: malformed response")
 
 // outbound is a call of ours waiting for its response.
 type outbound struct {
-	id       string        // the id token
+	id       int64         // its id (the token is the number in decimal)
 	done     chan struct{} // closed when the response (or the end) came
 	result   []byte        // the raw result, when answered with one
 	err      error         // the error, when answered with one or failed
@@ -135,7 +135,7 @@ func (c *Conn) newOutbound(ctx context.Context) (*outbound, error) {
 	case <-c.done:
 		return nil, ErrClosed
 	}
-	o := &outbound{id: strconv.FormatInt(c.nextID.Add(1), 10), done: make(chan struct{})}
+	o := &outbound{id: c.nextID.Add(1), done: make(chan struct{})}
 	if fn, ok := ctx.Value(progressKey{}).(func(Progress)); ok && fn != nil {
 		o.progress = &progressQueue{fn: fn, ready: make(chan struct{}, 1)}
 	}
@@ -154,17 +154,35 @@ func (c *Conn) newOutbound(ctx context.Context) (*outbound, error) {
 
 // appendCall encodes the request of o, with its progress token if any.
 func (c *Conn) appendCall(dst []byte, o *outbound, method string, params any) ([]byte, error) {
+	var tokBuf [20]byte
+	tok := strconv.AppendInt(tokBuf[:0], o.id, 10)
 	if o.progress == nil {
-		return codec.AppendRequest(dst, []byte(o.id), method, params)
+		return codec.AppendRequest(dst, tok, method, params)
 	}
 	raw, err := codec.AppendValue(nil, params)
 	if err != nil {
 		return dst, err
 	}
-	if raw, err = withProgressToken(raw, o.id); err != nil {
+	if raw, err = withProgressToken(raw, string(tok)); err != nil {
 		return dst, err
 	}
-	return codec.AppendRequest(dst, []byte(o.id), method, json.RawMessage(raw))
+	return codec.AppendRequest(dst, tok, method, json.RawMessage(raw))
+}
+
+// ourID reads a token as an id of ours: a positive decimal integer as
+// strconv.AppendInt writes it.
+func ourID(tok []byte) (int64, bool) {
+	if len(tok) == 0 || len(tok) > 18 || tok[0] == '0' {
+		return 0, false
+	}
+	var n int64
+	for _, c := range tok {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
 }
 
 // withProgressToken sets _meta.progressToken in the params object raw (or
@@ -230,11 +248,12 @@ func (c *Conn) abandon(o *outbound) {
 	if !c.forgetOutbound(o) {
 		return
 	}
+	tok := json.RawMessage(strconv.FormatInt(o.id, 10))
 	var params any
 	if c.cancelMethod == CancelledNotification {
-		params = map[string]json.RawMessage{"requestId": json.RawMessage(o.id)}
+		params = map[string]json.RawMessage{"requestId": tok}
 	} else {
-		params = map[string]json.RawMessage{"id": json.RawMessage(o.id)}
+		params = map[string]json.RawMessage{"id": tok}
 	}
 	_ = c.Notify(context.Background(), c.cancelMethod, params)
 }
@@ -273,14 +292,18 @@ func (c *Conn) route(m *codec.Message) {
 		c.routeUnidentified(m)
 		return
 	}
+	id, ours := ourID(m.ID)
 	c.mu.Lock()
-	o := c.pending[string(m.ID)]
+	var o *outbound
+	if ours {
+		o = c.pending[id]
+	}
 	if o != nil {
 		delete(c.pending, o.id)
 		c.awaiting.Store(int32(len(c.pending)))
 		<-c.callSlots
 	}
-	abandoned := o == nil && c.abandoned.has(string(m.ID))
+	abandoned := o == nil && ours && c.abandoned.has(id)
 	c.mu.Unlock()
 	switch {
 	case o != nil:
@@ -352,12 +375,12 @@ func (c *Conn) routeUnidentified(m *codec.Message) {
 // routeProgress passes a notifications/progress to the call of ours whose
 // token it carries, reporting whether there was one.
 func (c *Conn) routeProgress(params []byte) bool {
-	token := codec.Member(params, "progressToken")
-	if token == nil {
+	id, ours := ourID(codec.Member(params, "progressToken"))
+	if !ours {
 		return false
 	}
 	c.mu.Lock()
-	o := c.pending[string(token)]
+	o := c.pending[id]
 	c.mu.Unlock()
 	if o == nil || o.progress == nil {
 		return false
@@ -383,7 +406,7 @@ func (c *Conn) failPending(cause error) {
 		c.lost = err
 	}
 	pending := c.pending
-	c.pending = map[string]*outbound{}
+	c.pending = map[int64]*outbound{}
 	c.awaiting.Store(0)
 	for range pending {
 		<-c.callSlots
@@ -477,25 +500,22 @@ func (c *Conn) Batch(ctx context.Context, calls []BatchCall) error {
 }
 
 // abandonedIDs remembers the ids of the last calls we stopped waiting for,
-// so that their late responses are dropped quietly.
+// so that their late responses are dropped quietly. Ids are never reused,
+// so each is in the ring at most once.
 type abandonedIDs struct {
-	ring [256]string
+	ring [256]int64
 	next int
-	set  map[string]int // id -> times in ring
+	set  map[int64]bool
 }
 
-func (a *abandonedIDs) add(id string) {
+func (a *abandonedIDs) add(id int64) {
 	if a.set == nil {
-		a.set = map[string]int{}
+		a.set = map[int64]bool{}
 	}
-	if old := a.ring[a.next]; old != "" {
-		if a.set[old]--; a.set[old] <= 0 {
-			delete(a.set, old)
-		}
-	}
+	delete(a.set, a.ring[a.next])
 	a.ring[a.next] = id
-	a.set[id]++
+	a.set[id] = true
 	a.next = (a.next + 1) % len(a.ring)
 }
 
-func (a *abandonedIDs) has(id string) bool { return a.set[id] > 0 }
+func (a *abandonedIDs) has(id int64) bool { return a.set[id] }

@@ -111,10 +111,11 @@ type Conn struct {
 	// stopWatch ends the watch on the context passed to NewConn.
 	stopWatch func() bool
 
-	queue      *workQueue    // messages read, in order; closed by the reader
-	workCh     chan *inbound // requests handed to idle workers; closed by the dispatcher
-	readMu     sync.Mutex    // held by the reader while it takes in a frame
-	sem        chan struct{} // a token per worker goroutine
+	queue      *workQueue        // messages read, in order; closed by the reader
+	workCh     chan *inbound     // requests handed to idle workers; closed by the dispatcher
+	readMu     sync.Mutex        // held by the reader while it takes in a frame
+	methods    map[string]string // method names seen, for the reader (see methodName)
+	sem        chan struct{}     // a token per worker goroutine
 	dispatched sync.WaitGroup
 
 	stopping atomic.Bool
@@ -130,12 +131,12 @@ type Conn struct {
 	callSlots    chan struct{} // a token per pending call (Options.MaxPendingCalls)
 
 	mu        sync.Mutex
-	pending   map[string]*outbound // calls of ours waiting for a response, by id token
-	abandoned abandonedIDs         // calls of ours we stopped waiting for
-	lost      error                // set when no response can come any more
-	inflight  map[string]*inbound  // requests read and not yet answered, by id token
-	stopErr   error                // why the connection was shut down
-	readErr   error                // the input's error, other than io.EOF
+	pending   map[int64]*outbound // calls of ours waiting for a response, by id
+	abandoned abandonedIDs        // calls of ours we stopped waiting for
+	lost      error               // set when no response can come any more
+	inflight  inflightSet         // requests read and not yet answered, by id token
+	stopErr   error               // why the connection was shut down
+	readErr   error               // the input's error, other than io.EOF
 
 	done chan struct{} // closed when the connection has finished
 	err  error         // what Wait returns
@@ -173,8 +174,9 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Opt
 		sequential:   o.Sequential,
 		grace:        o.ShutdownGrace,
 		stopCh:       make(chan struct{}),
-		inflight:     make(map[string]*inbound),
-		pending:      make(map[string]*outbound),
+		inflight:     newInflightSet(),
+		methods:      map[string]string{},
+		pending:      make(map[int64]*outbound),
 		cancelMethod: o.CancelNotification,
 		done:         make(chan struct{}),
 	}
@@ -344,9 +346,11 @@ func (c *Conn) supervise() {
 	close(c.done)
 }
 
-// writeErr writes one line. A write failure shuts the connection down.
+// writeErr writes one line (its '\n' is appended, in line's spare capacity
+// when there is some: the writer then needs no copy). A write failure shuts
+// the connection down.
 func (c *Conn) writeErr(line []byte) error {
-	err := c.w.WriteLine(line)
+	err := c.w.WriteLine(append(line, '\n'))
 	switch {
 	case err == nil:
 		return nil

@@ -49,20 +49,31 @@ const (
 )
 
 // inbound is a request or notification from the peer, from the moment it is
-// read until it is answered.
+// read until it is answered. It is its handler's context too: the embedded
+// Context (cancelled with the call, with a cause) and, for callKey, itself.
 type inbound struct {
+	context.Context
+	cancel context.CancelCauseFunc
 	conn   *Conn
 	req    Request
-	ctx    context.Context
-	cancel context.CancelCauseFunc
-	batch  *batch // the batch it came in, or nil
-	slot   int    // its place in the batch
+	batch  *batch   // the batch it came in, or nil
+	slot   int      // its place in the batch
+	next   *inbound // the next in flight whose id has the same hash
 
 	state atomic.Int32 // see stateQueued
 
 	// notifyMu orders the call's notifications before its response: it is
 	// held while one is written, and to mark the call done.
 	notifyMu sync.Mutex
+}
+
+// Value returns the call itself for callKey, and otherwise what the
+// connection's context holds.
+func (in *inbound) Value(key any) any {
+	if key == (callKey{}) {
+		return in
+	}
+	return in.Context.Value(key)
 }
 
 // begin moves a queued call to running, unless it was cancelled first.
@@ -235,19 +246,10 @@ func (c *Conn) accept(m *codec.Message, b *batch) work {
 		}
 	}
 	in := c.newInbound(m, b)
-	if m.Kind == codec.Request {
-		key := string(m.ID)
-		c.mu.Lock()
-		_, dup := c.inflight[key]
-		if !dup {
-			c.inflight[key] = in
-		}
-		c.mu.Unlock()
-		if dup {
-			in.cancel(nil)
-			return work{line: errorLine(m.ID, codec.Errorf(codec.InvalidRequest,
-				"Invalid Request: id %s is already in use", m.ID))}
-		}
+	if m.Kind == codec.Request && !c.inflight.add(&c.mu, in) {
+		in.cancel(nil)
+		return work{line: errorLine(m.ID, codec.Errorf(codec.InvalidRequest,
+			"Invalid Request: id %s is already in use", m.ID))}
 	}
 	return work{in: in}
 }
@@ -255,13 +257,30 @@ func (c *Conn) accept(m *codec.Message, b *batch) work {
 func (c *Conn) newInbound(m *codec.Message, b *batch) *inbound {
 	in := &inbound{
 		conn:  c,
-		req:   Request{ID: m.ID, Method: string(m.Method), Params: m.Params, Meta: m.Meta},
+		req:   Request{ID: m.ID, Method: c.methodName(m.Method), Params: m.Params, Meta: m.Meta},
 		batch: b,
 	}
-	ctx, cancel := context.WithCancelCause(c.ctx)
-	in.ctx, in.cancel = context.WithValue(ctx, callKey{}, in), cancel
+	in.Context, in.cancel = context.WithCancelCause(c.ctx)
 	return in
 }
+
+// methodName returns the method name as a string, from a cache of the
+// names seen (only the reader calls it): most connections use a few
+// methods, and a string per request would be an allocation per request.
+func (c *Conn) methodName(b []byte) string {
+	if name, ok := c.methods[string(b)]; ok {
+		return name
+	}
+	name := string(b)
+	if len(c.methods) < maxCachedMethods {
+		c.methods[name] = name
+	}
+	return name
+}
+
+// maxCachedMethods bounds the method names a connection remembers: a peer
+// sending endless distinct names costs an allocation each, not memory.
+const maxCachedMethods = 256
 
 // Errors of workQueue.push.
 var (
@@ -292,14 +311,9 @@ func (c *Conn) rejectQueued() {
 
 // forget removes a request from the requests in flight.
 func (c *Conn) forget(in *inbound) {
-	if in.req.ID == nil {
-		return
+	if in.req.ID != nil {
+		c.inflight.remove(&c.mu, in)
 	}
-	c.mu.Lock()
-	if c.inflight[string(in.req.ID)] == in {
-		delete(c.inflight, string(in.req.ID))
-	}
-	c.mu.Unlock()
 }
 
 // cancelFromPeer acts on a cancellation notification.
@@ -313,9 +327,7 @@ func (c *Conn) cancelFromPeer(method string, params []byte) {
 		c.log.Debug("rpc: cancellation without a valid id", "method", method)
 		return
 	}
-	c.mu.Lock()
-	in := c.inflight[string(id)]
-	c.mu.Unlock()
+	in := c.inflight.get(&c.mu, id)
 	if in == nil {
 		return // answered already, or never seen
 	}
@@ -433,15 +445,27 @@ func (c *Conn) run(in *inbound) {
 		return
 	}
 	var line []byte
+	var buf *[]byte
 	switch how {
 	case stateCancelledLSP:
 		line = errorLine(in.req.ID, codec.NewError(codec.RequestCancelled, ""))
 	case stateCancelledMCP:
 	default:
-		line = c.responseLine(in, result, err)
+		if in.batch == nil {
+			// Encoded in a pooled buffer: written at once, it is free
+			// again when answer returns. A batch keeps its entries' lines.
+			buf = getBuffer()
+			line = c.responseLine((*buf)[:0], in, result, err)
+		} else {
+			line = c.responseLine(nil, in, result, err)
+		}
 	}
 	in.cancel(nil)
 	c.answer(in, line)
+	if buf != nil {
+		*buf = line
+		putBuffer(buf)
+	}
 }
 
 // invoke calls the handler, turning a panic into an error.
@@ -456,7 +480,7 @@ func (c *Conn) invoke(in *inbound) (result any, err error) {
 	if c.h == nil || strings.HasPrefix(in.req.Method, reservedPrefix) {
 		return nil, codec.NewError(codec.MethodNotFound, "")
 	}
-	return c.h.Handle(in.ctx, &in.req)
+	return c.h.Handle(in, &in.req)
 }
 
 // reject answers queued work that will not run because of a shutdown.
@@ -523,10 +547,10 @@ type exception struct {
 	Message   string `json:"message"`
 }
 
-// responseLine encodes the response to in. Encoding runs user code (a
-// MarshalJSON, an Error method) after the handler's own recovery: a panic
-// there becomes an InternalError too.
-func (c *Conn) responseLine(in *inbound, result any, err error) (line []byte) {
+// responseLine appends the response to in to dst. Encoding runs user code
+// (a MarshalJSON, an Error method) after the handler's own recovery: a
+// panic there becomes an InternalError too.
+func (c *Conn) responseLine(dst []byte, in *inbound, result any, err error) (line []byte) {
 	defer func() {
 		if v := recover(); v != nil {
 			c.log.Error("rpc: encoding the response panicked", "method", in.req.Method, "id", string(in.req.ID),
@@ -536,12 +560,13 @@ func (c *Conn) responseLine(in *inbound, result any, err error) (line []byte) {
 		}
 	}()
 	if err != nil {
-		return errorLine(in.req.ID, ErrorFor(in.ctx, err))
+		line, _ = codec.AppendErrorResponse(dst, in.req.ID, ErrorFor(in, err))
+		return line
 	}
-	line, encErr := codec.AppendResponse(nil, in.req.ID, result)
+	line, encErr := codec.AppendResponse(dst, in.req.ID, result)
 	if encErr != nil {
 		c.log.Error("rpc: result cannot be encoded", "method", in.req.Method, "error", encErr)
-		return errorLine(in.req.ID, codec.NewError(codec.InternalError, "").
+		line, _ = codec.AppendErrorResponse(dst[:0], in.req.ID, codec.NewError(codec.InternalError, "").
 			WithData(exception{Exception: fmt.Sprintf("%T", result), Message: encErr.Error()}))
 	}
 	return line

@@ -1,0 +1,77 @@
+package rpc
+
+import (
+	"bytes"
+	"hash/maphash"
+	"sync"
+)
+
+// inflightSet holds the requests read and not yet answered, by id token:
+// ids are compared as the raw tokens they came as. It is keyed by a hash of
+// the token, with requests whose ids share a hash chained, so that adding a
+// request needs no string made of its id.
+type inflightSet struct {
+	hash func(id []byte) uint64
+	m    map[uint64]*inbound
+}
+
+func newInflightSet() inflightSet {
+	seed := maphash.MakeSeed()
+	return inflightSet{
+		hash: func(id []byte) uint64 { return maphash.Bytes(seed, id) },
+		m:    map[uint64]*inbound{},
+	}
+}
+
+// get returns the request whose id is the token id, or nil.
+func (s *inflightSet) get(mu *sync.Mutex, id []byte) *inbound {
+	h := s.hash(id)
+	mu.Lock()
+	defer mu.Unlock()
+	for in := s.m[h]; in != nil; in = in.next {
+		if bytes.Equal(in.req.ID, id) {
+			return in
+		}
+	}
+	return nil
+}
+
+// add adds in, unless a request with the same id is there; it reports
+// whether it added it.
+func (s *inflightSet) add(mu *sync.Mutex, in *inbound) bool {
+	h := s.hash(in.req.ID)
+	mu.Lock()
+	defer mu.Unlock()
+	head := s.m[h]
+	for other := head; other != nil; other = other.next {
+		if bytes.Equal(other.req.ID, in.req.ID) {
+			return false
+		}
+	}
+	in.next = head
+	s.m[h] = in
+	return true
+}
+
+// remove removes in, if it is there.
+func (s *inflightSet) remove(mu *sync.Mutex, in *inbound) {
+	h := s.hash(in.req.ID)
+	mu.Lock()
+	defer mu.Unlock()
+	var prev *inbound
+	for cur := s.m[h]; cur != nil; prev, cur = cur, cur.next {
+		if cur != in {
+			continue
+		}
+		switch {
+		case prev != nil:
+			prev.next = cur.next
+		case cur.next != nil:
+			s.m[h] = cur.next
+		default:
+			delete(s.m, h)
+		}
+		cur.next = nil
+		return
+	}
+}
