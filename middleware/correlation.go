@@ -10,50 +10,42 @@ import (
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
-// traceCtx carries a call's trace id. It is the context itself (one
-// allocation per call, not two).
-type traceCtx struct {
-	context.Context
-	id [16]byte
-}
-
-type traceKey struct{}
-
-func (c *traceCtx) Value(key any) any {
-	if key == (traceKey{}) {
-		return c
-	}
-	return c.Context.Value(key)
-}
-
 // Correlation gives every call a trace id: the one of the W3C trace context
 // in the request's params._meta.traceparent when it is valid, otherwise a
 // new random one. TraceID reads it; Logging and Recover log it.
 func Correlation() Middleware {
 	return func(next rpc.Handler) rpc.Handler {
 		return rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
-			tc := &traceCtx{Context: ctx}
-			if id, ok := parseTraceparent(codec.Member(req.Meta, "traceparent")); ok {
-				tc.id = id
-			} else {
-				var r [2]uint64
-				for r == [2]uint64{} {
-					r = [2]uint64{rand.Uint64(), rand.Uint64()}
-				}
-				for i := range 8 {
-					tc.id[i], tc.id[8+i] = byte(r[0]>>(8*i)), byte(r[1]>>(8*i))
-				}
+			st, ctx := stateFor(ctx, req)
+			if !st.hasTrace {
+				st.trace, st.hasTrace = traceID(req), true
 			}
-			return next.Handle(tc, req)
+			return next.Handle(ctx, req)
 		})
 	}
+}
+
+// traceID is the trace id of req's traceparent, or a new random one.
+func traceID(req *rpc.Request) [16]byte {
+	if id, ok := parseTraceparent(codec.Member(req.Meta, "traceparent")); ok {
+		return id
+	}
+	var r [2]uint64
+	for r == [2]uint64{} {
+		r = [2]uint64{rand.Uint64(), rand.Uint64()}
+	}
+	var id [16]byte
+	for i := range 8 {
+		id[i], id[8+i] = byte(r[0]>>(8*i)), byte(r[1]>>(8*i))
+	}
+	return id
 }
 
 // TraceID returns the trace id of the call ctx belongs to, as 32 lowercase
 // hex digits, or "" if no Correlation middleware gave it one.
 func TraceID(ctx context.Context) string {
-	if tc, ok := ctx.Value(traceKey{}).(*traceCtx); ok {
-		return hex.EncodeToString(tc.id[:])
+	if st := stateOf(ctx); st != nil && st.hasTrace {
+		return hex.EncodeToString(st.trace[:])
 	}
 	return ""
 }

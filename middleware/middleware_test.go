@@ -330,3 +330,26 @@ func TestLoggingLevels(t *testing.T) {
 	}
 	assert.Equal(t, []string{"DEBUG ok", "WARN nope", "INFO announced-wait", "ERROR fail"}, levels)
 }
+
+// A handler that calls another handler with its own context: the inner
+// call gets state of its own, not the outer call's.
+func TestStateIsPerRequest(t *testing.T) {
+	inner := middleware.Default(slog.New(slog.DiscardHandler))(probe)
+	outer := middleware.Default(slog.New(slog.DiscardHandler))(rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+		outerTrace := middleware.TraceID(ctx)
+		// The inner request carries no progress token: its reports are not
+		// sent, though the outer call's token is "o".
+		innerReq := &rpc.Request{ID: json.RawMessage(`"inner"`), Method: "count", Params: json.RawMessage(`{"N":2}`)}
+		if _, err := inner.Handle(ctx, innerReq); err != nil {
+			return nil, err
+		}
+		if err := middleware.ReportProgress(ctx, 1, 1, "outer"); err != nil {
+			return nil, err
+		}
+		return outerTrace == middleware.TraceID(ctx), nil
+	}))
+	wiretest.Serve(t, outer, `
+		--> {"jsonrpc":"2.0","method":"m","params":{"_meta":{"progressToken":"o"}},"id":1}
+		<-- {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"o","progress":1,"total":1,"message":"outer"}}
+		<-- {"jsonrpc":"2.0","result":true,"id":1}`, nil)
+}

@@ -56,12 +56,10 @@ var (
 	errNotFinite = errors.New("middleware: progress and total must be finite numbers")
 )
 
-// progressCtx is a call's context with its progress state: one allocation
-// per call.
-type progressCtx struct {
-	context.Context
-	opts *ProgressOptions
-	req  *rpc.Request
+// progressState is a call's progress: what Progress set up, and the
+// reports so far.
+type progressState struct {
+	opts *ProgressOptions // nil: no Progress middleware
 
 	mu       sync.Mutex
 	resolved bool            // token looked up
@@ -69,15 +67,6 @@ type progressCtx struct {
 	seq      int
 	last     float64
 	lastAt   time.Time
-}
-
-type progressKey struct{}
-
-func (c *progressCtx) Value(key any) any {
-	if key == (progressKey{}) {
-		return c
-	}
-	return c.Context.Value(key)
 }
 
 // Progress lets handlers report progress with ReportProgress: each report
@@ -99,7 +88,9 @@ func Progress(opts *ProgressOptions) Middleware {
 	}
 	return func(next rpc.Handler) rpc.Handler {
 		return rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
-			return next.Handle(&progressCtx{Context: ctx, opts: &o, req: req}, req)
+			st, ctx := stateFor(ctx, req)
+			st.progress.opts = &o
+			return next.Handle(ctx, req)
 		})
 	}
 }
@@ -114,17 +105,18 @@ func Progress(opts *ProgressOptions) Middleware {
 // rpc.ErrAnswered once the call's response is written, ErrNoReporter if no
 // Progress middleware handles the call, or the error of writing.
 func ReportProgress(ctx context.Context, progress, total float64, message string) error {
-	pc, ok := ctx.Value(progressKey{}).(*progressCtx)
-	if !ok {
+	st := stateOf(ctx)
+	if st == nil || st.progress.opts == nil {
 		return ErrNoReporter
 	}
+	pc := &st.progress
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	if !pc.resolved {
 		pc.resolved = true
-		pc.token = pc.opts.Token(pc.req)
+		pc.token = pc.opts.Token(st.req)
 		if pc.token == nil && pc.opts.UseRequestID {
-			pc.token = pc.req.ID
+			pc.token = st.req.ID
 		}
 	}
 	if pc.token == nil {
@@ -142,7 +134,7 @@ func ReportProgress(ctx context.Context, progress, total float64, message string
 		return nil
 	}
 	r := Report{Progress: progress, Total: total, Message: message, Seq: pc.seq + 1}
-	if err := rpc.Notify(pc, pc.opts.Method, pc.opts.Params(pc.token, r)); err != nil {
+	if err := rpc.Notify(ctx, pc.opts.Method, pc.opts.Params(pc.token, r)); err != nil {
 		return err
 	}
 	pc.seq, pc.last, pc.lastAt = r.Seq, progress, now
