@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"unicode/utf8"
@@ -193,6 +194,7 @@ const hexDigits = "0123456789abcdef"
 // U+2029 are escaped; invalid UTF-8 is replaced by U+FFFD, since what is
 // written must be valid UTF-8.
 func AppendString(dst []byte, s string) []byte {
+	dst = slices.Grow(dst, len(s)+2)
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {

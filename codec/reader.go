@@ -44,6 +44,10 @@ type Reader struct {
 	end   int   //
 	seen  int   // buf[start:start+seen] is known to hold no '\n'
 	err   error // the error the underlying reader returned, if any
+
+	last  int // the length of the last frame returned
+	small int // frames in a row far smaller than the buffer
+	want  int // the size of the next buffer, made when first needed
 }
 
 // NewReader returns a Reader of r whose frames are at most maxFrameSize bytes
@@ -80,6 +84,7 @@ func (r *Reader) ReadFrame() ([]byte, error) {
 			if len(line) > r.max {
 				return nil, &FrameTooLargeError{Limit: r.max}
 			}
+			r.last = len(line)
 			return line, nil
 		}
 		r.seen = r.end - r.start
@@ -110,6 +115,7 @@ func (r *Reader) atError() ([]byte, error) {
 	case len(line) > r.max:
 		return nil, &FrameTooLargeError{Limit: r.max}
 	}
+	r.last = len(line)
 	return line, nil
 }
 
@@ -153,7 +159,14 @@ func (r *Reader) fill() {
 		r.start, r.end = 0, n
 	}
 	if r.end == len(r.buf) {
-		size := max(2*len(r.buf), minBufferSize)
+		// A first buffer is small, whatever the last frames were: a
+		// reader waiting for input holds little. Once a line outgrows it,
+		// it grows to what the last long frame needed, or doubles.
+		size := minBufferSize
+		if len(r.buf) > 0 {
+			size = max(2*len(r.buf), r.want)
+			r.want = 0
+		}
 		// Never more than a frame of the maximum size, its CR LF and one
 		// byte to tell it is over the limit.
 		// ReadFrame skips a line before it would need more than that, so
@@ -182,13 +195,51 @@ func (r *Reader) fill() {
 	r.err = io.ErrNoProgress
 }
 
-// shrink lets go of a large buffer once the frame it held has been used.
-func (r *Reader) shrink() {
-	if len(r.buf) > keepBufferSize && r.end-r.start <= minBufferSize {
-		buf := make([]byte, minBufferSize)
-		r.end = copy(buf, r.buf[r.start:r.end])
-		r.start, r.buf = 0, buf
+// handOverSize is the length from which ReadFrameOwned hands its buffer
+// over instead of copying the frame.
+const handOverSize = 64 << 10
+
+// ReadFrameOwned is ReadFrame, but the frame is the caller's to keep. A
+// short frame is copied; a long one is the Reader's own buffer, handed
+// over, the Reader taking a new one for what follows: a frame of many
+// megabytes is never copied.
+func (r *Reader) ReadFrameOwned() ([]byte, error) {
+	frame, err := r.ReadFrame()
+	if err != nil || len(frame) < handOverSize {
+		return bytes.Clone(frame), err
 	}
+	// The next frame may well be as long: once the next line outgrows a
+	// first small buffer, the buffer grows to room for one like this one
+	// at once, not by doubling; and a reader waiting for input holds only
+	// the small one while this frame is served.
+	want := max(minBufferSize, len(frame)+len(frame)/8)
+	if rest := r.buf[r.start:r.end]; len(rest) > 0 {
+		buf := make([]byte, want+len(rest))
+		r.end = copy(buf, rest)
+		r.buf = buf
+	} else {
+		r.buf, r.end, r.want = nil, 0, want
+	}
+	r.start, r.seen = 0, 0
+	return frame[:len(frame):len(frame)], nil
+}
+
+// shrink lets go of a large buffer once it has been far too large for the
+// frames read for a while: a stream of long frames keeps its buffer.
+func (r *Reader) shrink() {
+	if len(r.buf) <= keepBufferSize {
+		return
+	}
+	if 4*r.last > len(r.buf) {
+		r.small = 0
+		return
+	}
+	if r.small++; r.small < 16 || r.end-r.start > minBufferSize {
+		return
+	}
+	buf := make([]byte, minBufferSize)
+	r.end = copy(buf, r.buf[r.start:r.end])
+	r.start, r.buf, r.small = 0, buf, 0
 }
 
 func trimCR(line []byte) []byte {

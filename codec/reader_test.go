@@ -90,7 +90,10 @@ func TestReaderLongLines(t *testing.T) {
 	}
 	_, err := r.ReadFrame()
 	assert.Equal(t, io.EOF, err)
-	assert.LessOrEqual(t, len(r.buf), keepBufferSize, "a large buffer is let go after its frame")
+	for range 16 {
+		_, _ = r.ReadFrame()
+	}
+	assert.LessOrEqual(t, len(r.buf), keepBufferSize, "a large buffer is let go after a run of short frames")
 }
 
 func TestReaderError(t *testing.T) {
@@ -152,4 +155,26 @@ func TestReaderHugeLimit(t *testing.T) {
 	// A limit too large to do arithmetic on means no limit, not a panic.
 	r := NewReader(strings.NewReader("{}\n[]"), int(^uint(0)>>1))
 	assert.Equal(t, []string{"{}", "[]", "EOF"}, readAll(r))
+}
+
+func TestReadFrameOwned(t *testing.T) {
+	big := strings.Repeat("b", handOverSize+10)
+	r := NewReader(strings.NewReader("small\n"+big+"\nafter\n"+big), 0)
+	var frames [][]byte
+	for {
+		f, err := r.ReadFrameOwned()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		frames = append(frames, f)
+	}
+	// Every frame is intact after the reads that followed it: each is the
+	// caller's own, copied or handed over.
+	require.Len(t, frames, 4)
+	assert.Equal(t, "small", string(frames[0]))
+	assert.True(t, string(frames[1]) == big)
+	assert.Equal(t, "after", string(frames[2]))
+	assert.True(t, string(frames[3]) == big)
+	assert.Equal(t, len(frames[1]), cap(frames[1]), "a handed-over frame cannot be appended into what follows")
 }

@@ -1,7 +1,6 @@
 package rpc
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -159,12 +158,12 @@ func (b *batch) add(c *Conn, slot int, line []byte) {
 func (c *Conn) read() {
 	defer c.queue.close()
 	for {
-		frame, err := c.r.ReadFrame()
+		frame, err := c.r.ReadFrameOwned()
 		c.readMu.Lock()
 		var tooLarge *codec.FrameTooLargeError
 		switch {
 		case err == nil:
-			c.readFrame(bytes.Clone(frame))
+			c.readFrame(frame)
 		case errors.As(err, &tooLarge):
 			c.log.Debug("rpc: frame too large", "limit", tooLarge.Limit)
 			c.enqueue(work{line: errorLine(nil, codec.Errorf(codec.InvalidRequest,
@@ -199,8 +198,14 @@ func (c *Conn) read() {
 // readFrame classifies a frame the connection owns and queues its messages.
 func (c *Conn) readFrame(frame []byte) {
 	msgs, isBatch := c.dec.Decode(frame)
+	// The decoder keeps its messages for the next frame: let go of this
+	// one's slices, or the frame would live as long as the next read.
+	defer clear(msgs)
 	if !isBatch {
 		w := c.accept(&msgs[0], nil)
+		if w.in != nil && c.handOff(w.in) {
+			return
+		}
 		if w.in != nil || w.line != nil {
 			w.size = len(frame)
 			c.enqueue(w)
@@ -222,6 +227,24 @@ func (c *Conn) readFrame(frame []byte) {
 		}
 	}
 	c.enqueue(work{batch: b, size: len(frame)})
+}
+
+// handOff starts a request in an idle worker at once, skipping the queue
+// and the dispatcher, when that keeps every rule: dispatch is concurrent,
+// and nothing is queued or being dispatched ahead of it. It reports whether
+// it did. The reader calls it with readMu held, and the dispatcher closes
+// workCh only after taking readMu once shutting down: no send on a closed
+// channel.
+func (c *Conn) handOff(in *inbound) bool {
+	if in.req.ID == nil || c.sequential || c.stopping.Load() || !c.queue.idleAndEmpty() {
+		return false
+	}
+	select {
+	case c.workCh <- in:
+		return true
+	default:
+		return false
+	}
 }
 
 // accept takes one message as it is read: it handles responses and

@@ -24,6 +24,17 @@ type workQueue struct {
 	waiting  func() bool // whether a call of ours awaits a response
 	closed   bool        // no more pushes: the reader is done
 	stopped  bool        // shutting down: nothing waits any more
+	idle     bool        // the dispatcher waits in pop on an empty queue
+}
+
+// idleAndEmpty reports whether nothing is queued and the dispatcher waits
+// for work: the reader may then start a request itself, with nothing
+// ahead of it to keep order with. Only the reader pushes, so the answer
+// holds until it pushes again.
+func (q *workQueue) idleAndEmpty() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.idle && q.len() == 0 && !q.stopped
 }
 
 func newWorkQueue(size, maxBytes int, awaiting func() bool) *workQueue {
@@ -69,7 +80,9 @@ func (q *workQueue) pop() (work, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for !q.stopped && q.len() == 0 && !q.closed {
+		q.idle = true
 		q.cond.Wait()
+		q.idle = false
 	}
 	if q.stopped || q.len() == 0 {
 		return work{}, false
