@@ -229,7 +229,8 @@ type method struct {
 	mode     bindMode
 	params   []param
 	results  resultMode
-	fields   decodeFunc // bindStruct: positional decoder
+	result   reflect.Type // R, when there is one
+	fields   decodeFunc   // bindStruct: positional decoder
 	svc      *Service
 	validate bool // some param needs the validator
 }
@@ -332,6 +333,7 @@ func (s *Service) plan(name string, rcvr, fn reflect.Value) (*method, error) {
 		if err := encodable(ft.Out(0)); err != nil {
 			return nil, fmt.Errorf("result: %w", err)
 		}
+		m.result = ft.Out(0)
 	}
 	return m, nil
 }
@@ -363,7 +365,7 @@ func (m *method) call(ctx context.Context, params json.RawMessage) (any, error) 
 	var argBuf [5]reflect.Value
 	args := append(argBuf[:0], m.rcvr)
 	if m.hasCtx {
-		args = append(args, reflect.ValueOf(&ctx).Elem())
+		args = append(args, contextValue(ctx))
 	}
 	args, err := m.bind(ctx, params, args)
 	if err != nil {
@@ -377,7 +379,7 @@ func (m *method) call(ctx context.Context, params json.RawMessage) (any, error) 
 	}
 	switch m.results {
 	case resultValue:
-		return out[0].Interface(), nil
+		return m.box(out[0]), nil
 	case resultError:
 		if !out[0].IsNil() {
 			return nil, out[0].Interface().(error)
@@ -387,10 +389,37 @@ func (m *method) call(ctx context.Context, params json.RawMessage) (any, error) 
 		if !out[1].IsNil() {
 			return nil, out[1].Interface().(error)
 		}
-		return out[0].Interface(), nil
+		return m.box(out[0]), nil
 	}
 	return nil, nil
 }
+
+// contextValue is ctx as an argument. Apart, so that only the methods that
+// take a context pay for its escape to the heap.
+func contextValue(ctx context.Context) reflect.Value { return reflect.ValueOf(&ctx).Elem() }
+
+// box returns a result as an interface. Value.Interface allocates for every
+// value not shaped like a pointer; Go's own conversion does not for small
+// integers and booleans, so results of those exact types are converted
+// natively (a named type keeps reflection: its methods, MarshalJSON among
+// them, must survive).
+func (m *method) box(v reflect.Value) any {
+	switch m.result {
+	case intType:
+		return int(v.Int())
+	case int64Type:
+		return v.Int()
+	case boolType:
+		return v.Bool()
+	}
+	return v.Interface()
+}
+
+var (
+	intType   = reflect.TypeFor[int]()
+	int64Type = reflect.TypeFor[int64]()
+	boolType  = reflect.TypeFor[bool]()
+)
 
 // bind decodes params into the method's arguments, appended to args, and
 // validates them.
