@@ -112,7 +112,7 @@ type Conn struct {
 	stopWatch func() bool
 
 	queue      *workQueue        // messages read, in order; closed by the reader
-	workCh     chan *inbound     // requests handed to idle workers; closed by the dispatcher
+	workCh     chan job          // work handed to idle workers; closed by the dispatcher
 	readMu     sync.Mutex        // held by the reader while it takes in a frame
 	methods    map[string]string // method names seen, for the reader (see methodName)
 	sem        chan struct{}     // a token per worker goroutine
@@ -207,7 +207,7 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Opt
 	}
 	c.callSlots = make(chan struct{}, maxPending)
 	c.queue = newWorkQueue(queueSize, maxQueueBytes, func() bool { return c.awaiting.Load() > 0 })
-	c.workCh = make(chan *inbound)
+	c.workCh = make(chan job)
 	c.sem = make(chan struct{}, concurrency)
 	c.ctx, c.cancel = context.WithCancelCause(context.WithoutCancel(ctx))
 	c.graceCtx, c.graceCancel = context.WithCancel(context.Background())

@@ -111,9 +111,30 @@ func (in *inbound) cancelBy(how int32) (wasQueued bool) {
 // the order of the batch's entries, once the last is in.
 type batch struct {
 	calls   []*inbound // its requests and notifications, in order
+	reqs    []*inbound // its requests, for workers to claim (see claim)
+	next    atomic.Int32
 	mu      sync.Mutex
 	answers [][]byte // by entry; nil: no answer (yet)
 	pending int      // answers still to come, plus one until dispatched
+}
+
+// claim returns the next request of the batch no worker has taken, or nil.
+// The specification lets a batch's entries run in any order and with any
+// parallelism: workers take them one after another, so that a batch of
+// quick calls is not handed out call by call, while slow calls spread over
+// as many workers as the batch was offered to.
+func (b *batch) claim() *inbound {
+	if i := int(b.next.Add(1)) - 1; i < len(b.reqs) {
+		return b.reqs[i]
+	}
+	return nil
+}
+
+// job is what a worker is handed: a request, or a batch to claim requests
+// from.
+type job struct {
+	in    *inbound
+	batch *batch
 }
 
 // add records the answer of entry slot (nil: none; slot < 0: only release
@@ -240,7 +261,7 @@ func (c *Conn) handOff(in *inbound) bool {
 		return false
 	}
 	select {
-	case c.workCh <- in:
+	case c.workCh <- job{in: in}:
 		return true
 	default:
 		return false
@@ -411,44 +432,89 @@ func (c *Conn) dispatchOne(w work) {
 	case w.in != nil:
 		c.start(w.in)
 	case w.batch != nil:
-		for _, in := range w.batch.calls {
-			c.start(in)
+		b := w.batch
+		for _, in := range b.calls {
+			if in.req.ID == nil || c.sequential {
+				c.run(in) // notifications, in order; everything when sequential
+			} else {
+				b.reqs = append(b.reqs, in)
+			}
 		}
-		w.batch.add(c, -1, nil) // dispatched: release the batch's extra count
+		if len(b.reqs) > 0 {
+			c.startBatch(b)
+		}
+		b.add(c, -1, nil) // dispatched: release the batch's extra count
 	}
 }
 
 // start runs a call: a notification, or a request when sequential, in the
-// dispatcher; any other request in a worker goroutine, an idle one if
-// there is one, else a new one if there is room (Options.Concurrency).
+// dispatcher; any other request in a worker goroutine (see startJob).
 func (c *Conn) start(in *inbound) {
 	if in.req.ID == nil || c.sequential {
 		c.run(in)
 		return
 	}
+	c.startJob(job{in: in})
+}
+
+// startJob hands j to an idle worker if there is one, else to a new one
+// once there is room (Options.Concurrency). It waits for either; if the
+// connection shuts down first, j's requests are answered
+// ServerShuttingDown.
+func (c *Conn) startJob(j job) {
 	select {
-	case c.workCh <- in: // an idle worker took it
+	case c.workCh <- j: // an idle worker took it
 		return
 	default:
 	}
 	select {
-	case c.workCh <- in:
+	case c.workCh <- j:
 	case c.sem <- struct{}{}:
 		c.dispatched.Add(1)
-		go c.worker(in)
+		go c.worker(j)
 	case <-c.stopCh:
-		c.rejectCall(in)
+		if j.in != nil {
+			c.rejectCall(j.in)
+		}
+		if j.batch != nil {
+			for in := j.batch.claim(); in != nil; in = j.batch.claim() {
+				c.rejectCall(in)
+			}
+		}
 	}
 }
 
-// worker runs in, then the requests the dispatcher hands it, until
-// dispatching ends. Workers are kept for the connection's life (at most
+// startBatch offers a batch's requests to one worker, waiting for one if
+// need be, then to more while idle ones or room remain, up to one per
+// request: the workers claim them.
+func (c *Conn) startBatch(b *batch) {
+	c.startJob(job{batch: b})
+	for range len(b.reqs) - 1 {
+		select {
+		case c.workCh <- job{batch: b}:
+		case c.sem <- struct{}{}:
+			c.dispatched.Add(1)
+			go c.worker(job{batch: b})
+		default:
+			return
+		}
+	}
+}
+
+// worker does j, then the jobs the dispatcher hands it, until dispatching
+// ends. Workers are kept for the connection's life (at most
 // Options.Concurrency of them): a goroutine per call would start on a small
 // stack and grow it through the handler's frames every time.
-func (c *Conn) worker(in *inbound) {
+func (c *Conn) worker(j job) {
 	defer c.dispatched.Done()
-	for ok := true; ok; in, ok = <-c.workCh {
-		c.run(in)
+	for ok := true; ok; j, ok = <-c.workCh {
+		if j.in != nil {
+			c.run(j.in)
+			continue
+		}
+		for in := j.batch.claim(); in != nil; in = j.batch.claim() {
+			c.run(in)
+		}
 	}
 }
 
