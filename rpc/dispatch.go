@@ -178,10 +178,10 @@ func (b *batch) add(c *Conn, slot int, line []byte) {
 // (ServerShuttingDown) as long as the output works.
 func (c *Conn) read() {
 	defer c.queue.close()
+	var tooLarge *codec.FrameTooLargeError // outside the loop: errors.As makes it escape
 	for {
 		frame, err := c.r.ReadFrameOwned()
 		c.readMu.Lock()
-		var tooLarge *codec.FrameTooLargeError
 		switch {
 		case err == nil:
 			c.readFrame(frame)
