@@ -105,9 +105,14 @@ type Conn struct {
 	sequential bool
 	grace      time.Duration
 
-	// ctx is the parent of every call's context; cancel ends it at shutdown.
-	ctx    context.Context
-	cancel context.CancelCauseFunc
+	// base is the parent of every call's context: the context given to
+	// NewConn, for its values, without its cancellation. Calls are
+	// cancelled one by one (see cancelCalls), so that no call's context
+	// registers with a shared parent.
+	base context.Context
+	// notifying is the notification whose handler runs, if any: the calls
+	// to cancel at shutdown are the requests in flight and it.
+	notifying atomic.Pointer[inbound]
 	// stopWatch ends the watch on the context passed to NewConn.
 	stopWatch func() bool
 
@@ -209,7 +214,7 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Opt
 	c.queue = newWorkQueue(queueSize, maxQueueBytes, func() bool { return c.awaiting.Load() > 0 })
 	c.workCh = make(chan job)
 	c.sem = make(chan struct{}, concurrency)
-	c.ctx, c.cancel = context.WithCancelCause(context.WithoutCancel(ctx))
+	c.base = context.WithoutCancel(ctx)
 	c.graceCtx, c.graceCancel = context.WithCancel(context.Background())
 	c.stopWatch = context.AfterFunc(ctx, func() { c.shutdown(context.Cause(ctx)) })
 
@@ -304,7 +309,7 @@ func (c *Conn) shutdown(err error) {
 	c.mu.Unlock()
 	close(c.stopCh)
 	c.queue.stop()
-	c.cancel(ErrShutdown)
+	c.cancelCalls(ErrShutdown)
 	c.failPending(err)
 	time.AfterFunc(c.grace, c.graceCancel)
 	if d, ok := c.rawR.(interface{ SetReadDeadline(time.Time) error }); ok {
@@ -334,7 +339,6 @@ func (c *Conn) supervise() {
 	}
 	c.graceCancel()
 	c.stopWatch()
-	c.cancel(ErrShutdown)
 	c.mu.Lock()
 	switch {
 	case c.stopping.Load():

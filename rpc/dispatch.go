@@ -304,8 +304,24 @@ func (c *Conn) newInbound(m *codec.Message, b *batch) *inbound {
 		req:   Request{ID: m.ID, Method: c.methodName(m.Method), Params: m.Params, Meta: m.Meta},
 		batch: b,
 	}
-	in.Context, in.cancel = context.WithCancelCause(c.ctx)
+	in.Context, in.cancel = context.WithCancelCause(c.base)
 	return in
+}
+
+// cancelCalls cancels the context of every call read and not answered:
+// the requests in flight (they are, from the moment they are read), and
+// the notification whose handler runs.
+func (c *Conn) cancelCalls(cause error) {
+	c.mu.Lock()
+	for _, in := range c.inflight.m {
+		for ; in != nil; in = in.next {
+			in.cancel(cause)
+		}
+	}
+	c.mu.Unlock()
+	if in := c.notifying.Load(); in != nil {
+		in.cancel(cause)
+	}
 }
 
 // methodName returns the method name as a string, from a cache of the
@@ -524,9 +540,16 @@ func (c *Conn) run(in *inbound) {
 	if !in.begin() {
 		return // cancelled while queued, and answered then
 	}
+	if in.req.ID == nil {
+		c.notifying.Store(in)
+		if c.stopping.Load() {
+			in.cancel(ErrShutdown) // cancelCalls may have missed it
+		}
+	}
 	result, err := c.invoke(in)
 	how := in.end()
 	if in.req.ID == nil {
+		c.notifying.Store(nil)
 		if err != nil {
 			c.log.Warn("rpc: notification handler failed", "method", in.req.Method, "error", err)
 		}
@@ -546,7 +569,7 @@ func (c *Conn) run(in *inbound) {
 			buf = getBuffer()
 			line = c.responseLine((*buf)[:0], in, result, err)
 		} else {
-			line = c.responseLine(nil, in, result, err)
+			line = c.responseLine(make([]byte, 0, 128), in, result, err)
 		}
 	}
 	in.cancel(nil)
