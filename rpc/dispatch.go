@@ -114,8 +114,22 @@ type batch struct {
 	reqs    []*inbound // its requests, for workers to claim (see claim)
 	next    atomic.Int32
 	mu      sync.Mutex
-	answers [][]byte // by entry; nil: no answer (yet)
-	pending int      // answers still to come, plus one until dispatched
+	arena   []byte // the answers so far, back to back, as they came
+	answers []span // by entry: where its answer is in arena (none: empty)
+	pending int    // answers still to come, plus one until dispatched
+}
+
+// span is a part of a batch's arena.
+type span struct{ at, end int32 }
+
+// record copies the answer of entry slot (nil: none) into the arena; b.mu
+// is held, or the batch is not yet shared.
+func (b *batch) record(slot int, line []byte) {
+	if line != nil {
+		at := len(b.arena)
+		b.arena = append(b.arena, line...)
+		b.answers[slot] = span{int32(at), int32(len(b.arena))}
+	}
 }
 
 // claim returns the next request of the batch no worker has taken, or nil.
@@ -138,11 +152,12 @@ type job struct {
 }
 
 // add records the answer of entry slot (nil: none; slot < 0: only release
-// the dispatch count) and writes the array after the last answer.
+// the dispatch count) and writes the array after the last answer. The
+// answer is copied: line may be reused when add returns.
 func (b *batch) add(c *Conn, slot int, line []byte) {
 	b.mu.Lock()
 	if slot >= 0 {
-		b.answers[slot] = line
+		b.record(slot, line)
 	}
 	b.pending--
 	last := b.pending == 0
@@ -158,11 +173,11 @@ func (b *batch) add(c *Conn, slot int, line []byte) {
 	defer putBuffer(buf)
 	out := append(*buf, '[')
 	for _, a := range b.answers {
-		if a != nil {
+		if a.end > a.at {
 			if len(out) > 1 {
 				out = append(out, ',')
 			}
-			out = append(out, a...)
+			out = append(out, b.arena[a.at:a.end]...)
 		}
 	}
 	*buf = out
@@ -233,12 +248,12 @@ func (c *Conn) readFrame(frame []byte) {
 		}
 		return
 	}
-	b := &batch{answers: make([][]byte, len(msgs)), pending: 1}
+	b := &batch{answers: make([]span, len(msgs)), pending: 1}
 	for i := range msgs {
 		w := c.accept(&msgs[i], b)
 		switch {
 		case w.line != nil:
-			b.answers[i] = w.line
+			b.record(i, w.line)
 		case w.in != nil:
 			w.in.slot = i
 			b.calls = append(b.calls, w.in)
@@ -563,14 +578,10 @@ func (c *Conn) run(in *inbound) {
 		line = errorLine(in.req.ID, codec.NewError(codec.RequestCancelled, ""))
 	case stateCancelledMCP:
 	default:
-		if in.batch == nil {
-			// Encoded in a pooled buffer: written at once, it is free
-			// again when answer returns. A batch keeps its entries' lines.
-			buf = getBuffer()
-			line = c.responseLine((*buf)[:0], in, result, err)
-		} else {
-			line = c.responseLine(make([]byte, 0, 128), in, result, err)
-		}
+		// Encoded in a pooled buffer: written at once, or copied into
+		// its batch, it is free again when answer returns.
+		buf = getBuffer()
+		line = c.responseLine((*buf)[:0], in, result, err)
 	}
 	in.cancel(nil)
 	c.answer(in, line)
