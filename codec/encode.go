@@ -196,6 +196,11 @@ const hexDigits = "0123456789abcdef"
 func AppendString(dst []byte, s string) []byte {
 	dst = slices.Grow(dst, len(s)+2)
 	dst = append(dst, '"')
+	return append(appendStringBody(dst, s), '"')
+}
+
+// appendStringBody appends s escaped as in a JSON string, without quotes.
+func appendStringBody(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -238,6 +243,35 @@ func AppendString(dst []byte, s string) []byte {
 		}
 		i += size
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, s[start:]...)
+}
+
+// streamChunk is the size of the pieces WriteStringResponse writes.
+const streamChunk = 32 << 10
+
+// WriteStringResponse writes to w the response that answers id with the
+// string s, in pieces of about 32 KiB (Writer.WriteLineFunc), so that a
+// long result is never copied whole: the line is the one AppendResponse
+// would make.
+func WriteStringResponse(w *Writer, id []byte, s string) error {
+	return w.WriteLineFunc(func(emit func([]byte) error) error {
+		buf := make([]byte, 0, streamChunk+64)
+		buf = append(buf, `{"jsonrpc":"2.0","result":"`...)
+		for len(s) > 0 {
+			n := min(len(s), streamChunk)
+			for n < len(s) && n > 0 && !utf8.RuneStart(s[n]) {
+				n-- // never split a character: its escape depends on all of it
+			}
+			if n == 0 {
+				n = min(len(s), streamChunk) // no character starts nearby: invalid bytes
+			}
+			buf = appendStringBody(buf, s[:n])
+			if err := emit(buf); err != nil {
+				return err
+			}
+			buf, s = buf[:0], s[n:]
+		}
+		buf = appendID(append(buf, '"'), id)
+		return emit(buf)
+	})
 }

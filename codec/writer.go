@@ -104,6 +104,15 @@ func (w *Writer) WriteLine(line []byte) error {
 			w.drained.Broadcast()
 		}
 	}
+	w.flushLocked()
+	err := w.err
+	w.mu.Unlock()
+	return err
+}
+
+// flushLocked writes the pending lines, as the goroutine that writes (w.mu
+// held, w.writing set), until none are left, then gives up writing.
+func (w *Writer) flushLocked() {
 	for len(w.pending) > 0 && w.err == nil {
 		buf := w.pending
 		w.pending = w.spare[:0]
@@ -125,10 +134,66 @@ func (w *Writer) WriteLine(line []byte) error {
 	}
 	w.writing = false
 	w.drained.Broadcast()
+}
+
+// WriteLineFunc writes one line made in parts, for a line too long to hold
+// whole: fn is called with emit, which writes a part to the underlying
+// writer at once; no other line is written until fn returns, and the
+// Writer ends the line with '\n'. A part must not hold a '\n'.
+//
+// fn must not fail once it has emitted a part: the line would be cut short.
+// An error from emit (the underlying writer's) is sticky, as for
+// WriteLine.
+func (w *Writer) WriteLineFunc(fn func(emit func([]byte) error) error) error {
+	w.mu.Lock()
+	for w.err == nil && !w.closing && w.writing {
+		w.drained.Wait()
+	}
+	if w.err != nil || w.closing {
+		err := w.err
+		if err == nil {
+			err = ErrWriterClosed
+		}
+		w.mu.Unlock()
+		return err
+	}
+	w.writing = true
+	w.mu.Unlock()
+
+	var werr error
+	emit := func(p []byte) error {
+		switch {
+		case werr != nil:
+		case bytes.IndexByte(p, '\n') >= 0:
+			werr = ErrNewline
+		default:
+			_, werr = w.w.Write(p)
+		}
+		return werr
+	}
+	ferr := fn(emit)
+	if werr == nil && ferr == nil {
+		_, werr = w.w.Write(newline)
+	}
+
+	w.mu.Lock()
+	if werr != nil && w.err == nil && werr != ErrNewline {
+		w.err = werr
+		w.pending = nil
+	}
+	w.flushLocked()
 	err := w.err
 	w.mu.Unlock()
+	if err == nil {
+		err = ferr
+	}
+	if err == nil && werr == ErrNewline {
+		err = ErrNewline
+	}
 	return err
 }
+
+var newline = []byte{'\n'}
 
 // Close stops the Writer: every later WriteLine returns ErrWriterClosed
 // without writing. Lines already taken are still written: Close waits until

@@ -3,6 +3,7 @@ package codec
 import (
 	"bytes"
 	"context"
+	"math/rand/v2"
 	"errors"
 	"fmt"
 	"io"
@@ -186,4 +187,70 @@ func TestWriterLineWithItsNewline(t *testing.T) {
 	line := []byte("{\"b\":2}\n")
 	allocs := testing.AllocsPerRun(100, func() { _ = w.WriteLine(line) })
 	assert.Zero(t, allocs, "written directly, without a copy")
+}
+
+func TestWriteLineFunc(t *testing.T) {
+	var out bytes.Buffer
+	w := NewWriter(&out)
+	require.NoError(t, w.WriteLineFunc(func(emit func([]byte) error) error {
+		for _, p := range []string{`{"a":`, `[1,`, `2]}`} {
+			if err := emit([]byte(p)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	require.NoError(t, w.WriteLine([]byte(`{}`)))
+	assert.Equal(t, "{\"a\":[1,2]}\n{}\n", out.String())
+	assert.Equal(t, ErrNewline, w.WriteLineFunc(func(emit func([]byte) error) error { return emit([]byte("a\nb")) }))
+}
+
+// Lines written by others while a line is written in parts wait for it:
+// nothing interleaves.
+func TestWriteLineFuncKeepsOthersOut(t *testing.T) {
+	sw := &slowWriter{}
+	w := NewWriter(sw)
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 50 {
+				if g%2 == 0 {
+					assert.NoError(t, w.WriteLine([]byte(fmt.Sprintf(`{"g":%d,"i":%d}`, g, i))))
+					continue
+				}
+				assert.NoError(t, w.WriteLineFunc(func(emit func([]byte) error) error {
+					for _, p := range []string{fmt.Sprintf(`{"g":%d,`, g), fmt.Sprintf(`"i":%d`, i), `}`} {
+						if err := emit([]byte(p)); err != nil {
+							return err
+						}
+					}
+					return nil
+				}))
+			}
+		})
+	}
+	wg.Wait()
+	for _, line := range strings.Split(strings.TrimSuffix(sw.out.String(), "\n"), "\n") {
+		var g, i int
+		n, err := fmt.Sscanf(line, `{"g":%d,"i":%d}`, &g, &i)
+		require.NoError(t, err, line)
+		require.Equal(t, 2, n, line)
+	}
+}
+
+func TestWriteStringResponseMatchesAppendResponse(t *testing.T) {
+	pieces := []string{"a", "é", "😀", "\u2028", "\"", "\\", "\n", "\x01", "\xff", "\xc3", strings.Repeat("x", 1000)}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n := range 40 {
+		var b strings.Builder
+		for b.Len() < n*3000 {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		s := b.String()
+		var out bytes.Buffer
+		require.NoError(t, WriteStringResponse(NewWriter(&out), []byte(`"id"`), s))
+		want, err := AppendResponse(nil, []byte(`"id"`), s)
+		require.NoError(t, err)
+		require.Equal(t, string(want)+"\n", out.String(), "length %d", len(s))
+	}
 }

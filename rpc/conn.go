@@ -354,7 +354,12 @@ func (c *Conn) supervise() {
 // when there is some: the writer then needs no copy). A write failure shuts
 // the connection down.
 func (c *Conn) writeErr(line []byte) error {
-	err := c.w.WriteLine(append(line, '\n'))
+	return c.wrote(c.w.WriteLine(append(line, '\n')))
+}
+
+// wrote handles the outcome of a write: a failure shuts the connection
+// down; after the end, it is ErrClosed.
+func (c *Conn) wrote(err error) error {
 	switch {
 	case err == nil:
 		return nil

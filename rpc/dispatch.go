@@ -571,6 +571,13 @@ func (c *Conn) run(in *inbound) {
 		in.cancel(nil)
 		return
 	}
+	if s, ok := result.(string); ok && err == nil && how == stateRunning && in.batch == nil && len(s) >= streamSize {
+		// A long string result is written in pieces, never copied whole.
+		in.cancel(nil)
+		c.forget(in)
+		_ = c.wrote(codec.WriteStringResponse(c.w, in.req.ID, s))
+		return
+	}
 	var line []byte
 	var buf *[]byte
 	switch how {
@@ -590,6 +597,10 @@ func (c *Conn) run(in *inbound) {
 		putBuffer(buf)
 	}
 }
+
+// streamSize is the length from which a string result is written in
+// pieces.
+const streamSize = 64 << 10
 
 // invoke calls the handler, turning a panic into an error.
 func (c *Conn) invoke(in *inbound) (result any, err error) {
