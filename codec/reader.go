@@ -200,12 +200,17 @@ func (r *Reader) fill() {
 const handOverSize = 64 << 10
 
 // ReadFrameOwned is ReadFrame, but the frame is the caller's to keep. A
-// short frame is copied; a long one is the Reader's own buffer, handed
-// over, the Reader taking a new one for what follows: a frame of many
-// megabytes is never copied.
+// short frame is copied. A long one is the Reader's own buffer, handed
+// over, the Reader taking a new one for what follows — a frame of many
+// megabytes is never copied — when the buffer holds little else: at most
+// about twice the frame in all, and little read beyond it. (Handing over a
+// buffer full of other frames would keep it all alive for one, and copy
+// the rest for every one.) A handed-over frame's capacity runs to the end
+// of the buffer it keeps alive.
 func (r *Reader) ReadFrameOwned() ([]byte, error) {
 	frame, err := r.ReadFrame()
-	if err != nil || len(frame) < handOverSize {
+	if err != nil || len(frame) < handOverSize ||
+		len(r.buf) > 2*len(frame)+minBufferSize || r.end-r.start > minBufferSize {
 		return bytes.Clone(frame), err
 	}
 	// The next frame may well be as long: once the next line outgrows a
@@ -221,7 +226,7 @@ func (r *Reader) ReadFrameOwned() ([]byte, error) {
 		r.buf, r.end, r.want = nil, 0, want
 	}
 	r.start, r.seen = 0, 0
-	return frame[:len(frame):len(frame)], nil
+	return frame, nil
 }
 
 // shrink lets go of a large buffer once it has been far too large for the

@@ -176,5 +176,29 @@ func TestReadFrameOwned(t *testing.T) {
 	assert.True(t, string(frames[1]) == big)
 	assert.Equal(t, "after", string(frames[2]))
 	assert.True(t, string(frames[3]) == big)
-	assert.Equal(t, len(frames[1]), cap(frames[1]), "a handed-over frame cannot be appended into what follows")
+}
+
+// Frames of 64 KiB and more, many to a read: each is copied, not handed
+// over with a buffer full of the others (which would keep them all alive,
+// and copy the rest at every frame).
+func TestReadFrameOwnedWithManyLongFrames(t *testing.T) {
+	line := strings.Repeat("y", handOverSize) + "\n"
+	in := strings.Repeat(line, 64)
+	r := NewReader(strings.NewReader(in), 0)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	n := 0
+	for {
+		f, err := r.ReadFrameOwned()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		require.Equal(t, handOverSize, len(f))
+		assert.LessOrEqual(t, cap(f), 2*handOverSize, "a frame keeps no more than about twice itself alive")
+		n++
+	}
+	runtime.ReadMemStats(&after)
+	assert.Equal(t, 64, n)
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(16*len(in)), "linear, not quadratic, in the input")
 }

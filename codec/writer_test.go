@@ -3,10 +3,10 @@ package codec
 import (
 	"bytes"
 	"context"
-	"math/rand/v2"
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"

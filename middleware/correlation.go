@@ -44,7 +44,7 @@ func traceID(req *rpc.Request) [16]byte {
 // TraceID returns the trace id of the call ctx belongs to, as 32 lowercase
 // hex digits, or "" if no Correlation middleware gave it one.
 func TraceID(ctx context.Context) string {
-	if st := stateOf(ctx); st != nil && st.hasTrace {
+	if st := traced(ctx); st != nil {
 		return hex.EncodeToString(st.trace[:])
 	}
 	return ""

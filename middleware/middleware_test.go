@@ -353,3 +353,38 @@ func TestStateIsPerRequest(t *testing.T) {
 		<-- {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"o","progress":1,"total":1,"message":"outer"}}
 		<-- {"jsonrpc":"2.0","result":true,"id":1}`, nil)
 }
+
+// alias passes a copy of the request on, as a middleware renaming methods
+// would.
+func alias(next rpc.Handler) rpc.Handler {
+	return rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+		c := *req
+		if c.Method == "alias-count" {
+			c.Method = "count"
+		}
+		return next.Handle(ctx, &c)
+	})
+}
+
+// The trace id and the reporter are found through a middleware that
+// passes a copy of the request on, whichever side of it they were set up.
+func TestStateAcrossACopiedRequest(t *testing.T) {
+	const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+	tracer := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+		if err := middleware.ReportProgress(ctx, 1, 1, ""); err != nil {
+			return nil, err
+		}
+		return middleware.TraceID(ctx), nil
+	})
+	for name, h := range map[string]rpc.Handler{
+		"correlation outside": middleware.Chain(middleware.Correlation(), alias, middleware.Progress(nil))(tracer),
+		"progress outside":    middleware.Chain(middleware.Progress(nil), alias, middleware.Correlation())(tracer),
+	} {
+		t.Run(name, func(t *testing.T) {
+			wiretest.Serve(t, h, `
+				--> {"jsonrpc":"2.0","method":"m","params":{"_meta":{"progressToken":"p","traceparent":"`+traceparent+`"}},"id":1}
+				<-- {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1,"total":1}}
+				<-- {"jsonrpc":"2.0","result":"0af7651916cd43dd8448eb211c80319c","id":1}`, nil)
+		})
+	}
+}

@@ -105,8 +105,8 @@ func Progress(opts *ProgressOptions) Middleware {
 // rpc.ErrAnswered once the call's response is written, ErrNoReporter if no
 // Progress middleware handles the call, or the error of writing.
 func ReportProgress(ctx context.Context, progress, total float64, message string) error {
-	st := stateOf(ctx)
-	if st == nil || st.progress.opts == nil {
+	st := reporting(ctx)
+	if st == nil {
 		return ErrNoReporter
 	}
 	pc := &st.progress

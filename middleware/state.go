@@ -29,20 +29,49 @@ func (s *callState) Value(key any) any {
 	return s.Context.Value(key)
 }
 
-// stateOf returns the state of the call ctx belongs to, or nil.
+// stateOf returns the innermost state of ctx, or nil.
 func stateOf(ctx context.Context) *callState {
 	s, _ := ctx.Value(stateKey{}).(*callState)
 	return s
 }
 
+// outer returns the next state out from s, or nil.
+func (s *callState) outer() *callState { return stateOf(s.Context) }
+
+// traced returns the innermost state of ctx that has a trace id, or nil.
+func traced(ctx context.Context) *callState {
+	s := stateOf(ctx)
+	for s != nil && !s.hasTrace {
+		s = s.outer()
+	}
+	return s
+}
+
+// reporting returns the innermost state of ctx that a Progress middleware
+// set up, or nil.
+func reporting(ctx context.Context) *callState {
+	s := stateOf(ctx)
+	for s != nil && s.progress.opts == nil {
+		s = s.outer()
+	}
+	return s
+}
+
 // stateFor returns the state of the call req, and the context to hand the
-// next handler: ctx itself when the state is already there, else the new
-// state. A state found for another request (a handler that called another
-// handler with its own context) is not reused.
+// next handler: ctx itself when the innermost state is req's, else a new
+// state. A request other than the innermost state's — a middleware passed
+// on a copy of it, or a handler called another handler with its context —
+// gets a state of its own, which keeps the trace id of the states around
+// it: the lookups of TraceID and ReportProgress go outward from the
+// innermost state to the nearest that has what they need.
 func stateFor(ctx context.Context, req *rpc.Request) (*callState, context.Context) {
-	if s := stateOf(ctx); s != nil && s.req == req {
-		return s, ctx
+	in := stateOf(ctx)
+	if in != nil && in.req == req {
+		return in, ctx
 	}
 	s := &callState{Context: ctx, req: req}
+	if t := traced(ctx); t != nil {
+		s.trace, s.hasTrace = t.trace, true
+	}
 	return s, s
 }

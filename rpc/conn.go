@@ -140,8 +140,11 @@ type Conn struct {
 	abandoned abandonedIDs        // calls of ours we stopped waiting for
 	lost      error               // set when no response can come any more
 	inflight  inflightSet         // requests read and not yet answered, by id token
-	stopErr   error               // why the connection was shut down
-	readErr   error               // the input's error, other than io.EOF
+	// openBatches are batches dispatched with requests no worker has
+	// claimed yet, oldest first.
+	openBatches []*batch
+	stopErr     error // why the connection was shut down
+	readErr     error // the input's error, other than io.EOF
 
 	done chan struct{} // closed when the connection has finished
 	err  error         // what Wait returns

@@ -120,7 +120,7 @@ type batch struct {
 }
 
 // span is a part of a batch's arena.
-type span struct{ at, end int32 }
+type span struct{ at, end int }
 
 // record copies the answer of entry slot (nil: none) into the arena; b.mu
 // is held, or the batch is not yet shared.
@@ -128,7 +128,7 @@ func (b *batch) record(slot int, line []byte) {
 	if line != nil {
 		at := len(b.arena)
 		b.arena = append(b.arena, line...)
-		b.answers[slot] = span{int32(at), int32(len(b.arena))}
+		b.answers[slot] = span{at, len(b.arena)}
 	}
 }
 
@@ -243,7 +243,7 @@ func (c *Conn) readFrame(frame []byte) {
 			return
 		}
 		if w.in != nil || w.line != nil {
-			w.size = len(frame)
+			w.size = cap(frame) // what it keeps alive
 			c.enqueue(w)
 		}
 		return
@@ -262,7 +262,7 @@ func (c *Conn) readFrame(frame []byte) {
 			}
 		}
 	}
-	c.enqueue(work{batch: b, size: len(frame)})
+	c.enqueue(work{batch: b, size: cap(frame)})
 }
 
 // handOff starts a request in an idle worker at once, skipping the queue
@@ -517,8 +517,12 @@ func (c *Conn) startJob(j job) {
 
 // startBatch offers a batch's requests to one worker, waiting for one if
 // need be, then to more while idle ones or room remain, up to one per
-// request: the workers claim them.
+// request: the workers claim them. Until they are all claimed, the batch
+// is also open to every worker that finishes a job (see worker).
 func (c *Conn) startBatch(b *batch) {
+	c.mu.Lock()
+	c.openBatches = append(c.openBatches, b)
+	c.mu.Unlock()
 	c.startJob(job{batch: b})
 	for range len(b.reqs) - 1 {
 		select {
@@ -541,12 +545,45 @@ func (c *Conn) worker(j job) {
 	for ok := true; ok; j, ok = <-c.workCh {
 		if j.in != nil {
 			c.run(j.in)
-			continue
+		} else {
+			c.drainBatch(j.batch)
 		}
-		for in := j.batch.claim(); in != nil; in = j.batch.claim() {
-			c.run(in)
+		// Before waiting for a job: the requests of batches dispatched
+		// while every worker was busy.
+		for b := c.openBatch(); b != nil; b = c.openBatch() {
+			c.drainBatch(b)
 		}
 	}
+}
+
+// drainBatch runs the requests of b no worker has claimed, one after
+// another; once the connection shuts down it answers them
+// ServerShuttingDown instead, as queued requests are.
+func (c *Conn) drainBatch(b *batch) {
+	for in := b.claim(); in != nil; in = b.claim() {
+		if c.stopping.Load() {
+			c.rejectCall(in)
+			continue
+		}
+		c.run(in)
+	}
+}
+
+// openBatch returns a batch with requests no worker has claimed, or nil,
+// dropping from the list those whose requests are all claimed.
+func (c *Conn) openBatch() *batch {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for len(c.openBatches) > 0 {
+		b := c.openBatches[0]
+		if int(b.next.Load()) < len(b.reqs) {
+			return b
+		}
+		c.openBatches[0] = nil
+		c.openBatches = c.openBatches[1:]
+	}
+	c.openBatches = nil
+	return nil
 }
 
 // run calls the handler for in, unless the peer cancelled it first, and

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -189,4 +190,88 @@ func TestCloseWithOneUncomparableStream(t *testing.T) {
 	require.NotPanics(t, func() { _ = c.Close() })
 	_ = pr.Close()
 	assert.Positive(t, closes)
+}
+
+// After a shutdown, the requests of a batch no worker had started were
+// still run by the worker holding the batch, even after Serve returned.
+func TestShutdownStopsABatchsUnstartedRequests(t *testing.T) {
+	var sideEffects atomic.Int32
+	slowStarted := make(chan struct{})
+	release := make(chan struct{})
+	slowDone := make(chan struct{})
+	h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+		switch req.Method {
+		case "slow":
+			defer close(slowDone)
+			close(slowStarted)
+			<-release // ignores its context
+			return "late", nil
+		case "side_effect":
+			sideEffects.Add(1)
+		}
+		return "ok", nil
+	})
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	var out wiretest.Buffer
+	go func() {
+		done <- rpc.Serve(ctx, pr, &out, h, &rpc.Options{Logger: quiet, Concurrency: 1, ShutdownGrace: 20 * time.Millisecond})
+	}()
+	wiretest.Send(t, pw, `[{"jsonrpc":"2.0","method":"slow","id":1},{"jsonrpc":"2.0","method":"side_effect","id":2},{"jsonrpc":"2.0","method":"side_effect","id":3}]`)
+	<-slowStarted
+	cancel()
+	require.ErrorIs(t, <-done, context.Canceled)
+	close(release)
+	<-slowDone
+	time.Sleep(20 * time.Millisecond) // the worker would go on to the next request now
+	assert.Zero(t, sideEffects.Load(), "a request of the batch ran after the shutdown")
+	_ = pr.Close()
+}
+
+// A batch dispatched while every worker was busy ran on one worker, one
+// request after another, though the others soon had nothing to do. Here
+// each request of the batch waits until four of them run at once.
+func TestABatchSpreadsToWorkersThatFreeUp(t *testing.T) {
+	holds := make(chan struct{})
+	var running atomic.Int32
+	barrier := make(chan struct{})
+	var once sync.Once
+	h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+		if req.Method == "hold" {
+			<-holds
+			return "held", nil
+		}
+		if running.Add(1) == 4 {
+			once.Do(func() { close(barrier) })
+		}
+		select {
+		case <-barrier:
+			return "met", nil
+		case <-time.After(5 * time.Second):
+			return "alone", nil
+		}
+	})
+	p := wiretest.NewPair(h, &rpc.Options{Concurrency: 4}, nil, nil)
+	defer p.Close(t)
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Go(func() { _ = p.Client.Call(context.Background(), "hold", nil, nil) })
+	}
+	time.Sleep(20 * time.Millisecond) // three workers busy; room for one
+	calls := make([]rpc.BatchCall, 6)
+	var results [6]string
+	for i := range calls {
+		calls[i] = rpc.BatchCall{Method: "m", Result: &results[i]}
+	}
+	batchDone := make(chan error, 1)
+	go func() { batchDone <- p.Client.Batch(context.Background(), calls) }()
+	time.Sleep(20 * time.Millisecond)
+	close(holds) // three workers free up
+	require.NoError(t, <-batchDone)
+	wg.Wait()
+	for i, r := range results {
+		assert.Equal(t, "met", r, "entry %d", i)
+	}
 }
