@@ -102,7 +102,7 @@ func TestDriverAllocatesNothing(t *testing.T) {
 			case kindPipelined:
 				n = 3 * pipelineDepth
 			case kindEcho:
-				n = 200
+				n = 1000
 			}
 			if err := s.run(n); err != nil { // warm up: buffers grow
 				t.Fatal(err)
@@ -113,9 +113,12 @@ func TestDriverAllocatesNothing(t *testing.T) {
 				t.Fatal(err)
 			}
 			runtime.ReadMemStats(&after)
-			perCall := float64(after.Mallocs-before.Mallocs) / float64(n*w.callsPerOp)
-			if perCall > 0.01 {
-				t.Errorf("%.3f allocations per call", perCall)
+			// The count is the whole process's: the runtime's own work
+			// (timers, the GC) may allocate a few times meanwhile.
+			const stray = 20
+			mallocs := after.Mallocs - before.Mallocs
+			if perCall := float64(max(mallocs, stray)-stray) / float64(n*w.callsPerOp); perCall > 0.01 {
+				t.Errorf("%d allocations over %d calls", mallocs, n*w.callsPerOp)
 			}
 		})
 	}
