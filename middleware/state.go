@@ -39,8 +39,11 @@ func stateOf(ctx context.Context) *callState {
 func (s *callState) outer() *callState { return stateOf(s.Context) }
 
 // traced returns the innermost state of ctx that has a trace id, or nil.
-func traced(ctx context.Context) *callState {
-	s := stateOf(ctx)
+func traced(ctx context.Context) *callState { return stateOf(ctx).tracedOut() }
+
+// tracedOut returns s, or the nearest state out from it, that has a trace
+// id, or nil.
+func (s *callState) tracedOut() *callState {
 	for s != nil && !s.hasTrace {
 		s = s.outer()
 	}
@@ -70,7 +73,7 @@ func stateFor(ctx context.Context, req *rpc.Request) (*callState, context.Contex
 		return in, ctx
 	}
 	s := &callState{Context: ctx, req: req}
-	if t := traced(ctx); t != nil {
+	if t := in.tracedOut(); t != nil {
 		s.trace, s.hasTrace = t.trace, true
 	}
 	return s, s

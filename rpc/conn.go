@@ -143,8 +143,9 @@ type Conn struct {
 	// openBatches are batches dispatched with requests no worker has
 	// claimed yet, oldest first.
 	openBatches []*batch
-	stopErr     error // why the connection was shut down
-	readErr     error // the input's error, other than io.EOF
+	open        atomic.Int32 // len(openBatches), read without the lock
+	stopErr     error        // why the connection was shut down
+	readErr     error        // the input's error, other than io.EOF
 
 	done chan struct{} // closed when the connection has finished
 	err  error         // what Wait returns

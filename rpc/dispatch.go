@@ -166,9 +166,13 @@ func (b *batch) add(c *Conn, slot int, line []byte) {
 		return
 	}
 	// The batch's ids are in flight until its answer is written.
+	c.mu.Lock()
 	for _, in := range b.calls {
-		c.forget(in)
+		if in.req.ID != nil {
+			c.inflight.removeLocked(in)
+		}
 	}
+	c.mu.Unlock()
 	buf := getBuffer()
 	defer putBuffer(buf)
 	out := append(*buf, '[')
@@ -522,6 +526,7 @@ func (c *Conn) startJob(j job) {
 func (c *Conn) startBatch(b *batch) {
 	c.mu.Lock()
 	c.openBatches = append(c.openBatches, b)
+	c.open.Store(int32(len(c.openBatches)))
 	c.mu.Unlock()
 	c.startJob(job{batch: b})
 	for range len(b.reqs) - 1 {
@@ -572,8 +577,12 @@ func (c *Conn) drainBatch(b *batch) {
 // openBatch returns a batch with requests no worker has claimed, or nil,
 // dropping from the list those whose requests are all claimed.
 func (c *Conn) openBatch() *batch {
+	if c.open.Load() == 0 {
+		return nil // the common case, without the lock
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	defer func() { c.open.Store(int32(len(c.openBatches))) }()
 	for len(c.openBatches) > 0 {
 		b := c.openBatches[0]
 		if int(b.next.Load()) < len(b.reqs) {

@@ -55,9 +55,14 @@ func (s *inflightSet) add(mu *sync.Mutex, in *inbound) bool {
 
 // remove removes in, if it is there.
 func (s *inflightSet) remove(mu *sync.Mutex, in *inbound) {
-	h := s.hash(in.req.ID)
 	mu.Lock()
 	defer mu.Unlock()
+	s.removeLocked(in)
+}
+
+// removeLocked is remove, with the mutex held.
+func (s *inflightSet) removeLocked(in *inbound) {
+	h := s.hash(in.req.ID)
 	var prev *inbound
 	for cur := s.m[h]; cur != nil; prev, cur = cur, cur.next {
 		if cur != in {
