@@ -17,8 +17,10 @@ func Correlation() Middleware {
 	return func(next rpc.Handler) rpc.Handler {
 		return rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
 			st, ctx := stateFor(ctx, req)
-			if !st.hasTrace {
-				st.trace, st.hasTrace = traceID(req), true
+			if !st.tracing {
+				// A call inside a traced call (a handler calling another
+				// with its context) shares its trace id.
+				st.tracing, st.traceLink = true, st.outer().tracedOut()
 			}
 			return next.Handle(ctx, req)
 		})
@@ -45,7 +47,8 @@ func traceID(req *rpc.Request) [16]byte {
 // hex digits, or "" if no Correlation middleware gave it one.
 func TraceID(ctx context.Context) string {
 	if st := traced(ctx); st != nil {
-		return hex.EncodeToString(st.trace[:])
+		id := st.traceOf()
+		return hex.EncodeToString(id[:])
 	}
 	return ""
 }

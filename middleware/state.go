@@ -2,6 +2,7 @@ package middleware
 
 import (
 	"context"
+	"sync"
 
 	"github.com/toolrpc/toolrpc/rpc"
 )
@@ -14,9 +15,23 @@ type callState struct {
 	context.Context
 	req *rpc.Request // the call it belongs to
 
-	trace    [16]byte // see Correlation
-	hasTrace bool
+	// See Correlation. The trace id is made when first read: most calls
+	// never log, and minting one is not free.
+	tracing   bool       // a Correlation middleware gave the call a trace id
+	traceLink *callState // the state whose trace id this one shares, or nil
+	traceOnce sync.Once
+	trace     [16]byte
+
 	progress progressState // see Progress
+}
+
+// traceOf returns the call's trace id, making it on first use.
+func (s *callState) traceOf() [16]byte {
+	for s.traceLink != nil {
+		s = s.traceLink
+	}
+	s.traceOnce.Do(func() { s.trace = traceID(s.req) })
+	return s.trace
 }
 
 type stateKey struct{}
@@ -44,7 +59,7 @@ func traced(ctx context.Context) *callState { return stateOf(ctx).tracedOut() }
 // tracedOut returns s, or the nearest state out from it, that has a trace
 // id, or nil.
 func (s *callState) tracedOut() *callState {
-	for s != nil && !s.hasTrace {
+	for s != nil && !s.tracing {
 		s = s.outer()
 	}
 	return s
@@ -68,13 +83,9 @@ func reporting(ctx context.Context) *callState {
 // it: the lookups of TraceID and ReportProgress go outward from the
 // innermost state to the nearest that has what they need.
 func stateFor(ctx context.Context, req *rpc.Request) (*callState, context.Context) {
-	in := stateOf(ctx)
-	if in != nil && in.req == req {
+	if in := stateOf(ctx); in != nil && in.req == req {
 		return in, ctx
 	}
 	s := &callState{Context: ctx, req: req}
-	if t := in.tracedOut(); t != nil {
-		s.trace, s.hasTrace = t.trace, true
-	}
 	return s, s
 }
