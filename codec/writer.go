@@ -76,11 +76,7 @@ func (w *Writer) WriteLine(line []byte) error {
 	for w.err == nil && !w.closing && w.writing && len(w.pending) > 0 && len(w.pending)+len(line) > w.maxPending {
 		w.drained.Wait()
 	}
-	if w.err != nil || w.closing {
-		err := w.err
-		if err == nil {
-			err = ErrWriterClosed
-		}
+	if err := w.refusing(); err != nil {
 		w.mu.Unlock()
 		return err
 	}
@@ -108,6 +104,18 @@ func (w *Writer) WriteLine(line []byte) error {
 	err := w.err
 	w.mu.Unlock()
 	return err
+}
+
+// refusing returns why no line can be taken (the underlying writer's
+// error, or ErrWriterClosed), or nil; w.mu is held.
+func (w *Writer) refusing() error {
+	switch {
+	case w.err != nil:
+		return w.err
+	case w.closing:
+		return ErrWriterClosed
+	}
+	return nil
 }
 
 // flushLocked writes the pending lines, as the goroutine that writes (w.mu
@@ -149,11 +157,7 @@ func (w *Writer) WriteLineFunc(fn func(emit func([]byte) error) error) error {
 	for w.err == nil && !w.closing && w.writing {
 		w.drained.Wait()
 	}
-	if w.err != nil || w.closing {
-		err := w.err
-		if err == nil {
-			err = ErrWriterClosed
-		}
+	if err := w.refusing(); err != nil {
 		w.mu.Unlock()
 		return err
 	}

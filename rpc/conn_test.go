@@ -72,31 +72,49 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// A full queue stops the reader: by count (QueueSize) or by bytes
+// (MaxQueueBytes), the rest of the input stays unread until there is room.
 func TestFullQueueStopsReading(t *testing.T) {
-	gate := make(chan struct{})
-	h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
-		<-gate
-		return nil, nil
-	})
-	line := `{"jsonrpc":"2.0","method":"m","params":["` + strings.Repeat("x", 1000) + `"]}` + "\n"
-	pr, pw := io.Pipe()
-	cr := &countingReader{r: pr}
-	c := rpc.NewConn(context.Background(), cr, io.Discard, h, &rpc.Options{Logger: quiet, QueueSize: 4})
-	go func() {
-		for range 1000 {
-			if _, err := io.WriteString(pw, line); err != nil {
-				return
-			}
-		}
-		_ = pw.Close()
-	}()
-	time.Sleep(100 * time.Millisecond)
-	// One notification runs, four wait in the queue, one is held by the
-	// reader: the rest stays unread.
-	assert.Less(t, cr.n.Load(), int64(20*len(line)), "the reader kept reading with a full queue")
-	close(gate)
-	require.NoError(t, c.Wait())
-	assert.Equal(t, int64(1000*len(line)), cr.n.Load())
+	tests := []struct {
+		name    string
+		opts    rpc.Options
+		payload int   // bytes of each notification's params
+		lines   int   // notifications sent
+		most    int64 // lines the reader may take in while the handler blocks
+	}{
+		// One runs, four wait, one is held by the reader: the rest unread.
+		{"by count", rpc.Options{QueueSize: 4}, 1000, 1000, 20},
+		// One runs, three wait (300 kB), one is held, part of one buffered.
+		{"by bytes", rpc.Options{MaxQueueBytes: 300_000}, 100_000, 100, 7},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			gate := make(chan struct{})
+			h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+				<-gate
+				return nil, nil
+			})
+			line := `{"jsonrpc":"2.0","method":"m","params":["` + strings.Repeat("x", tt.payload) + `"]}` + "\n"
+			pr, pw := io.Pipe()
+			cr := &countingReader{r: pr}
+			opts := tt.opts
+			opts.Logger = quiet
+			c := rpc.NewConn(context.Background(), cr, io.Discard, h, &opts)
+			go func() {
+				for range tt.lines {
+					if _, err := io.WriteString(pw, line); err != nil {
+						return
+					}
+				}
+				_ = pw.Close()
+			}()
+			time.Sleep(100 * time.Millisecond)
+			assert.Less(t, cr.n.Load(), tt.most*int64(len(line)), "the reader kept reading with a full queue")
+			close(gate)
+			require.NoError(t, c.Wait())
+			assert.Equal(t, int64(tt.lines*len(line)), cr.n.Load())
+		})
+	}
 }
 
 func TestOptionsDefaults(t *testing.T) {
@@ -122,7 +140,7 @@ func TestHandlerFuncAndCodecErrors(t *testing.T) {
 
 // A handler can be given a logger: panics are logged with their stack.
 func TestPanicIsLogged(t *testing.T) {
-	var logs syncBuffer
+	var logs wiretest.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
 	h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) { panic("kaboom") })
 	var out bytes.Buffer
@@ -132,23 +150,6 @@ func TestPanicIsLogged(t *testing.T) {
 	assert.Contains(t, logs.String(), "kaboom")
 	assert.Contains(t, logs.String(), "conn_test.go", "the stack is logged")
 	assert.NotContains(t, out.String(), "conn_test.go", "the stack never reaches the wire")
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func ExampleServe() {

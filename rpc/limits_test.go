@@ -16,34 +16,6 @@ import (
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
-func TestMaxQueueBytesStopsReading(t *testing.T) {
-	gate := make(chan struct{})
-	h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
-		<-gate
-		return nil, nil
-	})
-	// 100 kB notifications; 300 kB of queue: the reader stops after a few.
-	line := `{"jsonrpc":"2.0","method":"m","params":["` + strings.Repeat("x", 100_000) + `"]}` + "\n"
-	pr, pw := io.Pipe()
-	cr := &countingReader{r: pr}
-	c := rpc.NewConn(context.Background(), cr, io.Discard, h, &rpc.Options{Logger: quiet, MaxQueueBytes: 300_000})
-	go func() {
-		for range 100 {
-			if _, err := io.WriteString(pw, line); err != nil {
-				return
-			}
-		}
-		_ = pw.Close()
-	}()
-	time.Sleep(100 * time.Millisecond)
-	// One runs, three wait (300 kB), one is held by the reader, and the
-	// reader's buffer may hold part of the next.
-	assert.Less(t, cr.n.Load(), int64(7*len(line)), "the reader kept reading past the byte bound")
-	close(gate)
-	require.NoError(t, c.Wait())
-	assert.Equal(t, int64(100*len(line)), cr.n.Load())
-}
-
 func TestMaxPendingCalls(t *testing.T) {
 	a := newArith()
 	p := wiretest.NewPair(a, nil, nil, &rpc.Options{MaxPendingCalls: 2})

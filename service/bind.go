@@ -742,42 +742,63 @@ func eachElement(b []byte, i int, fn func(j, at int) (int, *FieldError)) (int, *
 	}
 }
 
+// members walks the members of the object that starts at b[i]: each call
+// of next gives a member's name (decoded) and where its value starts; the
+// caller scans the value and sets end to where it stops.
+type members struct {
+	b     []byte
+	end   int // past the last value scanned (at first: past the '{')
+	first bool
+}
+
+func objectMembers(b []byte, i int) members { return members{b: b, end: i + 1, first: true} }
+
+// next returns the next member, or done past the object's '}' (end is then
+// past it too).
+func (m *members) next() (name []byte, at int, done bool, fe *FieldError) {
+	b := m.b
+	i := scan.SkipSpace(b, m.end)
+	switch {
+	case i < len(b) && b[i] == '}':
+		m.end = i + 1
+		return nil, 0, true, nil
+	case m.first:
+		m.first = false
+	case i < len(b) && b[i] == ',':
+		i = scan.SkipSpace(b, i+1)
+	default:
+		return nil, i, false, syntaxError()
+	}
+	if i >= len(b) || b[i] != '"' {
+		return nil, i, false, syntaxError()
+	}
+	keyEnd, escaped, st := scan.String(b, i)
+	if st != scan.OK {
+		return nil, i, false, syntaxError()
+	}
+	name = scan.Unquote(b[i:keyEnd], escaped)
+	i = scan.SkipSpace(b, keyEnd)
+	if i >= len(b) || b[i] != ':' {
+		return nil, i, false, syntaxError()
+	}
+	return name, scan.SkipSpace(b, i+1), false, nil
+}
+
 // eachMember calls fn for each member of the object at b[i], with its name
 // (decoded) and the start of its value, and returns the index past the
 // object. An error from fn is returned as is: fn knows the member's path.
 func eachMember(b []byte, i int, fn func(key []byte, at int) (int, *FieldError)) (int, *FieldError) {
-	i = scan.SkipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return i + 1, nil
-	}
+	m := objectMembers(b, i)
 	for {
-		if i >= len(b) || b[i] != '"' {
-			return i, syntaxError()
-		}
-		keyEnd, escaped, st := scan.String(b, i)
-		if st != scan.OK {
-			return i, syntaxError()
-		}
-		key := scan.Unquote(b[i:keyEnd], escaped)
-		i = scan.SkipSpace(b, keyEnd)
-		if i >= len(b) || b[i] != ':' {
-			return i, syntaxError()
-		}
-		end, fe := fn(key, scan.SkipSpace(b, i+1))
+		key, at, done, fe := m.next()
 		if fe != nil {
-			return i, fe
+			return at, fe
 		}
-		i = scan.SkipSpace(b, end)
-		if i >= len(b) {
-			return i, syntaxError()
+		if done {
+			return m.end, nil
 		}
-		switch b[i] {
-		case ',':
-			i = scan.SkipSpace(b, i+1)
-		case '}':
-			return i + 1, nil
-		default:
-			return i, syntaxError()
+		if m.end, fe = fn(key, at); fe != nil {
+			return at, fe
 		}
 	}
 }
@@ -978,27 +999,16 @@ func structDecoder(fields []field) decodeFunc {
 		if len(fields) > 64*len(seenBuf) {
 			seen = make([]uint64, (len(fields)+63)/64)
 		}
-		// The member loop of eachMember, inlined: this is the hot path.
-		i = scan.SkipSpace(b, i+1)
-		if i < len(b) && b[i] == '}' {
-			return i + 1, nil
-		}
+		// eachMember's loop, with the body inlined: this is the hot path.
+		m := objectMembers(b, i)
 		for {
-			if i >= len(b) || b[i] != '"' {
-				return i, syntaxError()
+			name, at, done, fe := m.next()
+			if fe != nil {
+				return at, fe
 			}
-			keyEnd, escaped, st := scan.String(b, i)
-			if st != scan.OK {
-				return i, syntaxError()
+			if done {
+				return m.end, nil
 			}
-			name := scan.Unquote(b[i:keyEnd], escaped)
-			i = scan.SkipSpace(b, keyEnd)
-			if i >= len(b) || b[i] != ':' {
-				return i, syntaxError()
-			}
-			at := scan.SkipSpace(b, i+1)
-			var end int
-			var fe *FieldError
 			if fi := lookup(name); fi >= 0 {
 				f := &fields[fi]
 				if seen[fi/64]&(1<<(fi%64)) != 0 {
@@ -1009,29 +1019,17 @@ func structDecoder(fields []field) decodeFunc {
 				if fe != nil {
 					return at, fe.under(f.name)
 				}
-				if end, fe = f.dec(d, b, at, fv); fe != nil {
+				if m.end, fe = f.dec(d, b, at, fv); fe != nil {
 					return at, fe.under(f.name)
 				}
-			} else {
-				if !(skipMeta && string(name) == "_meta") && !d.allowUnknown {
-					fe := &FieldError{Rule: "unknown", Message: fmt.Sprintf("unknown field %q", name)}
-					return at, fe.under(fieldSegment(name))
-				}
-				if end, fe = rawEnd(b, at); fe != nil {
-					return at, fe
-				}
+				continue
 			}
-			i = scan.SkipSpace(b, end)
-			if i >= len(b) {
-				return i, syntaxError()
+			if !(skipMeta && string(name) == "_meta") && !d.allowUnknown {
+				fe := &FieldError{Rule: "unknown", Message: fmt.Sprintf("unknown field %q", name)}
+				return at, fe.under(fieldSegment(name))
 			}
-			switch b[i] {
-			case ',':
-				i = scan.SkipSpace(b, i+1)
-			case '}':
-				return i + 1, nil
-			default:
-				return i, syntaxError()
+			if m.end, fe = rawEnd(b, at); fe != nil {
+				return at, fe
 			}
 		}
 	}
