@@ -1,6 +1,7 @@
 package service
 
 import (
+	"bytes"
 	"encoding"
 	"encoding/base64"
 	"encoding/json"
@@ -85,32 +86,20 @@ func (bd *binder) build(t reflect.Type) (decodeFunc, error) {
 			return nil, fmt.Errorf("interface type %s cannot be decoded from JSON", t)
 		}
 		return decodeInterface, nil
-	case reflect.Pointer:
+	case reflect.Pointer, reflect.Slice, reflect.Array:
 		elem, err := bd.decoder(t.Elem())
 		if err != nil {
 			return nil, err
 		}
-		return pointerDecoder(elem), nil
-	case reflect.Slice:
-		if t.Elem().Kind() == reflect.Uint8 && !reflect.PointerTo(t.Elem()).Implements(unmarshalerType) &&
-			!reflect.PointerTo(t.Elem()).Implements(textUnmarshalerType) {
-			elem, err := bd.decoder(t.Elem())
-			if err != nil {
-				return nil, err
-			}
+		switch {
+		case t.Kind() == reflect.Pointer:
+			return pointerDecoder(elem), nil
+		case t.Kind() == reflect.Array:
+			return arrayDecoder(elem, t.Len()), nil
+		case t.Elem().Kind() == reflect.Uint8 && !implementsDecoding(t.Elem()):
 			return bytesDecoder(sliceDecoder(elem)), nil
 		}
-		elem, err := bd.decoder(t.Elem())
-		if err != nil {
-			return nil, err
-		}
 		return sliceDecoder(elem), nil
-	case reflect.Array:
-		elem, err := bd.decoder(t.Elem())
-		if err != nil {
-			return nil, err
-		}
-		return arrayDecoder(elem, t.Len()), nil
 	case reflect.Map:
 		return bd.mapDecoder(t)
 	case reflect.Struct:
@@ -289,9 +278,13 @@ func jsonType(b []byte, i int) string {
 	return "a number"
 }
 
-// mismatch reports a value of the wrong JSON type.
-func mismatch(b []byte, i int, want string) *FieldError {
-	return &FieldError{Rule: "type", Param: want, Message: fmt.Sprintf("expected %s, got %s", article(want), jsonType(b, i))}
+// nullOr answers for a value that is not of the kind wanted: a null is
+// skipped, the value left as it is; anything else is a type error.
+func nullOr(b []byte, i int, want string) (int, *FieldError) {
+	if end, ok := skipNull(b, i); ok {
+		return end, nil
+	}
+	return i, &FieldError{Rule: "type", Param: want, Message: fmt.Sprintf("expected %s, got %s", article(want), jsonType(b, i))}
 }
 
 func article(s string) string {
@@ -335,10 +328,7 @@ func decodeBool(_ decodeState, b []byte, i int, v reflect.Value) (int, *FieldErr
 			return i, syntaxError()
 		}
 	}
-	if end, ok := skipNull(b, i); ok {
-		return end, nil
-	}
-	return i, mismatch(b, i, "boolean")
+	return nullOr(b, i, "boolean")
 }
 
 // number scans the number token at b[i].
@@ -348,14 +338,30 @@ func number(b []byte, i int) (tok []byte, end int, integer bool, fe *FieldError)
 		return nil, i, false, syntaxError()
 	}
 	tok = b[i:end]
-	integer = true
-	for _, c := range tok {
-		if c == '.' || c == 'e' || c == 'E' {
-			integer = false
-			break
-		}
+	return tok, end, !bytes.ContainsAny(tok, ".eE"), nil
+}
+
+// numberToken scans the number at b[i] for a decoder of want ("integer" or
+// "number"). After a null, tok is nil (the value is left as it is); an
+// integer must have no fraction or exponent.
+func numberToken(b []byte, i int, want string) (tok []byte, end int, integer bool, fe *FieldError) {
+	if !isNumberStart(b, i) {
+		end, fe = nullOr(b, i, want)
+		return nil, end, false, fe
+	}
+	tok, end, integer, fe = number(b, i)
+	if fe == nil && want == "integer" && !integer {
+		fe = &FieldError{Rule: "type", Param: "integer", Message: fmt.Sprintf("expected an integer, got %s", tok)}
+	}
+	if fe != nil {
+		return nil, i, false, fe
 	}
 	return tok, end, integer, nil
+}
+
+// rangeError reports the number tok, which does not fit in type t.
+func rangeError(tok []byte, t reflect.Type) *FieldError {
+	return &FieldError{Rule: "range", Param: t.String(), Message: fmt.Sprintf("%s does not fit in %s", tok, t)}
 }
 
 func isNumberStart(b []byte, i int) bool {
@@ -396,22 +402,13 @@ func decodeInt(_ decodeState, b []byte, i int, v reflect.Value) (int, *FieldErro
 		v.SetInt(n)
 		return end, nil
 	}
-	if !isNumberStart(b, i) {
-		if end, ok := skipNull(b, i); ok {
-			return end, nil
-		}
-		return i, mismatch(b, i, "integer")
-	}
-	tok, end, integer, fe := number(b, i)
-	if fe != nil {
-		return i, fe
-	}
-	if !integer {
-		return i, &FieldError{Rule: "type", Param: "integer", Message: fmt.Sprintf("expected an integer, got %s", tok)}
+	tok, end, _, fe := numberToken(b, i, "integer")
+	if tok == nil {
+		return end, fe
 	}
 	n, ok := parseInt(tok)
 	if !ok || v.OverflowInt(n) {
-		return i, &FieldError{Rule: "range", Param: v.Type().String(), Message: fmt.Sprintf("%s does not fit in %s", tok, v.Type())}
+		return i, rangeError(tok, v.Type())
 	}
 	v.SetInt(n)
 	return end, nil
@@ -449,55 +446,48 @@ func parseUint(tok []byte) (uint64, bool) {
 }
 
 func decodeUint(_ decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
-	if !isNumberStart(b, i) {
-		if end, ok := skipNull(b, i); ok {
-			return end, nil
-		}
-		return i, mismatch(b, i, "integer")
-	}
-	tok, end, integer, fe := number(b, i)
-	if fe != nil {
-		return i, fe
-	}
-	if !integer {
-		return i, &FieldError{Rule: "type", Param: "integer", Message: fmt.Sprintf("expected an integer, got %s", tok)}
+	tok, end, _, fe := numberToken(b, i, "integer")
+	if tok == nil {
+		return end, fe
 	}
 	n, ok := uint64(0), tok[0] != '-'
 	if ok {
 		n, ok = parseUint(tok)
 	}
 	if !ok || v.OverflowUint(n) {
-		return i, &FieldError{Rule: "range", Param: v.Type().String(), Message: fmt.Sprintf("%s does not fit in %s", tok, v.Type())}
+		return i, rangeError(tok, v.Type())
 	}
 	v.SetUint(n)
 	return end, nil
 }
 
 func decodeFloat(_ decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
-	if !isNumberStart(b, i) {
-		if end, ok := skipNull(b, i); ok {
-			return end, nil
-		}
-		return i, mismatch(b, i, "number")
+	tok, end, integer, fe := numberToken(b, i, "number")
+	if tok == nil {
+		return end, fe
 	}
-	tok, end, integer, fe := number(b, i)
-	if fe != nil {
-		return i, fe
-	}
-	var f float64
-	if n, ok := parseInt(tok); integer && ok && n > -1<<53 && n < 1<<53 {
-		f = float64(n) // exact, and no allocation
-	} else {
+	f, ok := exactFloat(tok, integer)
+	if !ok {
 		var err error
 		if f, err = strconv.ParseFloat(string(tok), v.Type().Bits()); err != nil {
-			return i, &FieldError{Rule: "range", Param: v.Type().String(), Message: fmt.Sprintf("%s does not fit in %s", tok, v.Type())}
+			return i, rangeError(tok, v.Type())
 		}
 	}
 	if v.OverflowFloat(f) {
-		return i, &FieldError{Rule: "range", Param: v.Type().String(), Message: fmt.Sprintf("%s does not fit in %s", tok, v.Type())}
+		return i, rangeError(tok, v.Type())
 	}
 	v.SetFloat(f)
 	return end, nil
+}
+
+// exactFloat converts an integer token that a float64 holds exactly, the
+// common case, without strconv.ParseFloat and its string.
+func exactFloat(tok []byte, integer bool) (float64, bool) {
+	if !integer {
+		return 0, false
+	}
+	n, ok := parseInt(tok)
+	return float64(n), ok && n > -1<<53 && n < 1<<53
 }
 
 // str scans the string token at b[i] and returns its contents.
@@ -511,10 +501,7 @@ func str(b []byte, i int) ([]byte, int, *FieldError) {
 
 func decodeString(_ decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
 	if i >= len(b) || b[i] != '"' {
-		if end, ok := skipNull(b, i); ok {
-			return end, nil
-		}
-		return i, mismatch(b, i, "string")
+		return nullOr(b, i, "string")
 	}
 	s, end, fe := str(b, i)
 	if fe != nil {
@@ -562,10 +549,7 @@ func decodeNumber(_ decodeState, b []byte, i int, v reflect.Value) (int, *FieldE
 		v.SetString(string(s))
 		return end, nil
 	}
-	if end, ok := skipNull(b, i); ok {
-		return end, nil
-	}
-	return i, mismatch(b, i, "number")
+	return nullOr(b, i, "number")
 }
 
 func decodeUnmarshaler(_ decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
@@ -581,10 +565,7 @@ func decodeUnmarshaler(_ decodeState, b []byte, i int, v reflect.Value) (int, *F
 
 func decodeTextUnmarshaler(_ decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
 	if i >= len(b) || b[i] != '"' {
-		if end, ok := skipNull(b, i); ok {
-			return end, nil
-		}
-		return i, mismatch(b, i, "string")
+		return nullOr(b, i, "string")
 	}
 	s, end, fe := str(b, i)
 	if fe != nil {
@@ -601,10 +582,7 @@ func decodeTextUnmarshaler(_ decodeState, b []byte, i int, v reflect.Value) (int
 func quotedDecoder(dec decodeFunc) decodeFunc {
 	return func(d decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
 		if i >= len(b) || b[i] != '"' {
-			if end, ok := skipNull(b, i); ok {
-				return end, nil
-			}
-			return i, mismatch(b, i, "string")
+			return nullOr(b, i, "string")
 		}
 		s, end, fe := str(b, i)
 		if fe != nil {
@@ -742,6 +720,19 @@ func eachElement(b []byte, i int, fn func(j, at int) (int, *FieldError)) (int, *
 	}
 }
 
+// eachSlot calls fn for each of the first n elements of the array at b[i],
+// as eachElement does, and skips any more; count is how many there were.
+func eachSlot(b []byte, i, n int, fn func(j, at int) (int, *FieldError)) (end, count int, fe *FieldError) {
+	end, fe = eachElement(b, i, func(j, at int) (int, *FieldError) {
+		count++
+		if j >= n {
+			return rawEnd(b, at)
+		}
+		return fn(j, at)
+	})
+	return end, count, fe
+}
+
 // members walks the members of the object that starts at b[i]: each call
 // of next gives a member's name (decoded) and where its value starts; the
 // caller scans the value and sets end to where it stops.
@@ -806,11 +797,11 @@ func eachMember(b []byte, i int, fn func(key []byte, at int) (int, *FieldError))
 func sliceDecoder(elem decodeFunc) decodeFunc {
 	return func(d decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
 		if i >= len(b) || b[i] != '[' {
-			if end, ok := skipNull(b, i); ok {
-				v.SetZero()
-				return end, nil
+			end, fe := nullOr(b, i, "array")
+			if fe == nil {
+				v.SetZero() // as encoding/json does
 			}
-			return i, mismatch(b, i, "array")
+			return end, fe
 		}
 		s := v
 		if s.IsNil() {
@@ -862,17 +853,9 @@ func bytesDecoder(array decodeFunc) decodeFunc {
 func arrayDecoder(elem decodeFunc, n int) decodeFunc {
 	return func(d decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
 		if i >= len(b) || b[i] != '[' {
-			if end, ok := skipNull(b, i); ok {
-				return end, nil
-			}
-			return i, mismatch(b, i, "array")
+			return nullOr(b, i, "array")
 		}
-		count := 0
-		end, fe := eachElement(b, i, func(j, at int) (int, *FieldError) {
-			count++
-			if j >= n {
-				return rawEnd(b, at)
-			}
+		end, count, fe := eachSlot(b, i, n, func(j, at int) (int, *FieldError) {
 			end, fe := elem(d, b, at, v.Index(j))
 			if fe != nil {
 				return at, fe.under(indexSegment(j))
@@ -926,11 +909,11 @@ func (bd *binder) mapDecoder(t reflect.Type) (decodeFunc, error) {
 	et := t.Elem()
 	return func(d decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
 		if i >= len(b) || b[i] != '{' {
-			if end, ok := skipNull(b, i); ok {
-				v.SetZero()
-				return end, nil
+			end, fe := nullOr(b, i, "object")
+			if fe == nil {
+				v.SetZero() // as encoding/json does
 			}
-			return i, mismatch(b, i, "object")
+			return end, fe
 		}
 		skipMeta := d.skipMeta
 		d.skipMeta = false // for the values
@@ -987,10 +970,7 @@ func structDecoder(fields []field) decodeFunc {
 	}
 	return func(d decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
 		if i >= len(b) || b[i] != '{' {
-			if end, ok := skipNull(b, i); ok {
-				return end, nil
-			}
-			return i, mismatch(b, i, "object")
+			return nullOr(b, i, "object")
 		}
 		skipMeta := d.skipMeta
 		d.skipMeta = false // for the fields
@@ -1039,12 +1019,7 @@ func structDecoder(fields []field) decodeFunc {
 // order: exactly one element per field.
 func positionalStruct(fields []field) decodeFunc {
 	return func(d decodeState, b []byte, i int, v reflect.Value) (int, *FieldError) {
-		count := 0
-		end, fe := eachElement(b, i, func(j, at int) (int, *FieldError) {
-			count++
-			if j >= len(fields) {
-				return rawEnd(b, at)
-			}
+		end, count, fe := eachSlot(b, i, len(fields), func(j, at int) (int, *FieldError) {
 			f := &fields[j]
 			fv, fe := f.value(v)
 			if fe == nil {

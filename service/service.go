@@ -288,10 +288,7 @@ func (s *Service) plan(name string, rcvr, fn reflect.Value) (*method, error) {
 		m.mode = bindNone
 	case 1:
 		p := m.params[0]
-		dt := p.typ
-		if p.ptr {
-			dt = dt.Elem()
-		}
+		dt := derefType(p)
 		switch {
 		case p.typ == rawMessageType:
 			m.mode = bindRaw
@@ -460,7 +457,8 @@ func (m *method) bind(ctx context.Context, params json.RawMessage, args []reflec
 				dec = p.dec
 			}
 			d.skipMeta = named
-			if err := decodeAll(d, dec, params, i, v.Elem()); err != nil {
+			end, fe := dec(d, params, i, v.Elem())
+			if err := complete(params, end, fe); err != nil {
 				return nil, err
 			}
 		}
@@ -473,11 +471,9 @@ func (m *method) bind(ctx context.Context, params json.RawMessage, args []reflec
 		}
 		count := 0
 		if present {
-			end, fe := eachElement(params, i, func(j, at int) (int, *FieldError) {
-				count++
-				if j >= len(m.params) {
-					return rawEnd(params, at)
-				}
+			var end int
+			var fe *FieldError
+			end, count, fe = eachSlot(params, i, len(m.params), func(j, at int) (int, *FieldError) {
 				p := m.params[j]
 				v := reflect.New(derefType(p))
 				args = append(args, argValue(p, v))
@@ -488,11 +484,8 @@ func (m *method) bind(ctx context.Context, params json.RawMessage, args []reflec
 				}
 				return end, nil
 			})
-			if fe == nil && scan.SkipSpace(params, end) != len(params) {
-				fe = syntaxError()
-			}
-			if fe != nil {
-				return nil, invalidParams(fe)
+			if err := complete(params, end, fe); err != nil {
+				return nil, err
 			}
 		}
 		if count != len(m.params) {
@@ -507,8 +500,9 @@ func (m *method) bind(ctx context.Context, params json.RawMessage, args []reflec
 	return args, nil
 }
 
-func decodeAll(d decodeState, dec decodeFunc, b []byte, i int, v reflect.Value) error {
-	end, fe := dec(d, b, i, v)
+// complete ends the decoding of params b, stopped at end with fe: the
+// InvalidParams error for fe, or for anything but white space after end.
+func complete(b []byte, end int, fe *FieldError) error {
 	if fe == nil && scan.SkipSpace(b, end) != len(b) {
 		fe = syntaxError()
 	}
@@ -537,7 +531,8 @@ func argValue(p param, v reflect.Value) reflect.Value {
 // emptyParams reports whether params are [] or {} (or {} with only _meta).
 func emptyParams(b []byte) bool {
 	if b[0] == '[' {
-		return scan.SkipSpace(b, 1) < len(b) && b[scan.SkipSpace(b, 1)] == ']'
+		i := scan.SkipSpace(b, 1)
+		return i < len(b) && b[i] == ']'
 	}
 	empty := true
 	_, fe := eachMember(b, 0, func(key []byte, at int) (int, *FieldError) {

@@ -46,16 +46,19 @@ func (e *FieldError) under(seg string) *FieldError {
 
 // finish sets Field from the segments gathered.
 func (e *FieldError) finish() {
-	var b strings.Builder
 	for i := len(e.path) - 1; i >= 0; i-- {
-		seg := e.path[i]
-		if b.Len() > 0 && seg[0] != '[' {
-			b.WriteByte('.')
-		}
-		b.WriteString(seg)
+		e.Field = joinPath(e.Field, e.path[i])
 	}
-	e.Field = b.String()
 	e.path = nil
+}
+
+// joinPath appends the path segment or path seg to the path p: items +
+// [2] is items[2], items[2] + qty is items[2].qty.
+func joinPath(p, seg string) string {
+	if p == "" || seg == "" || seg[0] == '[' {
+		return p + seg
+	}
+	return p + "." + seg
 }
 
 // invalidParams is the InvalidParams error that carries errs.
@@ -111,14 +114,7 @@ func (val validation) check(ctx context.Context, x reflect.Value, prefix string)
 	}
 	out := make([]*FieldError, 0, len(verrs))
 	for _, fe := range verrs {
-		field := jsonPath(t, fe.StructNamespace())
-		if prefix != "" {
-			if field == "" || field[0] == '[' {
-				field = prefix + field
-			} else {
-				field = prefix + "." + field
-			}
-		}
+		field := joinPath(prefix, jsonPath(t, fe.StructNamespace()))
 		e := &FieldError{Rule: fe.Tag(), Param: fe.Param(), Message: ruleMessage(field, fe)}
 		if field != "" {
 			e.path = []string{field}
@@ -151,7 +147,7 @@ func jsonPath(t reflect.Type, ns string) string {
 			subs = "[" + subs
 		}
 		jsonName := name
-		for cur != nil && (cur.Kind() == reflect.Pointer) {
+		for cur != nil && cur.Kind() == reflect.Pointer {
 			cur = cur.Elem()
 		}
 		var next reflect.Type
