@@ -10,7 +10,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/toolrpc/toolrpc/internal/scan"
 )
@@ -1054,9 +1053,12 @@ func indexSegment(j int) string { return "[" + strconv.Itoa(j) + "]" }
 
 func keySegment(name []byte) string { return "[" + strconv.Quote(string(name)) + "]" }
 
+// fieldSegment is the segment of an unknown member: its name, or the name
+// quoted in brackets when it could not be read back as one segment (empty,
+// or holding '.', '[' or ']').
 func fieldSegment(name []byte) string {
-	if utf8.Valid(name) {
-		return string(name)
+	if len(name) == 0 || bytes.ContainsAny(name, ".[]") {
+		return keySegment(name)
 	}
-	return strconv.Quote(string(name))
+	return string(name)
 }
