@@ -20,7 +20,8 @@ import (
 //	  {"field":"b","rule":"ne","param":"0","message":"b must not be 0"}]}
 type FieldError struct {
 	// Field is the JSON path of the value at fault (items[2].qty), or ""
-	// for the params as a whole.
+	// for the params as a whole. Map keys, and member names that are empty
+	// or hold '.', '[' or ']', are quoted in brackets: tags["a.b"].
 	Field string `json:"field"`
 	// Rule is the validation tag that failed (required, ne, max, ...), or
 	// what decoding found: type (a value of the wrong JSON type), range (a
