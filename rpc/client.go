@@ -344,28 +344,40 @@ func responseOf(m *codec.Message) ([]byte, error) {
 	return m.Result, nil
 }
 
-// routeUnidentified handles a response with id null: the peer could not
-// read a request of ours. Since every single request we send is valid, it
-// answers a whole batch (too long, say): every batch under way fails with
-// it.
+// routeUnidentified handles a response with id null (or none): the peer
+// could not read a request of ours — a line over its size limit, say — and
+// cannot say which. A well-formed error fails the calls it can only be
+// about: every batch under way (a batch is answered as a whole), or, with
+// no batch under way, the one call under way if there is just one. Anything
+// else — a result, a malformed response, an error that could be any of
+// several calls' — is logged and dropped, and those calls end with their
+// contexts.
 func (c *Conn) routeUnidentified(m *codec.Message) {
-	_, err := responseOf(m)
-	if err == nil {
-		err = fmt.Errorf("%w: a result for id null", ErrBadResponse)
+	if m.Err != nil || m.Error == nil {
+		c.log.Warn("rpc: unexpected response dropped", "id", "null")
+		return
 	}
+	_, err := responseOf(m)
 	c.mu.Lock()
 	var failed []*outbound
-	for id, o := range c.pending {
+	for _, o := range c.pending {
 		if o.batch != nil {
-			delete(c.pending, id)
-			<-c.callSlots
 			failed = append(failed, o)
 		}
+	}
+	if len(failed) == 0 && len(c.pending) == 1 {
+		for _, o := range c.pending {
+			failed = append(failed, o)
+		}
+	}
+	for _, o := range failed {
+		delete(c.pending, o.id)
+		<-c.callSlots
 	}
 	c.awaiting.Store(int32(len(c.pending)))
 	c.mu.Unlock()
 	if len(failed) == 0 {
-		c.log.Warn("rpc: error response with id null", "error", err)
+		c.log.Warn("rpc: error response with id null dropped", "error", err)
 	}
 	for _, o := range failed {
 		o.finish(nil, err)

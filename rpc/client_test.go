@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -399,6 +400,71 @@ func TestUnexpectedAndMalformedResponses(t *testing.T) {
 	assert.ErrorContains(t, err, "both result and error")
 	assert.Contains(t, logs.String(), "unexpected response dropped")
 	assert.Contains(t, logs.String(), "id=99")
+
+	require.NoError(t, tw.Close())
+	go func() { _, _ = io.Copy(io.Discard, tr) }()
+	require.NoError(t, c.Wait())
+	_ = cw.Close()
+}
+
+func TestCallOverThePeersFrameLimitFails(t *testing.T) {
+	p := wiretest.NewPair(newArith(), &rpc.Options{MaxFrameSize: 64}, nil, nil)
+	defer p.Close(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // fails, not hangs, without the fix
+	defer cancel()
+	err := p.Client.Call(ctx, "add", []string{strings.Repeat("x", 100)}, nil)
+	var e *codec.Error
+	require.ErrorAs(t, err, &e, "the peer's error with id null is about the one call under way")
+	assert.Equal(t, codec.InvalidRequest, e.Code)
+	assert.Equal(t, "Invalid Request: frame larger than the limit of 64 bytes", e.Message)
+	var sum int
+	require.NoError(t, p.Client.Call(context.Background(), "add", []int{1, 2}, &sum), "the connection goes on")
+	assert.Equal(t, 3, sum)
+}
+
+// TestResponsesWithIDNull: an error with id null fails what it can only be
+// about (every batch under way, or the one call under way); anything else
+// with id null or no id is logged and dropped.
+func TestResponsesWithIDNull(t *testing.T) {
+	cr, tw := io.Pipe() // the test writes to the client
+	tr, cw := io.Pipe() // the client writes to the test
+	fromClient := bufio.NewScanner(tr)
+	var logs wiretest.Buffer
+	c := rpc.NewConn(context.Background(), cr, cw, nil, &rpc.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	refusal := `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}`
+
+	// Two calls and a batch under way.
+	calls := make(chan error, 2)
+	for range 2 {
+		go func() { calls <- c.Call(context.Background(), "m", nil, nil) }()
+		require.True(t, fromClient.Scan())
+	}
+	batch := []rpc.BatchCall{{Method: "m"}, {Method: "m"}}
+	batchDone := make(chan error, 1)
+	go func() { batchDone <- c.Batch(context.Background(), batch) }()
+	require.True(t, fromClient.Scan())
+	assert.Equal(t, `[{"jsonrpc":"2.0","method":"m","id":3},{"jsonrpc":"2.0","method":"m","id":4}]`, fromClient.Text())
+
+	wiretest.Send(t, tw, `{"jsonrpc":"2.0","result":1,"id":null}`) // a result: about nothing
+	wiretest.Send(t, tw, `{"jsonrpc":"2.0","result":1}`)           // malformed
+	wiretest.Send(t, tw, `{"jsonrpc":"2.0","result":1,"error":{"code":1,"message":"x"},"id":null}`)
+	wiretest.Send(t, tw, refusal) // fails the batch, not the calls
+	require.NoError(t, <-batchDone)
+	for _, bc := range batch {
+		var e *codec.Error
+		require.ErrorAs(t, bc.Err, &e)
+		assert.Equal(t, codec.InvalidRequest, e.Code)
+	}
+	assert.Equal(t, 3, strings.Count(logs.String(), "unexpected response dropped"), logs.String())
+
+	wiretest.Send(t, tw, refusal) // two calls under way: it could be either's
+	assert.Eventually(t, func() bool { return strings.Contains(logs.String(), "error response with id null dropped") }, 5*time.Second, time.Millisecond)
+	wiretest.Send(t, tw, `{"jsonrpc":"2.0","result":1,"id":1}`)
+	require.NoError(t, <-calls)
+	wiretest.Send(t, tw, refusal) // one call under way: it is that call's
+	var e *codec.Error
+	require.ErrorAs(t, <-calls, &e)
+	assert.Equal(t, codec.InvalidRequest, e.Code)
 
 	require.NoError(t, tw.Close())
 	go func() { _, _ = io.Copy(io.Discard, tr) }()
