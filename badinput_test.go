@@ -446,6 +446,17 @@ func badInputRows(t *testing.T) []badRow {
 			<-- ` + badLimit("nested more than 4 levels deep") + `
 			--> [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]
 			<-- ` + badLimit("nested more than 4 levels deep")},
+		{name: "a line nested too deep is refused at the limit, before what follows is read", opts: &rpc.Options{MaxDepth: 4}, tr: `
+			--> {"jsonrpc":"2.0","method":"echo","params":[[[[1]]]],"id":1
+			<-- ` + badLimit("nested more than 4 levels deep") + `
+			--> {"jsonrpc":"2.0","method":"echo","params":[[[["\xff"]]]],"id":1}
+			<-- ` + badLimit("nested more than 4 levels deep") + `
+			--> [[[[[[[[ garbage
+			<-- ` + badLimit("nested more than 4 levels deep") + `
+			--> {"jsonrpc":"2.0","method":"echo","params":[[[[1]]]],"id":1} trailing
+			<-- ` + badLimit("nested more than 4 levels deep") + `
+			--> {"jsonrpc":"2.0","method":"echo","params":[[[1]]],"id":1} trailing
+			<-- {"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}`},
 		{name: "nesting inside _meta counts", opts: &rpc.Options{MaxDepth: 4}, tr: `
 			--> {"jsonrpc":"2.0","method":"probe.meta","params":{"_meta":[[1]]},"id":"dm1"}
 			<-- ` + badResult(`[[1]]`, `"dm1"`) + `
