@@ -302,6 +302,14 @@ func TestCancellation(t *testing.T) {
 			--> {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}
 			--> {"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}
 			<-- [{"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":1},{"jsonrpc":"2.0","result":3,"id":3}]`},
+		{"by a later entry of the same batch", `
+			--> [{"jsonrpc":"2.0","method":"probe.never","id":1},{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}},{"jsonrpc":"2.0","method":"sum","params":[1],"id":2}]
+			<-- [{"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":1},{"jsonrpc":"2.0","result":1,"id":2}]
+			--> [{"jsonrpc":"2.0","method":"probe.never","id":3},{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}},{"jsonrpc":"2.0","method":"sum","params":[2],"id":4}]
+			<-- [{"jsonrpc":"2.0","result":2,"id":4}]
+			--> [{"jsonrpc":"2.0","method":"probe.never","id":5},{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}]
+			--> {"jsonrpc":"2.0","method":"sum","params":[3],"id":6}
+			<-- {"jsonrpc":"2.0","result":3,"id":6}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -339,44 +338,24 @@ func TestServerCallsItsCaller(t *testing.T) {
 
 // With the server's queue full of the client's requests, a handler waiting
 // for the client's answer still gets it: the server reads on past the
-// queued requests to find it, up to 16 times the queue's size; requests
-// beyond that are refused ServerBusy rather than left to hang.
+// queued requests to find it, up to 16 times the queue's size (beyond that,
+// requests are refused ServerBusy: TestServerBusyWhileAwaitingThePeer).
 func TestServerCallsItsCallerWithAFullQueue(t *testing.T) {
-	run := func(t *testing.T, queue, calls int) (busy int) {
-		a := newArith()
-		p := wiretest.NewPair(a, &rpc.Options{Sequential: true, QueueSize: queue}, clientSide, nil)
-		defer p.Close(t)
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		var wg sync.WaitGroup
-		var mu sync.Mutex
-		for i := range calls {
-			wg.Go(func() {
-				method := "add"
-				if i%5 == 0 {
-					method = "askBack"
-				}
-				err := p.Client.Call(ctx, method, []int{1, 2}, nil)
-				var e *codec.Error
-				if errors.As(err, &e) && e.Code == codec.ServerBusy {
-					mu.Lock()
-					busy++
-					mu.Unlock()
-					return
-				}
-				assert.NoError(t, err)
-			})
-		}
-		wg.Wait()
-		return busy
+	p := wiretest.NewPair(newArith(), &rpc.Options{Sequential: true, QueueSize: 4}, clientSide, nil)
+	defer p.Close(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i := range 40 {
+		wg.Go(func() {
+			method := "add"
+			if i%5 == 0 {
+				method = "askBack"
+			}
+			assert.NoError(t, p.Client.Call(ctx, method, []int{1, 2}, nil))
+		})
 	}
-	t.Run("within the bound", func(t *testing.T) {
-		assert.Zero(t, run(t, 4, 40))
-	})
-	t.Run("beyond it", func(t *testing.T) {
-		busy := run(t, 1, 60)
-		t.Logf("%d of 60 calls refused ServerBusy", busy)
-	})
+	wg.Wait()
 }
 
 // A client driven by raw lines: a response for an id it never used is
@@ -470,4 +449,51 @@ func TestResponsesWithIDNull(t *testing.T) {
 	go func() { _, _ = io.Copy(io.Discard, tr) }()
 	require.NoError(t, c.Wait())
 	_ = cw.Close()
+}
+
+// TestServerBusyWhileAwaitingThePeer: a handler awaiting its caller's answer
+// lets the connection read on past a full queue, up to 16 times QueueSize;
+// the requests beyond are answered -32002 at once, and the ones queued are
+// served once the handler has its answer.
+func TestServerBusyWhileAwaitingThePeer(t *testing.T) {
+	sr, tw := io.Pipe() // the test writes to the server
+	tr, sw := io.Pipe() // the server writes to the test
+	fromServer := bufio.NewScanner(tr)
+	h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+		if req.Method == "askBack" {
+			var n int
+			err := rpc.ConnFromContext(ctx).Call(ctx, "back", nil, &n)
+			return n, err
+		}
+		return 3, nil
+	})
+	srv := rpc.NewConn(context.Background(), sr, sw, h, &rpc.Options{Sequential: true, QueueSize: 1})
+
+	wiretest.Send(t, tw, `{"jsonrpc":"2.0","method":"askBack","id":0}`)
+	require.True(t, fromServer.Scan())
+	require.Equal(t, `{"jsonrpc":"2.0","method":"back","id":1}`, fromServer.Text())
+	sent := make(chan error, 1)
+	go func() { // the refusals are written as the requests are read
+		var err error
+		for id := 1; id <= 18 && err == nil; id++ { // 16 queued, 2 refused
+			_, err = fmt.Fprintf(tw, `{"jsonrpc":"2.0","method":"add","id":%d}`+"\n", id)
+		}
+		sent <- err
+	}()
+	for _, id := range []int{17, 18} {
+		require.True(t, fromServer.Scan())
+		assert.Equal(t, fmt.Sprintf(`{"jsonrpc":"2.0","error":{"code":-32002,"message":"Server busy"},"id":%d}`, id), fromServer.Text())
+	}
+	require.NoError(t, <-sent)
+	wiretest.Send(t, tw, `{"jsonrpc":"2.0","result":7,"id":1}`)
+	require.True(t, fromServer.Scan())
+	assert.Equal(t, `{"jsonrpc":"2.0","result":7,"id":0}`, fromServer.Text())
+	for id := 1; id <= 16; id++ {
+		require.True(t, fromServer.Scan())
+		assert.Equal(t, fmt.Sprintf(`{"jsonrpc":"2.0","result":3,"id":%d}`, id), fromServer.Text())
+	}
+	require.NoError(t, tw.Close())
+	require.NoError(t, srv.Wait())
+	require.NoError(t, sw.Close())
+	require.False(t, fromServer.Scan(), "nothing more: %q", fromServer.Text())
 }
