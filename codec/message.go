@@ -189,40 +189,30 @@ func scanEnvelope(frame []byte, i, depth, maxDepth int, m *Message) (int, scan.S
 		methodEsc, jsonrpcEsc      bool
 		params, meta, result, errv []byte
 	)
-	i = scan.SkipSpace(frame, i+1)
-	if i < len(frame) && frame[i] == '}' {
-		*m = Message{Kind: Invalid, Err: NewError(InvalidRequest, "")}
-		return i + 1, scan.OK
-	}
+	mem := scan.ObjectMembers(frame, i)
 	for {
-		if i >= len(frame) || frame[i] != '"' {
-			return i, scan.Syntax
-		}
-		keyStart := i
-		keyEnd, keyEsc, st := scan.String(frame, i)
+		key, at, done, st := mem.Next()
 		if st != scan.OK {
-			return keyEnd, st
+			return at, st
 		}
-		i = scan.SkipSpace(frame, keyEnd)
-		if i >= len(frame) || frame[i] != ':' {
-			return i, scan.Syntax
+		if done {
+			break
 		}
-		i = scan.SkipSpace(frame, i+1)
-		valStart := i
 		var valEsc bool
-		if i < len(frame) && frame[i] == '"' {
-			i, valEsc, st = scan.String(frame, i)
-		} else if i < len(frame) && frame[i] == '{' && isKey(frame[keyStart:keyEnd], keyEsc, "params") {
-			i, meta, st = scanObject(frame, i, depth+1, maxDepth, "_meta")
-		} else {
-			i, st = scan.Value(frame, i, depth+1, maxDepth)
+		switch {
+		case at < len(frame) && frame[at] == '"':
+			mem.End, valEsc, st = scan.String(frame, at)
+		case at < len(frame) && frame[at] == '{' && string(key) == "params":
+			mem.End, meta, st = scanObject(frame, at, depth+1, maxDepth, "_meta")
+		default:
+			mem.End, st = scan.Value(frame, at, depth+1, maxDepth)
 		}
 		if st != scan.OK {
-			return i, st
+			return mem.End, st
 		}
-		val := frame[valStart:i]
+		val := frame[at:mem.End]
 		var bit int
-		switch key := scan.Unquote(frame[keyStart:keyEnd], keyEsc); string(key) {
+		switch string(key) {
 		case "jsonrpc":
 			bit, jsonrpc, jsonrpcEsc = hasJSONRPC, val, valEsc
 		case "method":
@@ -242,21 +232,8 @@ func scanEnvelope(frame []byte, i, depth, maxDepth int, m *Message) (int, scan.S
 			flags |= hasDuplicate
 		}
 		flags |= bit
-
-		i = scan.SkipSpace(frame, i)
-		if i >= len(frame) {
-			return i, scan.Syntax
-		}
-		if frame[i] == ',' {
-			i = scan.SkipSpace(frame, i+1)
-			continue
-		}
-		if frame[i] != '}' {
-			return i, scan.Syntax
-		}
-		i++
-		break
 	}
+	i = mem.End
 
 	// The object is valid JSON; now check it against the specification.
 	validID := flags&hasID != 0 && IsID(id)
@@ -305,43 +282,21 @@ func scanObject(frame []byte, i, depth, maxDepth int, name string) (end int, fou
 	if depth+1 > maxDepth {
 		return i, nil, scan.TooDeep
 	}
-	i = scan.SkipSpace(frame, i+1)
-	if i < len(frame) && frame[i] == '}' {
-		return i + 1, nil, scan.OK
-	}
+	mem := scan.ObjectMembers(frame, i)
 	for {
-		if i >= len(frame) || frame[i] != '"' {
-			return i, nil, scan.Syntax
-		}
-		keyStart := i
-		keyEnd, keyEsc, st := scan.String(frame, i)
+		key, at, done, st := mem.Next()
 		if st != scan.OK {
-			return keyEnd, nil, st
+			return at, nil, st
 		}
-		i = scan.SkipSpace(frame, keyEnd)
-		if i >= len(frame) || frame[i] != ':' {
-			return i, nil, scan.Syntax
+		if done {
+			return mem.End, found, scan.OK
 		}
-		i = scan.SkipSpace(frame, i+1)
-		valStart := i
-		if i, st = scan.Value(frame, i, depth+1, maxDepth); st != scan.OK {
-			return i, nil, st
+		if mem.End, st = scan.Value(frame, at, depth+1, maxDepth); st != scan.OK {
+			return mem.End, nil, st
 		}
-		if isKey(frame[keyStart:keyEnd], keyEsc, name) {
-			found = frame[valStart:i]
+		if string(key) == name {
+			found = frame[at:mem.End]
 		}
-		i = scan.SkipSpace(frame, i)
-		if i >= len(frame) {
-			return i, nil, scan.Syntax
-		}
-		if frame[i] == ',' {
-			i = scan.SkipSpace(frame, i+1)
-			continue
-		}
-		if frame[i] != '}' {
-			return i, nil, scan.Syntax
-		}
-		return i + 1, found, scan.OK
 	}
 }
 
@@ -371,11 +326,6 @@ func IsID(tok []byte) bool {
 		return true
 	}
 	return false
-}
-
-// isKey reports whether the quoted member name tok is name.
-func isKey(tok []byte, escaped bool, name string) bool {
-	return string(scan.Unquote(tok, escaped)) == name
 }
 
 // isString reports whether the raw token is the JSON string s.

@@ -732,62 +732,21 @@ func eachSlot(b []byte, i, n int, fn func(j, at int) (int, *FieldError)) (end, c
 	return end, count, fe
 }
 
-// members walks the members of the object that starts at b[i]: each call
-// of next gives a member's name (decoded) and where its value starts; the
-// caller scans the value and sets end to where it stops.
-type members struct {
-	b     []byte
-	end   int // past the last value scanned (at first: past the '{')
-	first bool
-}
-
-func objectMembers(b []byte, i int) members { return members{b: b, end: i + 1, first: true} }
-
-// next returns the next member, or done past the object's '}' (end is then
-// past it too).
-func (m *members) next() (name []byte, at int, done bool, fe *FieldError) {
-	b := m.b
-	i := scan.SkipSpace(b, m.end)
-	switch {
-	case i < len(b) && b[i] == '}':
-		m.end = i + 1
-		return nil, 0, true, nil
-	case m.first:
-		m.first = false
-	case i < len(b) && b[i] == ',':
-		i = scan.SkipSpace(b, i+1)
-	default:
-		return nil, i, false, syntaxError()
-	}
-	if i >= len(b) || b[i] != '"' {
-		return nil, i, false, syntaxError()
-	}
-	keyEnd, escaped, st := scan.String(b, i)
-	if st != scan.OK {
-		return nil, i, false, syntaxError()
-	}
-	name = scan.Unquote(b[i:keyEnd], escaped)
-	i = scan.SkipSpace(b, keyEnd)
-	if i >= len(b) || b[i] != ':' {
-		return nil, i, false, syntaxError()
-	}
-	return name, scan.SkipSpace(b, i+1), false, nil
-}
-
 // eachMember calls fn for each member of the object at b[i], with its name
 // (decoded) and the start of its value, and returns the index past the
 // object. An error from fn is returned as is: fn knows the member's path.
 func eachMember(b []byte, i int, fn func(key []byte, at int) (int, *FieldError)) (int, *FieldError) {
-	m := objectMembers(b, i)
+	m := scan.ObjectMembers(b, i)
 	for {
-		key, at, done, fe := m.next()
-		if fe != nil {
-			return at, fe
+		key, at, done, st := m.Next()
+		if st != scan.OK {
+			return at, syntaxError()
 		}
 		if done {
-			return m.end, nil
+			return m.End, nil
 		}
-		if m.end, fe = fn(key, at); fe != nil {
+		var fe *FieldError
+		if m.End, fe = fn(key, at); fe != nil {
 			return at, fe
 		}
 	}
@@ -979,14 +938,14 @@ func structDecoder(fields []field) decodeFunc {
 			seen = make([]uint64, (len(fields)+63)/64)
 		}
 		// eachMember's loop, with the body inlined: this is the hot path.
-		m := objectMembers(b, i)
+		m := scan.ObjectMembers(b, i)
 		for {
-			name, at, done, fe := m.next()
-			if fe != nil {
-				return at, fe
+			name, at, done, st := m.Next()
+			if st != scan.OK {
+				return at, syntaxError()
 			}
 			if done {
-				return m.end, nil
+				return m.End, nil
 			}
 			if fi := lookup(name); fi >= 0 {
 				f := &fields[fi]
@@ -998,7 +957,7 @@ func structDecoder(fields []field) decodeFunc {
 				if fe != nil {
 					return at, fe.under(f.name)
 				}
-				if m.end, fe = f.dec(d, b, at, fv); fe != nil {
+				if m.End, fe = f.dec(d, b, at, fv); fe != nil {
 					return at, fe.under(f.name)
 				}
 				continue
@@ -1007,7 +966,8 @@ func structDecoder(fields []field) decodeFunc {
 				fe := &FieldError{Rule: "unknown", Message: fmt.Sprintf("unknown field %q", name)}
 				return at, fe.under(fieldSegment(name))
 			}
-			if m.end, fe = rawEnd(b, at); fe != nil {
+			var fe *FieldError
+			if m.End, fe = rawEnd(b, at); fe != nil {
 				return at, fe
 			}
 		}

@@ -332,3 +332,46 @@ func hex4(b []byte) rune {
 	}
 	return r
 }
+
+// Members walks the members of the object that starts at b[i] == '{': each
+// call of Next gives a member's name (decoded) and where its value starts;
+// the caller scans the value and sets End to where it stops.
+type Members struct {
+	b     []byte
+	End   int // past the last value scanned (at first: past the '{')
+	first bool
+}
+
+// ObjectMembers starts a walk of the object at b[i] == '{'.
+func ObjectMembers(b []byte, i int) Members { return Members{b: b, End: i + 1, first: true} }
+
+// Next returns the next member, or done past the object's '}' (End is then
+// past it too). On a syntax error, at is where it was found.
+func (m *Members) Next() (name []byte, at int, done bool, st Status) {
+	b := m.b
+	i := SkipSpace(b, m.End)
+	switch {
+	case i < len(b) && b[i] == '}':
+		m.End = i + 1
+		return nil, m.End, true, OK
+	case m.first:
+		m.first = false
+	case i < len(b) && b[i] == ',':
+		i = SkipSpace(b, i+1)
+	default:
+		return nil, i, false, Syntax
+	}
+	if i >= len(b) || b[i] != '"' {
+		return nil, i, false, Syntax
+	}
+	keyEnd, escaped, st := String(b, i)
+	if st != OK {
+		return nil, keyEnd, false, st
+	}
+	name = Unquote(b[i:keyEnd], escaped)
+	i = SkipSpace(b, keyEnd)
+	if i >= len(b) || b[i] != ':' {
+		return nil, i, false, Syntax
+	}
+	return name, SkipSpace(b, i+1), false, OK
+}
