@@ -146,7 +146,6 @@ func (c *Conn) newOutbound(ctx context.Context) (*outbound, error) {
 		return nil, c.lost
 	}
 	c.pending[o.id] = o
-	c.awaiting.Store(int32(len(c.pending)))
 	c.mu.Unlock()
 	c.queue.wake() // a reader waiting for room may now read on
 	return o, nil
@@ -266,11 +265,16 @@ func (c *Conn) forgetOutbound(o *outbound) bool {
 	if c.pending[o.id] != o {
 		return false
 	}
-	delete(c.pending, o.id)
-	c.awaiting.Store(int32(len(c.pending)))
-	<-c.callSlots
+	c.dropLocked(o.id)
 	c.abandoned.add(o.id)
 	return true
+}
+
+// dropLocked removes the call id from the pending calls and frees its
+// slot; c.mu is held.
+func (c *Conn) dropLocked(id int64) {
+	delete(c.pending, id)
+	<-c.callSlots
 }
 
 func decodeResult(o *outbound, result any) error {
@@ -299,9 +303,7 @@ func (c *Conn) route(m *codec.Message) {
 		o = c.pending[id]
 	}
 	if o != nil {
-		delete(c.pending, o.id)
-		c.awaiting.Store(int32(len(c.pending)))
-		<-c.callSlots
+		c.dropLocked(o.id)
 	}
 	abandoned := o == nil && ours && c.abandoned.has(id)
 	c.mu.Unlock()
@@ -371,10 +373,8 @@ func (c *Conn) routeUnidentified(m *codec.Message) {
 		}
 	}
 	for _, o := range failed {
-		delete(c.pending, o.id)
-		<-c.callSlots
+		c.dropLocked(o.id)
 	}
-	c.awaiting.Store(int32(len(c.pending)))
 	c.mu.Unlock()
 	if len(failed) == 0 {
 		c.log.Warn("rpc: error response with id null dropped", "error", err)
@@ -419,7 +419,6 @@ func (c *Conn) failPending(cause error) {
 	}
 	pending := c.pending
 	c.pending = map[int64]*outbound{}
-	c.awaiting.Store(0)
 	for range pending {
 		<-c.callSlots
 	}

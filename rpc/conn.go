@@ -132,8 +132,7 @@ type Conn struct {
 
 	cancelMethod string        // see Options.CancelNotification
 	nextID       atomic.Int64  // the last id of ours
-	awaiting     atomic.Int32  // len(pending), read without the lock
-	callSlots    chan struct{} // a token per pending call (Options.MaxPendingCalls)
+	callSlots    chan struct{} // a token per pending call (Options.MaxPendingCalls); its len tells the queue a call awaits
 
 	mu        sync.Mutex
 	pending   map[int64]*outbound // calls of ours waiting for a response, by id
@@ -215,7 +214,7 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Opt
 		maxPending = DefaultMaxPendingCalls
 	}
 	c.callSlots = make(chan struct{}, maxPending)
-	c.queue = newWorkQueue(queueSize, maxQueueBytes, func() bool { return c.awaiting.Load() > 0 })
+	c.queue = newWorkQueue(queueSize, maxQueueBytes, func() bool { return len(c.callSlots) > 0 })
 	c.workCh = make(chan job)
 	c.sem = make(chan struct{}, concurrency)
 	c.base = context.WithoutCancel(ctx)
