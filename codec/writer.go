@@ -91,14 +91,7 @@ func (w *Writer) WriteLine(line []byte) error {
 	}
 	w.writing = true
 	if direct {
-		w.mu.Unlock()
-		_, err := w.w.Write(line)
-		w.mu.Lock()
-		if err != nil && w.err == nil {
-			w.err = err
-			w.pending = nil
-			w.drained.Broadcast()
-		}
+		w.writeOut(line)
 	}
 	w.flushLocked()
 	err := w.err
@@ -126,22 +119,32 @@ func (w *Writer) flushLocked() {
 		w.pending = w.spare[:0]
 		w.spare = nil
 		w.drained.Broadcast()
-		w.mu.Unlock()
-
-		_, err := w.w.Write(buf)
-
-		w.mu.Lock()
-		if err != nil && w.err == nil {
-			w.err = err
-			w.pending = nil
-			w.drained.Broadcast()
-		}
+		w.writeOut(buf)
 		if cap(buf) <= keepWriteBuffer {
 			w.spare = buf[:0]
 		}
 	}
 	w.writing = false
 	w.drained.Broadcast()
+}
+
+// writeOut writes p to the underlying writer with w.mu released, as the
+// goroutine that writes; w.mu is held before and after.
+func (w *Writer) writeOut(p []byte) {
+	w.mu.Unlock()
+	_, err := w.w.Write(p)
+	w.mu.Lock()
+	w.fail(err)
+}
+
+// fail records the first error of the underlying writer and drops the
+// pending lines; w.mu is held.
+func (w *Writer) fail(err error) {
+	if err != nil && w.err == nil {
+		w.err = err
+		w.pending = nil
+		w.drained.Broadcast()
+	}
 }
 
 // WriteLineFunc writes one line made in parts, for a line too long to hold
@@ -181,9 +184,8 @@ func (w *Writer) WriteLineFunc(fn func(emit func([]byte) error) error) error {
 	}
 
 	w.mu.Lock()
-	if werr != nil && w.err == nil && werr != ErrNewline {
-		w.err = werr
-		w.pending = nil
+	if werr != ErrNewline {
+		w.fail(werr)
 	}
 	w.flushLocked()
 	err := w.err
