@@ -180,7 +180,7 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Opt
 		w:            codec.NewWriter(w),
 		dec:          codec.Decoder{MaxDepth: o.MaxDepth, MaxBatch: o.MaxBatch},
 		sequential:   o.Sequential,
-		grace:        o.ShutdownGrace,
+		grace:        positiveOr(o.ShutdownGrace, DefaultShutdownGrace),
 		stopCh:       make(chan struct{}),
 		inflight:     newInflightSet(),
 		methods:      map[string]string{},
@@ -191,32 +191,14 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Opt
 	if c.log == nil {
 		c.log = slog.Default()
 	}
-	if c.grace <= 0 {
-		c.grace = DefaultShutdownGrace
-	}
 	if c.cancelMethod != CancelledNotification {
 		c.cancelMethod = CancelRequest
 	}
-	concurrency := o.Concurrency
-	if concurrency <= 0 {
-		concurrency = DefaultConcurrency
-	}
-	queueSize := o.QueueSize
-	if queueSize <= 0 {
-		queueSize = DefaultQueueSize
-	}
-	maxQueueBytes := o.MaxQueueBytes
-	if maxQueueBytes <= 0 {
-		maxQueueBytes = DefaultMaxQueueBytes
-	}
-	maxPending := o.MaxPendingCalls
-	if maxPending <= 0 {
-		maxPending = DefaultMaxPendingCalls
-	}
-	c.callSlots = make(chan struct{}, maxPending)
-	c.queue = newWorkQueue(queueSize, maxQueueBytes, func() bool { return len(c.callSlots) > 0 })
+	c.callSlots = make(chan struct{}, positiveOr(o.MaxPendingCalls, DefaultMaxPendingCalls))
+	c.queue = newWorkQueue(positiveOr(o.QueueSize, DefaultQueueSize), positiveOr(o.MaxQueueBytes, DefaultMaxQueueBytes),
+		func() bool { return len(c.callSlots) > 0 })
 	c.workCh = make(chan job)
-	c.sem = make(chan struct{}, concurrency)
+	c.sem = make(chan struct{}, positiveOr(o.Concurrency, DefaultConcurrency))
 	c.base = context.WithoutCancel(ctx)
 	c.graceCtx, c.graceCancel = context.WithCancel(context.Background())
 	c.stopWatch = context.AfterFunc(ctx, func() { c.shutdown(context.Cause(ctx)) })
@@ -226,6 +208,14 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Opt
 	go c.dispatch()
 	go c.supervise()
 	return c
+}
+
+// positiveOr is v, or d when v is zero or negative (an option's default).
+func positiveOr[T int | time.Duration](v, d T) T {
+	if v <= 0 {
+		return d
+	}
+	return v
 }
 
 // Serve answers the requests read from r with h, writing to w, until r ends

@@ -63,9 +63,7 @@ func StartProcess(ctx context.Context, cmd *exec.Cmd, h Handler, opts *ProcessOp
 	if opts != nil {
 		o = *opts
 	}
-	if o.Grace <= 0 {
-		o.Grace = DefaultProcessGrace
-	}
+	o.Grace = positiveOr(o.Grace, DefaultProcessGrace)
 	logger := o.Options.Logger
 	if logger == nil {
 		logger = slog.Default()
