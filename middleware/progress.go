@@ -144,8 +144,14 @@ func ReportProgress(ctx context.Context, progress, total float64, message string
 // mcpProgressToken is params._meta.progressToken when it is a string or a
 // number.
 func mcpProgressToken(req *rpc.Request) json.RawMessage {
-	tok := codec.Member(req.Meta, "progressToken")
-	if len(tok) == 0 || tok[0] == 'n' || !codec.IsID(tok) {
+	return tokenMember(req.Meta, "progressToken")
+}
+
+// tokenMember is the member name of the object obj when it is a string or
+// a number, else nil.
+func tokenMember(obj []byte, name string) json.RawMessage {
+	tok := codec.Member(obj, name)
+	if !codec.IsID(tok) || tok[0] == 'n' {
 		return nil
 	}
 	return tok
@@ -172,11 +178,7 @@ func LSPProgress() *ProgressOptions {
 	return &ProgressOptions{
 		Method: "$/progress",
 		Token: func(req *rpc.Request) json.RawMessage {
-			tok := codec.Member(req.Params, "workDoneToken")
-			if len(tok) == 0 || tok[0] == 'n' || !codec.IsID(tok) {
-				return nil
-			}
-			return tok
+			return tokenMember(req.Params, "workDoneToken")
 		},
 		Params: lspProgressParams,
 	}

@@ -510,11 +510,8 @@ func (c *Conn) startJob(j job) {
 	case <-c.stopCh:
 		if j.in != nil {
 			c.rejectCall(j.in)
-		}
-		if j.batch != nil {
-			for in := j.batch.claim(); in != nil; in = j.batch.claim() {
-				c.rejectCall(in)
-			}
+		} else {
+			c.drainBatch(j.batch) // stopping: answers them ServerShuttingDown
 		}
 	}
 }
