@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -168,24 +169,34 @@ func AppendCompact(dst, raw []byte) ([]byte, error) {
 	}
 	raw = raw[i:end]
 	for len(raw) > 0 {
+		// Copy up to the next white space outside a string; raw is valid,
+		// so a string is skipped by finding its closing quote.
 		j := 0
-		for j < len(raw) && !scan.IsSpace(raw[j]) && raw[j] != '"' {
-			j++
+		for j < len(raw) && !scan.IsSpace(raw[j]) {
+			if raw[j] == '"' {
+				j = stringEnd(raw, j)
+			} else {
+				j++
+			}
 		}
 		dst = append(dst, raw[:j]...)
-		raw = raw[j:]
-		if len(raw) == 0 {
-			break
-		}
-		if raw[0] == '"' {
-			k, _, _ := scan.String(raw, 0)
-			dst = append(dst, raw[:k]...)
-			raw = raw[k:]
-			continue
-		}
-		raw = raw[scan.SkipSpace(raw, 0):]
+		raw = raw[scan.SkipSpace(raw, j):]
 	}
 	return dst, nil
+}
+
+// stringEnd returns the index past the valid JSON string at b[i] == '"'.
+func stringEnd(b []byte, i int) int {
+	for i++; ; i++ {
+		i += bytes.IndexByte(b[i:], '"')
+		n := 0
+		for b[i-1-n] == '\\' {
+			n++
+		}
+		if n%2 == 0 {
+			return i + 1
+		}
+	}
 }
 
 const hexDigits = "0123456789abcdef"
