@@ -276,7 +276,7 @@ func (c *Conn) readFrame(frame []byte) {
 // workCh only after taking readMu once shutting down: no send on a closed
 // channel.
 func (c *Conn) handOff(in *inbound) bool {
-	if in.req.ID == nil || c.sequential || c.stopping.Load() || !c.queue.idleAndEmpty() {
+	if c.inline(in) || c.stopping.Load() || !c.queue.idleAndEmpty() {
 		return false
 	}
 	select {
@@ -469,7 +469,7 @@ func (c *Conn) dispatchOne(w work) {
 	case w.batch != nil:
 		b := w.batch
 		for _, in := range b.calls {
-			if in.req.ID == nil || c.sequential {
+			if c.inline(in) {
 				c.run(in) // notifications, in order; everything when sequential
 			} else {
 				b.reqs = append(b.reqs, in)
@@ -485,12 +485,16 @@ func (c *Conn) dispatchOne(w work) {
 // start runs a call: a notification, or a request when sequential, in the
 // dispatcher; any other request in a worker goroutine (see startJob).
 func (c *Conn) start(in *inbound) {
-	if in.req.ID == nil || c.sequential {
+	if c.inline(in) {
 		c.run(in)
 		return
 	}
 	c.startJob(job{in: in})
 }
+
+// inline reports whether in runs in the dispatcher, in order: a
+// notification, or any call when sequential.
+func (c *Conn) inline(in *inbound) bool { return in.req.ID == nil || c.sequential }
 
 // startJob hands j to an idle worker if there is one, else to a new one
 // once there is room (Options.Concurrency). It waits for either; if the
