@@ -77,15 +77,10 @@ func (r *Reader) ReadFrame() ([]byte, error) {
 			line := r.buf[r.start : r.start+n]
 			r.start += n + 1
 			r.seen = 0
-			line = trimCR(line)
-			if IsBlank(line) {
-				continue
+			if frame, err := r.take(line); frame != nil || err != nil {
+				return frame, err
 			}
-			if len(line) > r.max {
-				return nil, &FrameTooLargeError{Limit: r.max}
-			}
-			r.last = len(line)
-			return line, nil
+			continue // a blank line
 		}
 		r.seen = r.end - r.start
 		if r.seen > r.max+1 { // +1: room for a '\r' before the '\n'
@@ -107,11 +102,21 @@ func (r *Reader) atError() ([]byte, error) {
 		r.start, r.end, r.seen = 0, 0, 0
 		return nil, r.err
 	}
-	line := trimCR(r.buf[r.start:r.end])
+	line := r.buf[r.start:r.end]
 	r.start, r.seen = r.end, 0
+	if frame, err := r.take(line); frame != nil || err != nil {
+		return frame, err
+	}
+	return nil, io.EOF
+}
+
+// take returns line, without its '\r', as the next frame: nil for a
+// blank line, a *FrameTooLargeError for one over the limit.
+func (r *Reader) take(line []byte) ([]byte, error) {
+	line = trimCR(line)
 	switch {
 	case IsBlank(line):
-		return nil, io.EOF
+		return nil, nil
 	case len(line) > r.max:
 		return nil, &FrameTooLargeError{Limit: r.max}
 	}
