@@ -81,6 +81,33 @@ func startWatchdog(stall time.Duration, kill func(error)) *watchdog {
 
 func (wd *watchdog) close() { wd.once.Do(func() { close(wd.stop) }) }
 
+// killSwitch cuts a run's pipe ends all at once and keeps the first error
+// that cut them.
+type killSwitch struct {
+	mu   sync.Mutex
+	dead error // set once the run failed; every later run returns it
+	ends []interface{ CloseWithError(error) error }
+}
+
+// kill cuts every pipe end: every read and write under way returns err.
+func (k *killSwitch) kill(err error) {
+	k.mu.Lock()
+	if k.dead == nil {
+		k.dead = err
+	}
+	k.mu.Unlock()
+	for _, e := range k.ends {
+		_ = e.CloseWithError(err)
+	}
+}
+
+// cause returns the first error given to kill, or nil.
+func (k *killSwitch) cause() error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.dead
+}
+
 // session is the line driver: it writes pre-encoded request lines into the
 // contestant's input and reads its response lines.
 type session struct {
@@ -108,8 +135,7 @@ type session struct {
 
 	seen []bool // batch: ids answered in the current batch
 
-	mu        sync.Mutex
-	dead      error // set once the session failed; every later run returns it
+	killSwitch
 	closeOnce sync.Once
 }
 
@@ -125,6 +151,7 @@ func prepareSession(c *contestant, w *workload) *session {
 	s := &session{c: c, w: w}
 	s.reqR, s.reqW = io.Pipe()
 	s.respR, s.respW = io.Pipe()
+	s.ends = append(s.ends, s.reqW, s.respR, s.reqR, s.respW)
 	s.lr = newLineReader(s.respR)
 
 	const firstID = 10000 // ids 10000-99999: the id is always 5 bytes
@@ -179,33 +206,16 @@ func (s *session) start(stall time.Duration) {
 	s.wd = startWatchdog(stall, s.kill)
 }
 
-// kill cuts both pipes: every read and write under way returns err.
-func (s *session) kill(err error) {
-	s.mu.Lock()
-	if s.dead == nil {
-		s.dead = err
-	}
-	s.mu.Unlock()
-	_ = s.reqW.CloseWithError(err)
-	_ = s.respR.CloseWithError(err)
-	_ = s.reqR.CloseWithError(err)
-	_ = s.respW.CloseWithError(err)
-}
-
 // fail records err as the session's failure (unless one came first, such
 // as the watchdog's) and kills it.
 func (s *session) fail(err error) error {
 	s.kill(err)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return fmt.Errorf("%s/%s: %w", s.c.name, s.w.key, s.dead)
+	return fmt.Errorf("%s/%s: %w", s.c.name, s.w.key, s.cause())
 }
 
 func (s *session) failed() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.dead != nil {
-		return fmt.Errorf("%s/%s: %w", s.c.name, s.w.key, s.dead)
+	if dead := s.cause(); dead != nil {
+		return fmt.Errorf("%s/%s: %w", s.c.name, s.w.key, dead)
 	}
 	return nil
 }
@@ -436,9 +446,8 @@ type clientRunner struct {
 	fromClient *io.PipeReader
 	wd         *watchdog
 	out        int
-	mu         sync.Mutex
-	dead       error
-	closeOnce  sync.Once
+	killSwitch
+	closeOnce sync.Once
 }
 
 var sumArgs = [2]int{sumA, sumB}
@@ -447,22 +456,11 @@ func newClientRunner(stall time.Duration) *clientRunner {
 	r := &clientRunner{}
 	r.fromClient, r.toServer = io.Pipe()
 	r.fromServer, r.toClient = io.Pipe()
+	r.ends = append(r.ends, r.toServer, r.toClient, r.fromServer, r.fromClient)
 	r.srv = rpc.NewConn(context.Background(), r.fromClient, r.toClient, toolrpcHandler(), toolrpcOptions())
 	r.cli = rpc.NewConn(context.Background(), r.fromServer, r.toServer, nil, toolrpcOptions())
 	r.wd = startWatchdog(stall, r.kill)
 	return r
-}
-
-func (r *clientRunner) kill(err error) {
-	r.mu.Lock()
-	if r.dead == nil {
-		r.dead = err
-	}
-	r.mu.Unlock()
-	_ = r.toServer.CloseWithError(err)
-	_ = r.toClient.CloseWithError(err)
-	_ = r.fromServer.CloseWithError(err)
-	_ = r.fromClient.CloseWithError(err)
 }
 
 func (r *clientRunner) run(n int) error {
@@ -472,11 +470,9 @@ func (r *clientRunner) run(n int) error {
 	for range n {
 		r.out = 0
 		if err := r.cli.Call(ctx, "sum", &sumArgs, &r.out); err != nil {
-			r.mu.Lock()
-			if r.dead != nil {
-				err = fmt.Errorf("%w (%v)", err, r.dead)
+			if dead := r.cause(); dead != nil {
+				err = fmt.Errorf("%w (%v)", err, dead)
 			}
-			r.mu.Unlock()
 			r.kill(err)
 			return fmt.Errorf("toolrpc-client/pingpong: %w", err)
 		}

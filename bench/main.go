@@ -34,11 +34,11 @@ func main() {
 	if err := flag.Set("test.benchtime", *benchtime); err != nil {
 		fatalf("-benchtime: %v", err)
 	}
-	cs, err := selectContestants(*onlyC)
+	cs, err := selectNamed(*onlyC, "contestant", contestants, func(c *contestant) string { return c.name })
 	if err != nil {
 		fatalf("-contestants: %v", err)
 	}
-	ws, err := selectWorkloads(*onlyW)
+	ws, err := selectNamed(*onlyW, "workload", workloads, func(w *workload) string { return w.key })
 	if err != nil {
 		fatalf("-workloads: %v", err)
 	}
@@ -75,36 +75,21 @@ func fatalf(format string, args ...any) {
 	os.Exit(2)
 }
 
-func selectContestants(expr string) ([]*contestant, error) {
+// selectNamed returns the items whose name matches the regular expression
+// expr; none is an error, what names the kind of item in it.
+func selectNamed[T any](expr, what string, items []T, name func(T) string) ([]T, error) {
 	re, err := regexp.Compile(expr)
 	if err != nil {
 		return nil, err
 	}
-	var out []*contestant
-	for _, c := range contestants {
-		if re.MatchString(c.name) {
-			out = append(out, c)
+	var out []T
+	for _, it := range items {
+		if re.MatchString(name(it)) {
+			out = append(out, it)
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("no contestant matches %q", expr)
-	}
-	return out, nil
-}
-
-func selectWorkloads(expr string) ([]*workload, error) {
-	re, err := regexp.Compile(expr)
-	if err != nil {
-		return nil, err
-	}
-	var out []*workload
-	for _, w := range workloads {
-		if re.MatchString(w.key) {
-			out = append(out, w)
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no workload matches %q", expr)
+		return nil, fmt.Errorf("no %s matches %q", what, expr)
 	}
 	return out, nil
 }

@@ -28,15 +28,7 @@ func BenchmarkDefaultStack(b *testing.B) {
 		{"default-every-call-logged", middleware.Default(debug)(trivial)},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			p := wiretest.NewPipe(bc.h, nil)
-			req := []byte(`{"jsonrpc":"2.0","method":"ping","id":1}` + "\n")
-			want := []byte(`{"jsonrpc":"2.0","result":true,"id":1}` + "\n")
-			b.ReportAllocs()
-			for b.Loop() {
-				p.RoundTrip(b, req, want)
-			}
-			b.StopTimer()
-			p.Close(b)
+			wiretest.BenchRoundTrip(b, bc.h, `{"jsonrpc":"2.0","method":"ping","id":1}`, `{"jsonrpc":"2.0","result":true,"id":1}`)
 		})
 	}
 }

@@ -196,15 +196,7 @@ var trivial = rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, 
 // BenchmarkRoundTrip is one request and its response through a connection
 // over io.Pipe, with a trivial handler, one call in flight.
 func BenchmarkRoundTrip(b *testing.B) {
-	p := wiretest.NewPipe(trivial, nil)
-	req := []byte(`{"jsonrpc":"2.0","method":"ping","params":[1,2],"id":1}` + "\n")
-	want := []byte(`{"jsonrpc":"2.0","result":true,"id":1}` + "\n")
-	b.ReportAllocs()
-	for b.Loop() {
-		p.RoundTrip(b, req, want)
-	}
-	b.StopTimer()
-	p.Close(b)
+	wiretest.BenchRoundTrip(b, trivial, `{"jsonrpc":"2.0","method":"ping","params":[1,2],"id":1}`, `{"jsonrpc":"2.0","result":true,"id":1}`)
 }
 
 // BenchmarkPipelined keeps up to 256 calls in flight. An id is reused only

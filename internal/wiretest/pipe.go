@@ -55,6 +55,20 @@ func (p *Pipe) RoundTrip(tb testing.TB, req, want []byte) {
 	}
 }
 
+// BenchRoundTrip measures one call at a time through a Pipe serving h with
+// the defaults: req (a line without its newline) written, the line read
+// back, which must be want.
+func BenchRoundTrip(b *testing.B, h rpc.Handler, req, want string) {
+	p := NewPipe(h, nil)
+	reqLine, wantLine := []byte(req+"\n"), []byte(want+"\n")
+	b.ReportAllocs()
+	for b.Loop() {
+		p.RoundTrip(b, reqLine, wantLine)
+	}
+	b.StopTimer()
+	p.Close(b)
+}
+
 // Close ends the input, drains the output, and waits for the connection.
 func (p *Pipe) Close(tb testing.TB) {
 	_ = p.in.Close()
