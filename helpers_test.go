@@ -21,7 +21,7 @@ type specHandler struct {
 	mu    sync.Mutex
 	seen  []string      // "method params" of each notification and probe run
 	gate  chan struct{} // "wait" blocks until it is closed (or ctx ends)
-	start chan string   // "wait" reports its id here when it starts, if not nil
+	start chan string   // "wait" and "ignore" report their id here when they start, if not nil
 }
 
 func newSpecHandler() *specHandler { return &specHandler{gate: make(chan struct{})} }
@@ -95,6 +95,9 @@ func (h *specHandler) Handle(ctx context.Context, req *rpc.Request) (any, error)
 		}
 	case "probe.ignore":
 		// Ignores its context: returns only when the gate opens.
+		if h.start != nil {
+			h.start <- string(req.ID)
+		}
 		<-h.gate
 		return "late", nil
 	case "probe.panic":

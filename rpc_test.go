@@ -411,72 +411,56 @@ func TestFramingRules(t *testing.T) {
 	assert.Equal(t, `{"jsonrpc":"2.0","result":1,"id":1}`+"\n"+`{"jsonrpc":"2.0","result":2,"id":2}`+"\n", out.String())
 }
 
-func TestShutdownOnContextCancel(t *testing.T) {
+// serveWaiting serves a specHandler over a pipe, writing to w, sends it a
+// probe.wait call with id 1 and returns once that call runs: the handler,
+// the pipe to send more on, and the channel Serve's result arrives on.
+func serveWaiting(t *testing.T, ctx context.Context, w io.Writer, opts *rpc.Options) (*specHandler, *io.PipeWriter, <-chan error) {
+	t.Helper()
 	h := newSpecHandler()
 	h.start = make(chan string, 1)
 	pr, pw := io.Pipe()
-	defer pr.Close()
-	var out wiretest.Buffer
-	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(func() { _ = pr.Close() })
 	done := make(chan error, 1)
-	go func() { done <- rpc.Serve(ctx, pr, &out, h, &rpc.Options{Logger: wiretest.Quiet()}) }()
+	go func() { done <- rpc.Serve(ctx, pr, w, h, opts) }()
 	wiretest.Send(t, pw, `{"jsonrpc":"2.0","method":"probe.wait","id":1}`)
 	<-h.start
+	return h, pw, done
+}
+
+// serveReturns waits for Serve's result on done, which must be want; why
+// says what should have made it return.
+func serveReturns(t *testing.T, done <-chan error, want error, why string) {
+	t.Helper()
+	assert.ErrorIs(t, wiretest.Receive(t, done, "Serve to return after "+why), want)
+}
+
+func TestShutdownOnContextCancel(t *testing.T) {
+	var out wiretest.Buffer
+	ctx, cancel := context.WithCancel(context.Background())
+	_, _, done := serveWaiting(t, ctx, &out, &rpc.Options{Logger: wiretest.Quiet()})
 	cancel()
-	select {
-	case err := <-done:
-		assert.ErrorIs(t, err, context.Canceled)
-	case <-time.After(5 * time.Second):
-		t.Fatal("Serve did not return after its context was cancelled")
-	}
+	serveReturns(t, done, context.Canceled, "its context was cancelled")
 	assert.Equal(t, []string{`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Server shutting down"},"id":1}`}, wiretest.Lines(t, out.String()))
 }
 
 func TestShutdownGraceForAHandlerThatIgnoresItsContext(t *testing.T) {
-	h := newSpecHandler()
-	h.start = make(chan string, 1)
-	pr, pw := io.Pipe()
-	defer pr.Close()
 	var out wiretest.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- rpc.Serve(ctx, pr, &out, h, &rpc.Options{Logger: wiretest.Quiet(), ShutdownGrace: 50 * time.Millisecond})
-	}()
-	wiretest.Send(t, pw, `{"jsonrpc":"2.0","method":"probe.wait","id":1}`)
-	<-h.start
+	h, pw, done := serveWaiting(t, ctx, &out, &rpc.Options{Logger: wiretest.Quiet(), ShutdownGrace: 50 * time.Millisecond})
 	wiretest.Send(t, pw, `{"jsonrpc":"2.0","method":"probe.ignore","id":2}`)
-	time.Sleep(10 * time.Millisecond)
+	<-h.start
 	cancel()
-	select {
-	case err := <-done:
-		assert.ErrorIs(t, err, context.Canceled)
-	case <-time.After(5 * time.Second):
-		t.Fatal("Serve did not return after the grace period")
-	}
+	serveReturns(t, done, context.Canceled, "the grace period")
 	close(h.gate) // probe.ignore returns now, after Serve: nothing more is written
 	time.Sleep(10 * time.Millisecond)
 	assert.Equal(t, []string{`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Server shutting down"},"id":1}`}, wiretest.Lines(t, out.String()))
 }
 
 func TestWriteErrorShutsDown(t *testing.T) {
-	h := newSpecHandler()
-	h.start = make(chan string, 1)
-	pr, pw := io.Pipe()
-	defer pr.Close()
 	epipe := errors.New("broken pipe")
-	w := &failingWriter{err: epipe}
-	done := make(chan error, 1)
-	go func() { done <- rpc.Serve(context.Background(), pr, w, h, &rpc.Options{Logger: wiretest.Quiet()}) }()
-	wiretest.Send(t, pw, `{"jsonrpc":"2.0","method":"probe.wait","id":1}`)
-	<-h.start
+	_, pw, done := serveWaiting(t, context.Background(), &failingWriter{err: epipe}, &rpc.Options{Logger: wiretest.Quiet()})
 	wiretest.Send(t, pw, `{"jsonrpc":"2.0","method":"sum","params":[1],"id":2}`)
-	select {
-	case err := <-done:
-		assert.ErrorIs(t, err, epipe)
-	case <-time.After(5 * time.Second):
-		t.Fatal("Serve did not return after its output failed")
-	}
+	serveReturns(t, done, epipe, "its output failed")
 }
 
 func TestReadErrorDrainsThenReturnsIt(t *testing.T) {

@@ -137,10 +137,29 @@ func Send(t testing.TB, w io.Writer, line string) {
 	require.NoError(t, err)
 }
 
-// WaitForLines waits until out holds at least n lines, for up to 5 seconds.
+// Hang is how long a test waits for something that must happen before it
+// calls it a hang and fails: a guard against waiting forever, never a
+// measure of speed.
+const Hang = 30 * time.Second
+
+// Receive returns the next value from ch, failing the test if none comes
+// within Hang; what names the value awaited.
+func Receive[T any](tb testing.TB, ch <-chan T, what string) T {
+	tb.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(Hang):
+		tb.Fatalf("hang: still waiting for %s after %v", what, Hang)
+		panic("unreachable")
+	}
+}
+
+// WaitForLines waits until out holds at least n lines, failing the test
+// after Hang.
 func WaitForLines(t testing.TB, out *Buffer, n int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(Hang)
 	for strings.Count(out.String(), "\n") < n {
 		if time.Now().After(deadline) {
 			t.Fatalf("waited for %d lines, have %q", n, out.String())
