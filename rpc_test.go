@@ -514,7 +514,7 @@ func TestConnNotify(t *testing.T) {
 	pr, pw := io.Pipe()
 	c := rpc.NewConn(context.Background(), pr, &out, nil, &rpc.Options{Logger: wiretest.Quiet()})
 	require.NoError(t, c.Notify(context.Background(), "log", map[string]string{"level": "info"}))
-	assert.Error(t, c.Notify(context.Background(), "bad", 5), "params must be an object or array")
+	assert.ErrorContains(t, c.Notify(context.Background(), "bad", 5), "params must be an object or an array, not 5")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	assert.ErrorIs(t, c.Notify(ctx, "late", nil), context.Canceled)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -97,26 +98,44 @@ func TestWriterBackpressure(t *testing.T) {
 	pr, pw := io.Pipe()
 	w := NewWriter(pw)
 	line := []byte(strings.Repeat("x", 1<<20))
-	queued := make(chan int, 100)
-	go func() {
-		defer close(queued)
-		for i := range 20 {
-			if w.WriteLine(line) != nil {
-				return
-			}
-			queued <- i
-		}
-	}()
-	// Nobody reads: the first line is being written, a few more fit under
-	// the pending limit, then WriteLine must wait.
-	time.Sleep(50 * time.Millisecond)
-	assert.LessOrEqual(t, len(queued), DefaultMaxPending>>20+1)
-	got, err := io.ReadAll(io.LimitReader(pr, 20*(1<<20+1)))
-	require.NoError(t, err)
-	assert.Len(t, got, 20*(1<<20+1))
+	const lines = 20
+	returned := make(chan int, lines)
+	for i := range lines {
+		go func() {
+			assert.NoError(t, w.WriteLine(line))
+			returned <- i
+		}()
+	}
+	// Nobody reads: one goroutine is writing (blocked in the pipe), and
+	// lines queue behind it while they fit in DefaultMaxPending: 3 lines of
+	// 1 MiB and their newlines, and a fourth would go over. Those 3 return;
+	// every other WriteLine waits.
+	queued := DefaultMaxPending / (len(line) + 1)
 	for range queued {
+		wiretestReceive(t, returned)
+	}
+	time.Sleep(20 * time.Millisecond) // would any more return?
+	assert.Zero(t, len(returned), "WriteLine returned with more than DefaultMaxPending queued")
+	got, err := io.ReadAll(io.LimitReader(pr, lines*(1<<20+1)))
+	require.NoError(t, err)
+	assert.Len(t, got, lines*(1<<20+1))
+	for range lines - queued {
+		wiretestReceive(t, returned)
 	}
 	_ = pr.Close()
+}
+
+// wiretestReceive is wiretest.Receive, which package codec's tests cannot
+// import (wiretest imports rpc, which imports codec).
+func wiretestReceive[T any](t *testing.T, ch <-chan T) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(30 * time.Second):
+		t.Fatal("hang")
+		panic("unreachable")
+	}
 }
 
 func TestWriterClose(t *testing.T) {
@@ -128,14 +147,21 @@ func TestWriterClose(t *testing.T) {
 	assert.Equal(t, "1\n", out.String())
 }
 
-// gatedWriter blocks each Write until its gate lets it through.
+// gatedWriter blocks each Write until its gate lets it through; entered
+// receives a value as each Write begins.
 type gatedWriter struct {
-	gate chan struct{}
-	mu   sync.Mutex
-	out  bytes.Buffer
+	gate    chan struct{}
+	entered chan struct{}
+	mu      sync.Mutex
+	out     bytes.Buffer
+}
+
+func newGatedWriter() *gatedWriter {
+	return &gatedWriter{gate: make(chan struct{}), entered: make(chan struct{}, 100)}
 }
 
 func (g *gatedWriter) Write(p []byte) (int, error) {
+	g.entered <- struct{}{}
 	<-g.gate
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -149,14 +175,16 @@ func (g *gatedWriter) String() string {
 }
 
 func TestWriterCloseWaitsForQueuedLines(t *testing.T) {
-	g := &gatedWriter{gate: make(chan struct{})}
+	g := newGatedWriter()
 	w := NewWriter(g)
 	go func() { _ = w.WriteLine([]byte(`1`)) }() // the writer: blocks in Write
-	time.Sleep(10 * time.Millisecond)
+	<-g.entered
 	require.NoError(t, w.WriteLine([]byte(`2`))) // queued behind it
 	closed := make(chan error)
 	go func() { closed <- w.Close(context.Background()) }()
-	time.Sleep(10 * time.Millisecond)
+	for !closing(w) {
+		runtime.Gosched()
+	}
 	assert.Equal(t, ErrWriterClosed, w.WriteLine([]byte(`3`)), "no new lines once closing")
 	close(g.gate)
 	require.NoError(t, <-closed)
@@ -164,17 +192,25 @@ func TestWriterCloseWaitsForQueuedLines(t *testing.T) {
 }
 
 func TestWriterCloseGivesUpAtItsDeadline(t *testing.T) {
-	g := &gatedWriter{gate: make(chan struct{})}
+	g := newGatedWriter()
 	w := NewWriter(g)
-	go func() { _ = w.WriteLine([]byte(`1`)) }()
-	time.Sleep(10 * time.Millisecond)
+	first := make(chan error)
+	go func() { first <- w.WriteLine([]byte(`1`)) }()
+	<-g.entered
 	require.NoError(t, w.WriteLine([]byte(`2`)))
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	assert.ErrorIs(t, w.Close(ctx), context.DeadlineExceeded)
 	close(g.gate)
-	time.Sleep(10 * time.Millisecond)
+	assert.Equal(t, ErrWriterClosed, <-first, "the writing goroutine learns the rest was dropped")
 	assert.Equal(t, "1\n", g.String(), "the queued line was dropped; the write under way ended")
+}
+
+// closing reports whether Close has begun on w.
+func closing(w *Writer) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.closing
 }
 
 func TestWriterLineWithItsNewline(t *testing.T) {
@@ -230,11 +266,16 @@ func TestWriteLineFuncKeepsOthersOut(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	for _, line := range strings.Split(strings.TrimSuffix(sw.out.String(), "\n"), "\n") {
+	lines := strings.Split(strings.TrimSuffix(sw.out.String(), "\n"), "\n")
+	require.Len(t, lines, 4*50, "every line, whole")
+	seen := map[string]bool{}
+	for _, line := range lines {
 		var g, i int
-		n, err := fmt.Sscanf(line, `{"g":%d,"i":%d}`, &g, &i)
+		_, err := fmt.Sscanf(line, `{"g":%d,"i":%d}`, &g, &i)
 		require.NoError(t, err, line)
-		require.Equal(t, 2, n, line)
+		require.Equal(t, fmt.Sprintf(`{"g":%d,"i":%d}`, g, i), line, "nothing around or inside it")
+		require.False(t, seen[line], "twice: %s", line)
+		seen[line] = true
 	}
 }
 

@@ -123,7 +123,7 @@ func TestCall(t *testing.T) {
 	err = p.Client.Call(ctx, "add", []int{1, 2}, new(string))
 	assert.ErrorContains(t, err, "decoding the result")
 
-	assert.Error(t, p.Client.Call(ctx, "add", 5, nil), "params must be an object or an array")
+	assert.ErrorContains(t, p.Client.Call(ctx, "add", 5, nil), "params must be an object or an array, not 5")
 }
 
 func TestManyConcurrentCalls(t *testing.T) {
@@ -179,7 +179,7 @@ func TestBatch(t *testing.T) {
 	require.NoError(t, p.Client.Batch(context.Background(), []rpc.BatchCall{{Method: "note", Params: []int{1}, Notification: true}}),
 		"a batch of notifications only")
 	assert.Equal(t, `[1]`, <-a.notes)
-	assert.Error(t, p.Client.Batch(context.Background(), nil), "an empty batch is invalid")
+	assert.ErrorContains(t, p.Client.Batch(context.Background(), nil), "an empty batch is invalid")
 }
 
 func TestBatchRefusedAsAWhole(t *testing.T) {

@@ -25,6 +25,7 @@ import (
 //   - serve: a tool server on stdin/stdout (the arith handler), which
 //     writes a line to stderr first and exits 0 at the end of its input;
 //   - exit3: reads its input to the end, then exits with status 3;
+//   - crash: exits with status 3 at once;
 //   - stubborn: ignores the end of its input and never exits by itself.
 func childProcess(mode string) int {
 	switch mode {
@@ -38,6 +39,8 @@ func childProcess(mode string) int {
 		return 0
 	case "exit3":
 		_ = rpc.Serve(context.Background(), os.Stdin, os.Stdout, nil, &rpc.Options{Logger: quiet})
+		return 3
+	case "crash":
 		return 3
 	case "stubborn":
 		_ = rpc.Serve(context.Background(), os.Stdin, os.Stdout, nil, &rpc.Options{Logger: quiet})
@@ -105,9 +108,20 @@ func TestProcess(t *testing.T) {
 func TestProcessExitStatus(t *testing.T) {
 	p, err := rpc.StartProcess(context.Background(), child("exit3"), nil, &rpc.ProcessOptions{Options: rpc.Options{Logger: quiet}})
 	require.NoError(t, err)
-	err = p.Close()
 	var exit *exec.ExitError
-	require.ErrorAs(t, err, &exit)
+	require.ErrorAs(t, p.Close(), &exit)
+	assert.Equal(t, 3, exit.ExitCode())
+}
+
+func TestProcessThatExitsByItself(t *testing.T) {
+	p, err := rpc.StartProcess(context.Background(), child("crash"), nil, &rpc.ProcessOptions{Options: rpc.Options{Logger: quiet}})
+	require.NoError(t, err)
+	wiretest.Receive(t, p.Exited(), "the process to exit")
+	var exit *exec.ExitError
+	require.ErrorAs(t, p.ExitErr(), &exit, "known before Close")
+	assert.Equal(t, 3, exit.ExitCode())
+	assert.ErrorIs(t, p.Call(context.Background(), "add", []int{1, 2}, nil), rpc.ErrClosed)
+	require.ErrorAs(t, p.Close(), &exit, "Close says the same")
 	assert.Equal(t, 3, exit.ExitCode())
 }
 
