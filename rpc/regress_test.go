@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,14 +24,16 @@ import (
 // slowNotes takes a while over any write that holds a notification, and
 // records whether anything is written after it is sealed.
 type slowNotes struct {
-	mu     sync.Mutex
-	out    strings.Builder
-	sealed bool
-	late   []string
+	mu      sync.Mutex
+	out     strings.Builder
+	sealed  bool
+	late    []string
+	writing chan struct{} // receives a value as a notification's write begins
 }
 
 func (s *slowNotes) Write(p []byte) (int, error) {
 	if strings.Contains(string(p), `"method":"log"`) {
+		s.writing <- struct{}{}
 		time.Sleep(100 * time.Millisecond)
 	}
 	s.mu.Lock()
@@ -45,11 +48,11 @@ func (s *slowNotes) Write(p []byte) (int, error) {
 // input, and the slow write landed after Wait returned.
 func TestEOFWritesEverythingQueuedBeforeWaitReturns(t *testing.T) {
 	pr, pw := io.Pipe()
-	w := &slowNotes{}
+	w := &slowNotes{writing: make(chan struct{}, 1)}
 	h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) { return "ok", nil })
 	c := rpc.NewConn(context.Background(), pr, w, h, &rpc.Options{Logger: quiet})
 	go func() { _ = c.Notify(context.Background(), "log", map[string]int{"n": 1}) }()
-	time.Sleep(20 * time.Millisecond) // the notification is being written
+	<-w.writing // the notification is being written (for 100 ms)
 	wiretest.Send(t, pw, `{"jsonrpc":"2.0","method":"m","id":1}`)
 	time.Sleep(20 * time.Millisecond) // its response is queued behind it
 	require.NoError(t, pw.Close())
@@ -235,11 +238,13 @@ func TestShutdownStopsABatchsUnstartedRequests(t *testing.T) {
 // each request of the batch waits until four of them run at once.
 func TestABatchSpreadsToWorkersThatFreeUp(t *testing.T) {
 	holds := make(chan struct{})
+	holding := make(chan struct{}, 3)
 	var running atomic.Int32
 	barrier := make(chan struct{})
 	var once sync.Once
 	h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
 		if req.Method == "hold" {
+			holding <- struct{}{}
 			<-holds
 			return "held", nil
 		}
@@ -259,7 +264,9 @@ func TestABatchSpreadsToWorkersThatFreeUp(t *testing.T) {
 	for range 3 {
 		wg.Go(func() { _ = p.Client.Call(context.Background(), "hold", nil, nil) })
 	}
-	time.Sleep(20 * time.Millisecond) // three workers busy; room for one
+	for range 3 {
+		wiretest.Receive(t, holding, "a hold to start")
+	} // three workers busy; room for one
 	calls := make([]rpc.BatchCall, 6)
 	var results [6]string
 	for i := range calls {
@@ -267,7 +274,9 @@ func TestABatchSpreadsToWorkersThatFreeUp(t *testing.T) {
 	}
 	batchDone := make(chan error, 1)
 	go func() { batchDone <- p.Client.Batch(context.Background(), calls) }()
-	time.Sleep(20 * time.Millisecond)
+	for running.Load() == 0 { // the batch is read: an entry runs on the free worker
+		runtime.Gosched()
+	}
 	close(holds) // three workers free up
 	require.NoError(t, <-batchDone)
 	wg.Wait()
