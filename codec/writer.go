@@ -34,8 +34,7 @@ const keepWriteBuffer = 1 << 20
 //
 // After the underlying writer fails, every WriteLine returns that error.
 type Writer struct {
-	w          io.Writer
-	maxPending int
+	w io.Writer
 
 	mu      sync.Mutex
 	drained sync.Cond // signalled when pending has been taken for writing, or on error
@@ -48,7 +47,7 @@ type Writer struct {
 
 // NewWriter returns a Writer of w.
 func NewWriter(w io.Writer) *Writer {
-	cw := &Writer{w: w, maxPending: DefaultMaxPending}
+	cw := &Writer{w: w}
 	cw.drained.L = &cw.mu
 	return cw
 }
@@ -73,7 +72,7 @@ func (w *Writer) WriteLine(line []byte) error {
 		return ErrNewline
 	}
 	w.mu.Lock()
-	for w.err == nil && !w.closing && w.writing && len(w.pending) > 0 && len(w.pending)+len(line) > w.maxPending {
+	for w.err == nil && !w.closing && w.writing && len(w.pending) > 0 && len(w.pending)+len(line) > DefaultMaxPending {
 		w.drained.Wait()
 	}
 	if err := w.refusing(); err != nil {

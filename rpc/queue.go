@@ -1,6 +1,9 @@
 package rpc
 
-import "sync"
+import (
+	"math"
+	"sync"
+)
 
 // workQueue holds the messages read and not yet dispatched, in order. The
 // reader pushes, the dispatcher pops.
@@ -10,7 +13,7 @@ import "sync"
 // empty queue always takes an item, whatever its size. But while a call of
 // ours awaits the peer's response, the response may be behind the peer's
 // requests in the input: the reader must read on to find it, and a push
-// then goes past the bounds, up to 16 times them.
+// then goes past the bounds, up to awaitingFactor (16) times them.
 type workQueue struct {
 	mu       sync.Mutex
 	cond     sync.Cond
@@ -37,10 +40,23 @@ func (q *workQueue) idleAndEmpty() bool {
 	return q.idle && q.len() == 0 && !q.stopped
 }
 
+// awaitingFactor is how far past its bounds the queue goes while a call of
+// ours awaits the peer.
+const awaitingFactor = 16
+
 func newWorkQueue(size, maxBytes int, awaiting func() bool) *workQueue {
-	q := &workQueue{size: size, hard: 16 * size, maxBytes: maxBytes, hardMax: 16 * maxBytes, waiting: awaiting}
+	q := &workQueue{size: size, hard: beyond(size), maxBytes: maxBytes, hardMax: beyond(maxBytes), waiting: awaiting}
 	q.cond.L = &q.mu
 	return q
+}
+
+// beyond is n times awaitingFactor, or math.MaxInt if that overflows (a
+// bound of math.MaxInt means none).
+func beyond(n int) int {
+	if n > math.MaxInt/awaitingFactor {
+		return math.MaxInt
+	}
+	return n * awaitingFactor
 }
 
 func (q *workQueue) len() int { return len(q.items) - q.head }

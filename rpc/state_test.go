@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"math"
 	"sync"
 	"testing"
 
@@ -46,4 +47,20 @@ func TestInboundStates(t *testing.T) {
 			assert.Equal(t, stateDone, in.state.Load())
 		}
 	})
+}
+
+// A bound of math.MaxInt (none, in effect) must not overflow into a
+// negative bound for the reading on while a call awaits.
+func TestWorkQueueBoundsDoNotOverflow(t *testing.T) {
+	for _, bytes := range []int{10, math.MaxInt} {
+		q := newWorkQueue(1, bytes, func() bool { return true })
+		for i := range 16 {
+			if err := q.push(work{size: 1}); err != nil {
+				t.Fatalf("MaxQueueBytes %d: push %d of 16 while awaiting: %v", bytes, i+1, err)
+			}
+		}
+		if err := q.push(work{size: 1}); err != errQueueFull {
+			t.Fatalf("MaxQueueBytes %d: push 17 while awaiting: %v, want errQueueFull", bytes, err)
+		}
+	}
 }
