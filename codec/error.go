@@ -17,6 +17,7 @@ const (
 	ParseError Code = -32700
 	// InvalidRequest: the JSON is not a valid request object, the batch is
 	// empty, or a limit (frame size, batch length, nesting depth) was passed.
+	// toolrpc says which in its data (see InvalidRequestError).
 	InvalidRequest Code = -32600
 	// MethodNotFound: no method of that name is served.
 	MethodNotFound Code = -32601
@@ -93,6 +94,22 @@ func Errorf(code Code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
+// InvalidRequestData is the data of every InvalidRequest error toolrpc
+// answers with (a Decoder's, and a connection's for its limits): the
+// message stays the specification's "Invalid Request", and Reason says
+// which rule the message broke.
+type InvalidRequestData struct {
+	// Reason is the rule broken, in toolrpc's own words: a fixed phrase,
+	// with at most a configured limit in it, never text the peer sent.
+	Reason string `json:"reason"`
+}
+
+// InvalidRequestError returns an InvalidRequest error with the
+// specification's message and reason in its data, an InvalidRequestData.
+func InvalidRequestError(reason string) *Error {
+	return &Error{Code: InvalidRequest, Message: "Invalid Request", Data: InvalidRequestData{Reason: reason}}
+}
+
 // WithData returns a copy of e that carries data.
 func (e *Error) WithData(data any) *Error {
 	c := *e
@@ -100,9 +117,30 @@ func (e *Error) WithData(data any) *Error {
 	return &c
 }
 
-// Error implements the error interface.
+// Error implements the error interface: the code and the message, and for
+// an InvalidRequest error the reason its data gives (see
+// InvalidRequestData), as sent or as read from the wire.
 func (e *Error) Error() string {
+	if r := e.reason(); r != "" {
+		return fmt.Sprintf("jsonrpc error %d: %s: %s", e.Code, e.Message, r)
+	}
 	return fmt.Sprintf("jsonrpc error %d: %s", e.Code, e.Message)
+}
+
+// reason returns the reason in the data of an InvalidRequest error, or "".
+func (e *Error) reason() string {
+	if e.Code != InvalidRequest {
+		return ""
+	}
+	switch d := e.Data.(type) {
+	case InvalidRequestData:
+		return d.Reason
+	case json.RawMessage:
+		var r InvalidRequestData
+		_ = json.Unmarshal(d, &r) // data of another shape has no reason
+		return r.Reason
+	}
+	return ""
 }
 
 // UnmarshalJSON decodes an error object strictly: code must be an integer and
