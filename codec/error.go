@@ -43,7 +43,11 @@ const (
 	RequestCancelled Code = -32800
 )
 
-// String returns the standard message for the codes above, or "" for others.
+// String returns the code's message: the standard one for the codes above,
+// and for any other code what the specification sets it aside for: "Server
+// error" from -32099 to -32000 (implementation-defined server errors),
+// "Reserved error" for the rest of -32768 to -32000 (reserved for
+// pre-defined errors), and "Application error" outside that range.
 func (c Code) String() string {
 	switch c {
 	case ParseError:
@@ -65,7 +69,13 @@ func (c Code) String() string {
 	case RequestCancelled:
 		return "Request cancelled"
 	}
-	return ""
+	switch {
+	case -32099 <= c && c <= -32000:
+		return "Server error"
+	case -32768 <= c && c <= -32000:
+		return "Reserved error"
+	}
+	return "Application error"
 }
 
 // Error is the JSON-RPC 2.0 error object, and a Go error.
