@@ -305,12 +305,61 @@ func TestLoggingLevels(t *testing.T) {
 		--> {"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":3}}
 		<-- {"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":3}
 		--> {"jsonrpc":"2.0","method":"fail","id":4}
-		<-- {"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"exception":"*errors.errorString","message":"disk full"}},"id":4}`, nil)
-	var levels []string
-	for _, r := range logs.Records(t) {
-		levels = append(levels, r["level"].(string)+" "+r["method"].(string))
+		<-- {"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"exception":"*errors.errorString","message":"disk full"}},"id":4}
+		--> {"jsonrpc":"2.0","method":"announced-wait","id":5}
+		<-- {"jsonrpc":"2.0","method":"started"}
+		--> {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}
+		--> {"jsonrpc":"2.0","method":"notifications/initialized"}
+		--> {"jsonrpc":"2.0","method":"fail"}
+		--> {"jsonrpc":"2.0","method":"invalid","id":6}
+		<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params"},"id":6}`, nil)
+	type record struct {
+		level, method, outcome string
+		code                   float64 // 0: none
+		cause                  string  // "": none
 	}
-	assert.Equal(t, []string{"DEBUG ok", "WARN nope", "INFO announced-wait", "ERROR fail"}, levels)
+	var got []record
+	for _, r := range logs.Records(t) {
+		code, _ := r["code"].(float64)
+		cause, _ := r["cause"].(string)
+		got = append(got, record{r["level"].(string), r["method"].(string), r["outcome"].(string), code, cause})
+	}
+	// In any order: the call cancelled by notifications/cancelled ends
+	// while the notifications after it are handled.
+	assert.ElementsMatch(t, []record{
+		{"DEBUG", "ok", "result", 0, ""},
+		{"WARN", "nope", "error", -32601, ""},
+		{"INFO", "announced-wait", "error", -32800, "context canceled"},
+		{"ERROR", "fail", "error", -32603, "disk full"},
+		// Cancelled by notifications/cancelled: nothing was answered, so
+		// no code is recorded.
+		{"INFO", "announced-wait", "cancelled", 0, ""},
+		// A notification nobody handles is no failure: Debug.
+		{"DEBUG", "notifications/initialized", "error", -32601, ""},
+		{"ERROR", "fail", "error", -32603, "disk full"},
+		{"WARN", "invalid", "error", -32602, ""},
+	}, got)
+}
+
+// A notification no method handles is logged once, at Debug, by the
+// default stack and the connection together (MCP clients send
+// notifications/initialized to every server).
+func TestUnhandledNotificationIsLoggedOnceAtDebug(t *testing.T) {
+	var logs wiretest.Logs
+	wiretest.Serve(t, middleware.Default(logs.Logger())(probe), `
+		--> {"jsonrpc":"2.0","method":"notifications/initialized"}
+		--> {"jsonrpc":"2.0","method":"ok","id":1}
+		<-- {"jsonrpc":"2.0","result":"fine","id":1}`, &rpc.Options{Sequential: true, Logger: logs.Logger()})
+	var notes []map[string]any
+	for _, r := range logs.Records(t) {
+		if r["method"] == "notifications/initialized" || strings.Contains(r["msg"].(string), "notification") {
+			notes = append(notes, r)
+		}
+	}
+	require.Len(t, notes, 1, "one record of the notification: %v", notes)
+	assert.Equal(t, "DEBUG", notes[0]["level"])
+	assert.Equal(t, "rpc notification", notes[0]["msg"])
+	assert.Equal(t, float64(-32601), notes[0]["code"])
 }
 
 // A handler that calls another handler with its own context: the inner

@@ -628,7 +628,11 @@ func (c *Conn) run(in *inbound) {
 	how := in.end()
 	if in.req.ID == nil {
 		c.notifying.Store(nil)
-		if err != nil {
+		// A notification no method handles is not a failure: peers send
+		// notifications a server may ignore (MCP's
+		// notifications/initialized). Middleware may log it (Logging does,
+		// at Debug).
+		if err != nil && ErrorFor(in, err).Code != codec.MethodNotFound {
 			c.log.Warn("rpc: notification handler failed", "method", in.req.Method, "error", err)
 		}
 		in.cancel(nil)
