@@ -39,8 +39,10 @@ func TestInvalidMessagesAreLoggedWithTheirReason(t *testing.T) {
 	var got []record
 	for _, r := range logs.Messages(t, "rpc: invalid message") {
 		assert.Equal(t, float64(-32600), r["code"])
+		level, _ := r["level"].(string)
+		reason, _ := r["reason"].(string)
 		id, _ := r["id"].(string)
-		got = append(got, record{r["level"].(string), r["reason"].(string), id})
+		got = append(got, record{level, reason, id})
 	}
 	assert.Equal(t, []record{
 		{"DEBUG", "params must be an object or an array", "1"},
