@@ -9,6 +9,12 @@
 // goroutines without interleaving them. Error is the JSON-RPC error object,
 // and the Code constants name every code toolrpc uses.
 //
+// The message of an InvalidRequest error is the specification's, "Invalid
+// Request"; its data, an InvalidRequestData, says which rule the message
+// broke (params must be an object or an array, a batch must not be empty, a
+// limit passed...), in fixed words of toolrpc's own, never text the peer
+// sent.
+//
 // The package knows nothing of handlers or connections; package rpc builds
 // on it.
 package codec

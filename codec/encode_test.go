@@ -77,6 +77,8 @@ func TestAppendErrorResponse(t *testing.T) {
 		{"spec method not found", `"1"`, NewError(MethodNotFound, ""), `{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":"1"}`},
 		{"data", `7`, NewError(InvalidParams, "").WithData([]map[string]string{{"field": "b", "rule": "ne", "param": "0"}}),
 			`{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"b","param":"0","rule":"ne"}]},"id":7}`},
+		{"invalid request with its reason", `7`, InvalidRequestError("params must be an object or an array"),
+			`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"params must be an object or an array"}},"id":7}`},
 		{"raw data", `7`, &Error{Code: 42, Message: "m\n\"q\"", Data: json.RawMessage(` [ 1 ] `)},
 			`{"jsonrpc":"2.0","error":{"code":42,"message":"m\n\"q\"","data":[1]},"id":7}`},
 		{"unencodable data", `7`, &Error{Code: 42, Message: "m", Data: make(chan int)},

@@ -910,7 +910,7 @@ func TestJRPC2ClientCalculatorNullParams(t *testing.T) {
 	ctx := testContext(t)
 	rsp, err := cli.Call(ctx, "sum", []int(nil))
 	assert.Nil(t, rsp)
-	assert.Nil(t, wantJRPC2Error(t, err, jrpc2.InvalidRequest, "Invalid Request"))
+	assert.JSONEq(t, `{"reason":"params must be an object or an array"}`, string(wantJRPC2Error(t, err, jrpc2.InvalidRequest, "Invalid Request")))
 	require.NoError(t, cli.Notify(ctx, "notify_sum", []int(nil)))
 	var got int
 	require.NoError(t, cli.CallResult(ctx, "sum", []int{1}, &got))
@@ -920,8 +920,8 @@ func TestJRPC2ClientCalculatorNullParams(t *testing.T) {
 		`{"jsonrpc":"2.0","id":2,"method":"sum","params":[1]}`,
 	}, w.LinesFrom(toServer))
 	assert.Equal(t, []string{
-		`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":1}`,
-		`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}`,
+		`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"params must be an object or an array"}},"id":1}`,
+		`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"params must be an object or an array"}},"id":null}`,
 		`{"jsonrpc":"2.0","result":1,"id":2}`,
 	}, w.LinesFrom(toClient))
 	assert.Empty(t, rec.Messages("notify_sum"), "the notification was not handled")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -205,9 +206,8 @@ func (c *Conn) read() {
 		case err == nil:
 			c.readFrame(frame)
 		case errors.As(err, &tooLarge):
-			c.log.Debug("rpc: frame too large", "limit", tooLarge.Limit)
-			c.enqueue(work{line: errorLine(nil, codec.Errorf(codec.InvalidRequest,
-				"Invalid Request: frame larger than the limit of %d bytes", tooLarge.Limit))})
+			c.enqueue(work{line: c.invalidLine(nil, codec.InvalidRequestError(
+				fmt.Sprintf("frame larger than the limit of %d bytes", tooLarge.Limit)))})
 		default:
 			if err != io.EOF && !c.stopping.Load() {
 				c.log.Error("rpc: read failed", "error", err)
@@ -292,8 +292,7 @@ func (c *Conn) handOff(in *inbound) bool {
 func (c *Conn) accept(m *codec.Message, b *batch) work {
 	switch m.Kind {
 	case codec.Invalid:
-		c.log.Debug("rpc: invalid message", "code", m.Err.Code, "message", m.Err.Message)
-		return work{line: errorLine(m.ID, m.Err)}
+		return work{line: c.invalidLine(m.ID, m.Err)}
 	case codec.Response:
 		c.route(m)
 		return work{}
@@ -311,10 +310,27 @@ func (c *Conn) accept(m *codec.Message, b *batch) work {
 	in := c.newInbound(m, b)
 	if m.Kind == codec.Request && !c.inflight.add(&c.mu, in) {
 		in.cancel(nil)
-		return work{line: errorLine(m.ID, codec.Errorf(codec.InvalidRequest,
-			"Invalid Request: id %s is already in use", m.ID))}
+		return work{line: c.invalidLine(m.ID, codec.InvalidRequestError("id already in use by a request in flight"))}
 	}
 	return work{in: in}
+}
+
+// invalidLine logs why a message is answered e without being handled, and
+// returns that answer to id (nil: null).
+func (c *Conn) invalidLine(id []byte, e *codec.Error) []byte {
+	if c.log.Enabled(c.base, slog.LevelDebug) {
+		attrs := []slog.Attr{slog.Int("code", int(e.Code))}
+		if d, ok := e.Data.(codec.InvalidRequestData); ok {
+			attrs = append(attrs, slog.String("reason", d.Reason))
+		} else {
+			attrs = append(attrs, slog.String("message", e.Message))
+		}
+		if id != nil {
+			attrs = append(attrs, slog.String("id", string(id)))
+		}
+		c.log.LogAttrs(c.base, slog.LevelDebug, "rpc: invalid message", attrs...)
+	}
+	return errorLine(id, e)
 }
 
 func (c *Conn) newInbound(m *codec.Message, b *batch) *inbound {
@@ -612,7 +628,11 @@ func (c *Conn) run(in *inbound) {
 	how := in.end()
 	if in.req.ID == nil {
 		c.notifying.Store(nil)
-		if err != nil {
+		// A notification no method handles is not a failure: peers send
+		// notifications a server may ignore (MCP's
+		// notifications/initialized). Middleware may log it (Logging does,
+		// at Debug).
+		if err != nil && ErrorFor(in, err).Code != codec.MethodNotFound {
 			c.log.Warn("rpc: notification handler failed", "method", in.req.Method, "error", err)
 		}
 		in.cancel(nil)

@@ -89,16 +89,28 @@ func New(opts *Options) *Service {
 //
 //	M([ctx context.Context,] [params...]) ([R,] [error])
 //
-// Params are bound as follows:
-//   - one struct (or pointer to struct) P: named params fill P by JSON field
-//     names; positional params fill its fields in declaration order;
-//   - one slice P: positional params, the whole array;
-//   - one map P: named params;
-//   - one json.RawMessage: the params as they came;
-//   - any other single parameter, or several: positional params, one each.
+// Params are bound by what the method takes after the context:
+//   - one struct P (or *P): named params fill P by JSON field name;
+//     positional params give one value per exported field, in declaration
+//     order; absent params leave P at its zero value;
+//   - one slice: positional params, the whole array; absent params, a nil
+//     slice; named params are refused;
+//   - one map: named params, by key; absent params, a nil map; positional
+//     params are refused;
+//   - one json.RawMessage: the params as they came, named or positional;
+//     absent params, nil;
+//   - nothing: absent params, [] or {} (an object with only _meta too);
+//     any other params are refused;
+//   - anything else (a type that implements json.Unmarshaler or
+//     encoding.TextUnmarshaler included), or several parameters: positional
+//     params, one value per parameter, exactly as many; named params are
+//     refused, and so are absent ones (rule count), since no parameter has
+//     a value then.
 //
-// Absent params leave every parameter at its zero value. Params that are
-// structs are then validated by their validate tags.
+// A refusal is an InvalidParams error whose data lists each problem (see
+// FieldError). A "_meta" member of named params is the protocol's metadata,
+// never bound (rpc.Request.Meta holds it). Params that are structs, or
+// slices of structs, are then validated by their validate tags.
 //
 // Register fails if rcvr has no servable method, if a name is taken or
 // reserved (rpc.), or if an exported method cannot be served (its name and

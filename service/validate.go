@@ -27,8 +27,9 @@ type FieldError struct {
 	// what decoding found: type (a value of the wrong JSON type), range (a
 	// number that does not fit), unknown (a member that matches no field),
 	// duplicate (a member given twice), count (the wrong number of
-	// positional params or array elements), shape (positional params where
-	// names are needed, or the reverse), syntax (not JSON).
+	// positional params, none at all included, or of array elements),
+	// shape (positional params where names are needed, or the reverse),
+	// syntax (not JSON).
 	Rule string `json:"rule"`
 	// Param is the rule's parameter (the 0 of ne=0), or the type expected.
 	Param string `json:"param,omitempty"`
