@@ -56,8 +56,9 @@ func Serve(ctx context.Context, values ...any) error {
 }
 
 // Main serves the methods of values on standard input and output with a
-// zero [Server], and exits when that ends: see [Server.Main]. It is the
-// whole main function of a tool server:
+// zero [Server] until the input ends or a signal comes, and exits 1 with
+// the reason if it cannot: see [Server.Main]. It is the whole main
+// function of a tool server:
 //
 //	func main() {
 //		toolrpc.Main(&Calculator{})
@@ -66,11 +67,12 @@ func Main(values ...any) {
 	new(Server).Main(values...)
 }
 
-// Main is the main function of a tool server: it calls s.Serve with a
-// background context and returns when the input ends or a signal ended
-// serving, and the program exits 0. If Serve fails — a value that cannot
-// be served, standard output closed by the peer — Main writes the error to
-// standard error, prefixed with the program's name, and exits 1.
+// Main is the main function of a tool server: it serves values with
+// s.Serve and a background context, and returns when the input ends or a
+// signal ended serving, so that the program exits 0. If Serve fails — a
+// value that cannot be served, standard output closed by the peer — Main
+// writes the error to standard error, prefixed with the program's name,
+// and exits 1.
 func (s *Server) Main(values ...any) {
 	if err := s.Serve(context.Background(), values...); err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", filepath.Base(os.Args[0]), err)
@@ -87,7 +89,8 @@ func (s *Server) Main(values ...any) {
 // be served, or no value at all, is an error, returned at once. It then
 // serves as [rpc.ServeStdio] does: standard output belongs to the
 // protocol, and whatever else writes there (a stray fmt.Println) goes to
-// standard error.
+// standard error. When standard input is a terminal, Serve first logs the
+// methods it serves, at Info level, for the person typing.
 //
 // Serve returns nil at the end of the input, once every request read has
 // been answered. The first SIGINT or SIGTERM starts a graceful shutdown: the calls under way are cancelled and get
