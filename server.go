@@ -116,9 +116,12 @@ func (s *Server) Serve(ctx context.Context, values ...any) error {
 // methods of values, registered as Serve registers them, wrapped in
 // s.Middleware and the default stack. It is for serving them on another
 // connection than standard input and output (with [rpc.Serve] or
-// [rpc.NewConn]), and for testing a tool server in the same process. Its
-// records go to s.Logger (see its fallbacks) or, with no logger set, to
-// the logger of the connection it serves.
+// [rpc.NewConn]), and for testing a tool server in the same process.
+//
+// Registration warnings go to s.Logger (see its fallbacks); the calls'
+// records, like the handlers' own ([rpc.LoggerFromContext]), go to the
+// logger of the connection that serves them: give it s.Logger
+// (rpc.Options.Logger) for one logger, as Serve does.
 func (s *Server) Handler(values ...any) (rpc.Handler, error) {
 	h, _, err := s.handler(values)
 	return h, err
@@ -130,16 +133,17 @@ func (s *Server) handler(values []any) (rpc.Handler, []string, error) {
 	if len(values) == 0 {
 		return nil, nil, errors.New("toolrpc: no value to serve")
 	}
-	logger := s.givenLogger()
 	opts := s.Service
-	opts.Logger = logger
+	opts.Logger = s.givenLogger()
 	svc := service.New(&opts)
 	for _, v := range values {
 		if err := svc.Register(s.Namespace, v); err != nil {
 			return nil, nil, err
 		}
 	}
-	mw := append([]middleware.Middleware{middleware.Default(logger)}, s.Middleware...)
+	// The middleware logs through each call's connection, whose logger
+	// Serve sets: handlers reach the same logger (rpc.LoggerFromContext).
+	mw := append([]middleware.Middleware{middleware.Default(nil)}, s.Middleware...)
 	return middleware.Chain(mw...)(svc), svc.Methods(), nil
 }
 
