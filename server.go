@@ -93,11 +93,12 @@ func (s *Server) Main(values ...any) {
 // methods it serves, at Info level, for the person typing.
 //
 // Serve returns nil at the end of the input, once every request read has
-// been answered. The first SIGINT or SIGTERM starts a graceful shutdown: the calls under way are cancelled and get
-// RPC.ShutdownGrace to return, and Serve returns nil. A second signal then
-// has its default effect (unless the program listens for it too): it ends
-// the process. When ctx is done, Serve shuts down the same way and returns
-// context.Cause(ctx); when writing fails, that error.
+// been answered. The first SIGINT or SIGTERM starts a graceful shutdown:
+// the calls under way are cancelled and get RPC.ShutdownGrace to return,
+// and Serve returns nil. A second signal then has its default effect
+// (unless the program listens for it too): it ends the process. When ctx
+// is done, Serve shuts down the same way and returns context.Cause(ctx);
+// when writing fails, that error.
 func (s *Server) Serve(ctx context.Context, values ...any) error {
 	h, methods, err := s.handler(values)
 	if err != nil {
