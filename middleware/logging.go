@@ -12,7 +12,9 @@ import (
 // LoggingOptions configure Logging. A nil *LoggingOptions, and every zero
 // field, means the documented default.
 type LoggingOptions struct {
-	// Logger receives the records. Default: slog.Default().
+	// Logger receives the records. Default: the logger of each call's
+	// connection (rpc.LoggerFromContext), slog.Default() unless
+	// rpc.Options.Logger says otherwise.
 	Logger *slog.Logger
 	// ResultLevel is the level of the record of a call answered with a
 	// result (or a notification handled without error). Default:
@@ -43,7 +45,7 @@ func Logging(opts *LoggingOptions) Middleware {
 	if opts != nil {
 		o = *opts
 	}
-	logger := orDefault(o.Logger)
+	logger := o.Logger
 	resultLevel := slog.LevelDebug
 	if o.ResultLevel != nil {
 		resultLevel = o.ResultLevel.Level()
@@ -94,6 +96,7 @@ func errorLevel(code codec.Code) slog.Level {
 }
 
 func record(ctx context.Context, logger *slog.Logger, req *rpc.Request, start time.Time, level slog.Level, outcome ...slog.Attr) {
+	logger = loggerFor(ctx, logger)
 	if !logger.Enabled(ctx, level) {
 		return
 	}

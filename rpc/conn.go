@@ -28,8 +28,11 @@ const (
 type Options struct {
 	// Logger receives the connection's logs: invalid input at debug level,
 	// unexpected responses and failed notification handlers as warnings,
-	// panics (with their stack) and write failures as errors. Default:
-	// slog.Default(), which writes to stderr.
+	// panics (with their stack) and write failures as errors. It is also
+	// the logger of every call (LoggerFromContext), through which handlers
+	// and middleware given no logger of their own log, so that one logger,
+	// set here once, gets every record. Default: slog.Default(), which
+	// writes to stderr.
 	Logger *slog.Logger
 
 	// MaxFrameSize is the longest line accepted, in bytes. A longer line is
@@ -208,6 +211,17 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Opt
 	go c.dispatch()
 	go c.supervise()
 	return c
+}
+
+// LoggerFromContext returns the logger of the connection whose call ctx
+// belongs to (Options.Logger), or slog.Default() if ctx belongs to no call.
+// Handlers and middleware log through it to reach the logger the
+// connection was given; it never returns nil and allocates nothing.
+func LoggerFromContext(ctx context.Context) *slog.Logger {
+	if in := callFrom(ctx); in != nil {
+		return in.conn.log
+	}
+	return slog.Default()
 }
 
 // positiveOr is v, or d when v is zero or negative (an option's default).

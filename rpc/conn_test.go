@@ -163,7 +163,7 @@ func ExampleServe() {
 {"jsonrpc":"2.0","method":"greet"}
 {"jsonrpc":"2.0","method":"wave","id":2}
 `)
-	// In a tool server: rpc.Serve(ctx, os.Stdin, os.Stdout, greet, nil).
+	// In a tool server: rpc.ServeStdio(ctx, greet, nil).
 	var out bytes.Buffer
 	if err := rpc.Serve(context.Background(), in, &out, greet, &rpc.Options{Sequential: true}); err != nil {
 		panic(err)

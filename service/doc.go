@@ -14,7 +14,7 @@
 //
 //	svc := service.New(nil)
 //	if err := svc.Register("", Calc{}); err != nil { ... }
-//	err := rpc.Serve(ctx, os.Stdin, os.Stdout, svc, nil)
+//	err := rpc.ServeStdio(ctx, svc, nil)
 //
 // Everything is worked out at registration: which methods can be served, how
 // their params decode (a decoder per type, built once), which need

@@ -33,8 +33,10 @@ type Options struct {
 	// SkipUnservable skips, with a warning logged, an exported method whose
 	// shape cannot be served, instead of failing its registration.
 	SkipUnservable bool
-	// Logger receives the warnings of SkipUnservable. Default:
-	// slog.Default().
+	// Logger receives the warnings of SkipUnservable. Registration comes
+	// before any connection: give it the connection's logger
+	// (rpc.Options.Logger), as package toolrpc does, for one logger to get
+	// every record. Default: slog.Default().
 	Logger *slog.Logger
 }
 
