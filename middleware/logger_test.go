@@ -16,16 +16,16 @@ import (
 // connection's own and those of Recover and Logging given no logger of
 // their own (Default(nil)).
 func TestDefaultLogsThroughTheConnectionsLogger(t *testing.T) {
-	var logs capture
+	var logs wiretest.Logs
 	wiretest.Serve(t, middleware.Default(nil)(probe), `
 		--> {"jsonrpc":"2.0","method":"ok","id":1}
 		<-- {"jsonrpc":"2.0","result":"fine","id":1}
 		--> {"jsonrpc":"2.0","method":"panic","id":2}
 		<-- {"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"exception":"string","message":"boom"}},"id":2}
-		--> {"jsonrpc":"2.0","result":1,"id":99}`, &rpc.Options{Sequential: true, Logger: logs.logger()})
+		--> {"jsonrpc":"2.0","result":1,"id":99}`, &rpc.Options{Sequential: true, Logger: logs.Logger()})
 	type record struct{ level, msg, method string }
 	var got []record
-	for _, r := range logs.records(t) {
+	for _, r := range logs.Records(t) {
 		method, _ := r["method"].(string)
 		got = append(got, record{r["level"].(string), r["msg"].(string), method})
 	}
@@ -39,14 +39,14 @@ func TestDefaultLogsThroughTheConnectionsLogger(t *testing.T) {
 // Recover and Logging given a logger log there, wherever the connection
 // logs; outside any connection, a nil logger is slog.Default().
 func TestAGivenLoggerWins(t *testing.T) {
-	var conn, own capture
-	h := middleware.Chain(middleware.Recover(own.logger()), middleware.Logging(&middleware.LoggingOptions{Logger: own.logger()}))(probe)
+	var conn, own wiretest.Logs
+	h := middleware.Chain(middleware.Recover(own.Logger()), middleware.Logging(&middleware.LoggingOptions{Logger: own.Logger()}))(probe)
 	wiretest.Serve(t, h, `
 		--> {"jsonrpc":"2.0","method":"panic","id":1}
 		<-- {"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"exception":"string","message":"boom"}},"id":1}`,
-		&rpc.Options{Sequential: true, Logger: conn.logger()})
-	assert.Len(t, own.records(t), 2, "Logging's record and Recover's")
-	assert.Empty(t, conn.records(t))
+		&rpc.Options{Sequential: true, Logger: conn.Logger()})
+	assert.Len(t, own.Records(t), 2, "Logging's record and Recover's")
+	assert.Empty(t, conn.Records(t))
 
 	assert.Same(t, slog.Default(), rpc.LoggerFromContext(context.Background()))
 }
