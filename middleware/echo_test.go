@@ -17,19 +17,20 @@ import (
 // held the whole 1 MiB of both.
 func TestRecordsCutPeerStrings(t *testing.T) {
 	long := strings.Repeat("x", 1<<20)
-	id := `"` + long + `"`
+	id1, id2 := `"a`+long+`"`, `"b`+long+`"` // two ids: the first may still be in flight
 	var logs wiretest.Logs
 	h := middleware.Default(logs.Logger())(probe)
 	wiretest.Serve(t, h, `
-		--> {"jsonrpc":"2.0","method":"`+long+`","id":`+id+`}
-		<-- {"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":`+id+`}
-		--> {"jsonrpc":"2.0","method":"panic","id":`+id+`}
-		<-- {"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"exception":"string","message":"boom"}},"id":`+id+`}`, nil)
+		--> {"jsonrpc":"2.0","method":"`+long+`","id":`+id1+`}
+		<-- {"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":`+id1+`}
+		--> {"jsonrpc":"2.0","method":"panic","id":`+id2+`}
+		<-- {"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"exception":"string","message":"boom"}},"id":`+id2+`}`, nil)
 	recs := logs.Records(t)
 	require.Len(t, recs, 3, "the unknown method, the panic, its call")
-	cutID := `"` + long[:codec.MaxEcho-1] + "…(1048578 bytes)"
+	cut := long[:codec.MaxEcho-2] + "…(1048579 bytes)"
 	assert.Equal(t, long[:codec.MaxEcho]+"…(1048576 bytes)", recs[0]["method"])
-	for _, r := range recs {
-		assert.Equal(t, cutID, r["id"], r["msg"])
+	assert.Equal(t, `"a`+cut, recs[0]["id"])
+	for _, r := range recs[1:] {
+		assert.Equal(t, `"b`+cut, r["id"], r["msg"])
 	}
 }
