@@ -182,3 +182,27 @@ func FuzzAppendCompact(f *testing.F) {
 		}
 	})
 }
+
+// appender appends its text as it is.
+type appender string
+
+func (a appender) AppendJSON(dst []byte) ([]byte, error) { return append(dst, a...), nil }
+
+func TestAppendValueAppender(t *testing.T) {
+	tests := []struct {
+		a    appender
+		want string
+		err  error
+	}{
+		{`[{"a":"b"}]`, `x[{"a":"b"}]`, nil},
+		{`[1,`, `x`, ErrInvalidJSON},
+		{"[1,\n2]", `x`, ErrInvalidJSON},
+		{"\"\xff\"", `x`, ErrInvalidJSON},
+		{`1 2`, `x`, ErrInvalidJSON},
+	}
+	for _, tt := range tests {
+		got, err := AppendValue([]byte("x"), tt.a)
+		assert.ErrorIs(t, err, tt.err, "%q", tt.a)
+		assert.Equal(t, tt.want, string(got), "%q", tt.a)
+	}
+}

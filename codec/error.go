@@ -3,6 +3,8 @@ package codec
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"unicode/utf8"
 )
 
 // Code is a JSON-RPC 2.0 error code.
@@ -177,4 +179,40 @@ func (e *Error) UnmarshalJSON(b []byte) error {
 		e.Data = w.Data
 	}
 	return nil
+}
+
+// MaxEcho is the most bytes of a string a peer sent (a member name, a value,
+// a method name, an id) that toolrpc repeats in an error answer or a log
+// record: Echo shortens longer ones. A response's id is the exception: it is
+// echoed whole, as the specification requires.
+const MaxEcho = 256
+
+// Echo returns s, a string a peer sent, as toolrpc repeats it in an error
+// answer or a log record: whole when it is at most MaxEcho bytes long, else
+// shortened by Shorten to MaxEcho bytes. Its cost is bounded by MaxEcho,
+// however long s is.
+func Echo[T ~string | ~[]byte](s T) string { return Shorten(s, MaxEcho) }
+
+// Shorten returns s whole when it is at most n bytes long; otherwise at most
+// its first n bytes, cut before the start of a character (valid UTF-8 stays
+// valid), then "…" and the length of s in parentheses:
+//
+//	Shorten("abcdef", 3) == "abc…(6 bytes)"
+func Shorten[T ~string | ~[]byte](s T, n int) string {
+	n = max(n, 0)
+	if len(s) <= n {
+		return string(s)
+	}
+	cut := n
+	for i := 1; i < utf8.UTFMax && cut > 0 && !utf8.RuneStart(s[cut]); i++ {
+		cut-- // s[cut] is inside a character: keep it out whole
+	}
+	if !utf8.RuneStart(s[cut]) {
+		cut = n // not UTF-8 here: there is no character to keep whole
+	}
+	b := make([]byte, 0, cut+len("…( bytes)")+20)
+	b = append(b, s[:cut]...)
+	b = append(b, "…("...)
+	b = strconv.AppendInt(b, int64(len(s)), 10)
+	return string(append(b, " bytes)"...))
 }

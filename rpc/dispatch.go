@@ -326,7 +326,7 @@ func (c *Conn) invalidLine(id []byte, e *codec.Error) []byte {
 			attrs = append(attrs, slog.String("message", e.Message))
 		}
 		if id != nil {
-			attrs = append(attrs, slog.String("id", string(id)))
+			attrs = append(attrs, slog.String("id", codec.Echo(id)))
 		}
 		c.log.LogAttrs(c.base, slog.LevelDebug, "rpc: invalid message", attrs...)
 	}
@@ -633,7 +633,7 @@ func (c *Conn) run(in *inbound) {
 		// notifications/initialized). Middleware may log it (Logging does,
 		// at Debug).
 		if err != nil && ErrorFor(in, err).Code != codec.MethodNotFound {
-			c.log.Warn("rpc: notification handler failed", "method", in.req.Method, "error", err)
+			c.log.Warn("rpc: notification handler failed", "method", codec.Echo(in.req.Method), "error", err)
 		}
 		in.cancel(nil)
 		return
@@ -673,7 +673,7 @@ const streamSize = 64 << 10
 func (c *Conn) invoke(in *inbound) (result any, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			c.log.Error("rpc: handler panicked", "method", in.req.Method, "id", string(in.req.ID),
+			c.log.Error("rpc: handler panicked", "method", codec.Echo(in.req.Method), "id", codec.Echo(in.req.ID),
 				"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 			err = &panicError{value: v}
 		}
@@ -754,7 +754,7 @@ type exception struct {
 func (c *Conn) responseLine(dst []byte, in *inbound, result any, err error) (line []byte) {
 	defer func() {
 		if v := recover(); v != nil {
-			c.log.Error("rpc: encoding the response panicked", "method", in.req.Method, "id", string(in.req.ID),
+			c.log.Error("rpc: encoding the response panicked", "method", codec.Echo(in.req.Method), "id", codec.Echo(in.req.ID),
 				"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 			line = errorLine(in.req.ID, codec.NewError(codec.InternalError, "").
 				WithData(exception{Exception: fmt.Sprintf("%T", v), Message: fmt.Sprint(v)}))
@@ -766,7 +766,7 @@ func (c *Conn) responseLine(dst []byte, in *inbound, result any, err error) (lin
 	}
 	line, encErr := codec.AppendResponse(dst, in.req.ID, result)
 	if encErr != nil {
-		c.log.Error("rpc: result cannot be encoded", "method", in.req.Method, "error", encErr)
+		c.log.Error("rpc: result cannot be encoded", "method", codec.Echo(in.req.Method), "error", encErr)
 		line, _ = codec.AppendErrorResponse(dst[:0], in.req.ID, codec.NewError(codec.InternalError, "").
 			WithData(exception{Exception: fmt.Sprintf("%T", result), Message: encErr.Error()}))
 	}

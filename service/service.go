@@ -558,11 +558,13 @@ func emptyParams(b []byte) bool {
 	return empty && fe == nil
 }
 
-// check validates the decoded params that need it, given by pointer.
+// check validates the decoded params that need it, given by pointer. Every
+// element of a params array is validated, so that the count of problems
+// not listed is exact; only the first MaxFieldErrors are described.
 func (m *method) check(ctx context.Context, ptrs []reflect.Value) error {
-	var all []*FieldError
-	for j, p := range m.params {
-		if !p.validate || j >= len(ptrs) {
+	var p problems
+	for j, param := range m.params {
+		if !param.validate || j >= len(ptrs) {
 			continue
 		}
 		prefix := ""
@@ -570,29 +572,26 @@ func (m *method) check(ctx context.Context, ptrs []reflect.Value) error {
 			prefix = indexSegment(j)
 		}
 		v := ptrs[j]
-		if k := derefType(p).Kind(); k == reflect.Slice || k == reflect.Array {
+		if k := derefType(param).Kind(); k == reflect.Slice || k == reflect.Array {
 			sv := v.Elem()
 			for e := range sv.Len() {
 				ev := sv.Index(e)
 				if ev.Kind() == reflect.Pointer && ev.IsNil() {
 					continue
 				}
-				errs, err := m.svc.validate.check(ctx, ev, prefix+indexSegment(e))
-				if err != nil {
+				elemPrefix := ""
+				if p.room() > 0 {
+					elemPrefix = prefix + indexSegment(e) // only a described problem needs it
+				}
+				if err := m.svc.validate.check(ctx, ev, elemPrefix, &p); err != nil {
 					return err
 				}
-				all = append(all, errs...)
 			}
 			continue
 		}
-		errs, err := m.svc.validate.check(ctx, v, prefix)
-		if err != nil {
+		if err := m.svc.validate.check(ctx, v, prefix, &p); err != nil {
 			return err
 		}
-		all = append(all, errs...)
 	}
-	if len(all) > 0 {
-		return invalidParams(all...)
-	}
-	return nil
+	return p.err()
 }

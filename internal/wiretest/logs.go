@@ -40,3 +40,11 @@ func (l *Logs) Messages(t testing.TB, msg string) []map[string]any {
 	}
 	return out
 }
+
+// Wait waits until at least n records were written, failing the test after
+// Hang, and returns the records.
+func (l *Logs) Wait(t testing.TB, n int) []map[string]any {
+	t.Helper()
+	WaitForLines(t, &l.buf, n)
+	return l.Records(t)
+}
