@@ -136,9 +136,12 @@ var stray = rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, er
 	return "ok", nil
 })
 
+// child is the test binary as a child process in mode (see childProcess).
+// Built with -race, it exits without the race runtime's 1 s pause.
 func child(mode string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "TOOLRPC_TEST_PROCESS="+mode)
+	cmd.Env = append(os.Environ(), "TOOLRPC_TEST_PROCESS="+mode,
+		"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 	return cmd
 }
 
