@@ -58,9 +58,11 @@ type Options struct {
 	// QueueSize, and answers requests beyond that ServerBusy. Default:
 	// DefaultQueueSize.
 	QueueSize int
-	// MaxQueueBytes bounds the bytes of the frames waiting in the queue,
-	// as QueueSize bounds their number; a frame alone in the queue is
-	// always taken. Default: DefaultMaxQueueBytes (256 MiB).
+	// MaxQueueBytes bounds the memory the messages waiting in the queue
+	// hold, as QueueSize bounds their number: a message counts its frame's
+	// bytes plus 400 for its decoded form (a request of 40 bytes costs
+	// ten times that once decoded). A message alone in the queue is always
+	// taken. Default: DefaultMaxQueueBytes (256 MiB).
 	MaxQueueBytes int
 	// MaxPendingCalls bounds the calls of ours waiting for the peer's
 	// response; a call beyond it waits for one to end, as long as its
@@ -155,7 +157,7 @@ type work struct {
 	in    *inbound // a request or a notification
 	batch *batch   // or a batch
 	line  []byte   // or an answer ready to be written (an invalid message)
-	size  int      // the bytes of the frame it holds
+	size  int      // the memory it holds: its frame's bytes and its decoded form (see messageCost)
 }
 
 // NewConn starts a connection that reads messages from r and writes messages
