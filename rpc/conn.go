@@ -235,7 +235,9 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Optio
 //
 // Once Wait returns, nothing more is written, with one exception: a Write
 // to w that was under way and blocked when the grace period ended (see
-// Options.ShutdownGrace) cannot be interrupted, and may complete later.
+// Options.ShutdownGrace) cannot be interrupted, and may complete later. It
+// holds at most 32 KiB: the connection writes in pieces of that size, even
+// a long line, and starts none once the grace period is over.
 func (c *Conn) Wait() error {
 	<-c.done
 	return c.err
