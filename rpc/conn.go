@@ -325,14 +325,12 @@ func (c *Conn) supervise() {
 	select {
 	case <-idle:
 	case <-c.graceCtx.Done():
-		c.log.Warn("rpc: handlers still running after the shutdown grace period; their responses are dropped",
-			"grace", c.grace)
+		c.logLate("rpc: handlers still running after the shutdown grace period; their responses are dropped")
 	}
 	// Everything the calls wrote must reach w before the connection is
 	// finished; once shutting down, no longer than the grace period.
 	if err := c.w.Close(c.graceCtx); err != nil {
-		c.log.Warn("rpc: output still blocked after the shutdown grace period; unwritten lines are dropped",
-			"grace", c.grace)
+		c.logLate("rpc: output still blocked after the shutdown grace period; unwritten lines are dropped")
 	}
 	c.graceCancel()
 	c.stopWatch()
@@ -345,6 +343,14 @@ func (c *Conn) supervise() {
 	}
 	c.mu.Unlock()
 	close(c.done)
+}
+
+// logLate logs a warning once the grace period is over, without waiting
+// for it to be written: the connection waits for nothing more, and a log
+// that blocks (a standard error nobody reads) must not keep it from
+// finishing.
+func (c *Conn) logLate(msg string) {
+	go c.log.Warn(msg, "grace", c.grace)
 }
 
 // writeErr writes one line (its '\n' is appended, in line's spare capacity
@@ -363,8 +369,8 @@ func (c *Conn) wrote(err error) error {
 	case errors.Is(err, codec.ErrWriterClosed):
 		return ErrClosed
 	}
+	c.shutdown(fmt.Errorf("rpc: write: %w", err)) // first: a log that blocks must not hold it up
 	c.log.Error("rpc: write failed; shutting down", "error", err)
-	c.shutdown(fmt.Errorf("rpc: write: %w", err))
 	return err
 }
 

@@ -26,9 +26,12 @@ import (
 
 // TestMain fails the package's tests if any goroutine outlives them. Run
 // with TOOLRPC_TEST_PROCESS set, the test binary is instead a child
-// process for the process tests (see childProcess).
+// process for the process tests (see stdioChild and childProcess).
 func TestMain(m *testing.M) {
 	if mode := os.Getenv("TOOLRPC_TEST_PROCESS"); mode != "" {
+		if code, ok := stdioChild(mode); ok {
+			os.Exit(code)
+		}
 		os.Exit(childProcess(mode))
 	}
 	goleak.VerifyTestMain(m)
