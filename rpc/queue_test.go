@@ -85,13 +85,13 @@ func TestQueueMemoryIsBounded(t *testing.T) {
 		batch      int  // entries per batch; 0: requests alone on their lines
 		awaiting   bool // a call of ours awaits the peer: the queue reads on to 16x
 		queueBound int  // what the queue may hold
-		n          int  // requests sent: enough to fill the queue as it was before
+		n          int  // requests sent: more than the queue takes (and, held as before, past the bound)
 	}{
-		{"requests alone", 0, false, 2 << 20, 60_000},
-		{"batches of 1000", 1000, false, 2 << 20, 60_000},
-		{"requests alone, awaiting", 0, true, 2 << 20, 120_000},
-		{"batches of 1000, awaiting", 1000, true, 2 << 20, 120_000},
-		{"a flood of requests alone", 0, false, 16 << 20, 60_000},
+		{"requests alone", 0, false, 2 << 20, 20_000},
+		{"batches of 1000", 1000, false, 2 << 20, 20_000},
+		{"requests alone, awaiting", 0, true, 2 << 20, 20_000},
+		{"batches of 1000, awaiting", 1000, true, 2 << 20, 20_000},
+		{"a flood of requests alone", 0, false, 16 << 20, 40_000},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
