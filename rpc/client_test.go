@@ -605,6 +605,7 @@ func TestABatchWaitingForSlotsHoldsNone(t *testing.T) {
 	require.NoError(t, wiretest.Receive(t, callDone, "a call that fits to go past the waiting batch"))
 	unblock()
 	require.NoError(t, wiretest.Receive(t, batchDone, "the batch, once the blocking call ended"))
+	wiretest.Receive(t, a.cancelled, "the server to be told the blocking call was cancelled")
 	for _, bc := range batch {
 		assert.NoError(t, bc.Err)
 	}

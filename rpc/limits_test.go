@@ -32,6 +32,9 @@ func TestMaxPendingCalls(t *testing.T) {
 	assert.ErrorIs(t, p.Client.Call(short, "add", []int{1, 2}, nil), context.DeadlineExceeded)
 	// A slot frees: the next call goes through.
 	cancelBlock()
+	for range 2 { // the server's handlers end only when told
+		wiretest.Receive(t, a.cancelled, "the server to be told a call was cancelled")
+	}
 	var sum int
 	require.NoError(t, p.Client.Call(context.Background(), "add", []int{1, 2}, &sum))
 	assert.Equal(t, 3, sum)
