@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"sync"
 )
 
@@ -14,6 +15,9 @@ var (
 	ErrNewline = errors.New("codec: line holds a newline")
 	// ErrWriterClosed: the Writer was closed.
 	ErrWriterClosed = errors.New("codec: writer closed")
+	// ErrWriterFull: QueueLine found more than twice DefaultMaxPending
+	// bytes already queued.
+	ErrWriterFull = errors.New("codec: writer full")
 )
 
 // DefaultMaxPending is how many bytes a Writer holds for a slow peer before
@@ -34,8 +38,11 @@ const maxWrite = 32 << 10
 //
 // Lines that arrive while a write is under way are gathered and written
 // together by the goroutine already writing, so a busy connection makes few
-// system calls. No goroutine of its own runs: each write happens in some
-// caller's WriteLine.
+// system calls. WriteLine writes in its caller's goroutine when no write is
+// under way; Enqueue and QueueLine, whose callers must not wait for the
+// peer, never do: when no write is under way they start a goroutine that
+// writes what is queued and ends when nothing is left (or the underlying
+// writer fails).
 //
 // After the underlying writer fails, every WriteLine returns that error.
 type Writer struct {
@@ -48,7 +55,21 @@ type Writer struct {
 	writing bool      // a goroutine is writing
 	closing bool      // Close was called: no new lines
 	err     error     // the first error of w, or ErrWriterClosed
+	// base is the place in the stream of pending[0]: the bytes taken from
+	// pending (for writing, or dropped) so far. Tickets are places in it.
+	base int64
+	// holes are the lines withdrawn from pending (Withdraw), as spans of
+	// it, in the order they were withdrawn; they are cut out when pending
+	// is taken for writing.
+	holes []span
 }
+
+// span is a part of a buffer: [at, end).
+type span struct{ at, end int }
+
+// Ticket is the place of a line queued by Enqueue, for Withdraw. The zero
+// Ticket is no line.
+type Ticket struct{ at, end int64 }
 
 // NewWriter returns a Writer of w.
 func NewWriter(w io.Writer) *Writer {
@@ -69,15 +90,12 @@ func NewWriter(w io.Writer) *Writer {
 // A line that ends with its '\n', written when no write is under way, goes
 // to the underlying writer directly, without being copied.
 func (w *Writer) WriteLine(line []byte) error {
-	body, ended := line, false
-	if n := len(line); n > 0 && line[n-1] == '\n' {
-		body, ended = line[:n-1], true
-	}
+	body, ended := splitLine(line)
 	if bytes.IndexByte(body, '\n') >= 0 {
 		return ErrNewline
 	}
 	w.mu.Lock()
-	for w.err == nil && !w.closing && w.writing && len(w.pending) > 0 && len(w.pending)+len(line) > DefaultMaxPending {
+	for w.err == nil && !w.closing && w.full(len(line)) {
 		w.drained.Wait()
 	}
 	if err := w.refusing(); err != nil {
@@ -103,6 +121,111 @@ func (w *Writer) WriteLine(line []byte) error {
 	return err
 }
 
+// Enqueue queues line (as WriteLine: a '\n' at its end is its end) to be
+// written, and returns without writing in the caller's goroutine: the
+// write under way takes the line, or, when none is, a goroutine Enqueue
+// starts. It waits for room as WriteLine does, but only as long as ctx
+// lets it; when ctx ends first it returns ctx's error and the line is not
+// taken.
+//
+// The Ticket lets the caller take the line back (Withdraw) as long as no
+// write has taken it. A line is written whole or not at all, never in part
+// next to another.
+func (w *Writer) Enqueue(ctx context.Context, line []byte) (Ticket, error) {
+	body, _ := splitLine(line)
+	if bytes.IndexByte(body, '\n') >= 0 {
+		return Ticket{}, ErrNewline
+	}
+	if err := ctx.Err(); err != nil {
+		return Ticket{}, err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.full(len(body) + 1) {
+		stop := w.wakeWhenDone(ctx)
+		for w.err == nil && !w.closing && w.full(len(body)+1) && ctx.Err() == nil {
+			w.drained.Wait()
+		}
+		stop()
+	}
+	if err := w.refusing(); err != nil {
+		return Ticket{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Ticket{}, err
+	}
+	return w.queueLocked(body), nil
+}
+
+// QueueLine queues line (as WriteLine: a '\n' at its end is its end) to be
+// written, never waiting and never writing in the caller's goroutine, as
+// Enqueue does. To stay bounded it refuses the line (ErrWriterFull) when
+// more than twice DefaultMaxPending bytes are queued: it is for short lines
+// that must not wait, such as a cancellation.
+func (w *Writer) QueueLine(line []byte) error {
+	body, _ := splitLine(line)
+	if bytes.IndexByte(body, '\n') >= 0 {
+		return ErrNewline
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.refusing(); err != nil {
+		return err
+	}
+	if len(w.pending)+len(body)+1 > 2*DefaultMaxPending {
+		return ErrWriterFull
+	}
+	w.queueLocked(body)
+	return nil
+}
+
+// Withdraw takes back the line of t, queued by Enqueue, if no write has
+// taken it yet, and reports whether it did: then nothing of it is written.
+// Once taken, a line is written whole (unless the underlying writer fails).
+func (w *Writer) Withdraw(t Ticket) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if t.end == 0 || t.at < w.base || t.end > w.base+int64(len(w.pending)) {
+		return false
+	}
+	w.holes = append(w.holes, span{int(t.at - w.base), int(t.end - w.base)})
+	return true
+}
+
+// splitLine is line without its final '\n', and whether it had one.
+func splitLine(line []byte) (body []byte, ended bool) {
+	if n := len(line); n > 0 && line[n-1] == '\n' {
+		return line[:n-1], true
+	}
+	return line, false
+}
+
+// full reports whether a line of n bytes must wait for room; w.mu is held.
+func (w *Writer) full(n int) bool {
+	return w.writing && len(w.pending) > 0 && len(w.pending)+n > DefaultMaxPending
+}
+
+// queueLocked appends body and its '\n' to the pending lines and makes
+// sure a goroutine writes them; w.mu is held.
+func (w *Writer) queueLocked(body []byte) Ticket {
+	t := Ticket{at: w.base + int64(len(w.pending))}
+	w.pending = append(w.pending, body...)
+	w.pending = append(w.pending, '\n')
+	t.end = w.base + int64(len(w.pending))
+	if !w.writing {
+		w.writing = true
+		go w.flush()
+	}
+	return t
+}
+
+// flush writes the pending lines, as the goroutine that writes.
+func (w *Writer) flush() {
+	w.mu.Lock()
+	w.flushLocked()
+	w.mu.Unlock()
+}
+
 // refusing returns why no line can be taken (the underlying writer's
 // error, or ErrWriterClosed), or nil; w.mu is held.
 func (w *Writer) refusing() error {
@@ -119,17 +242,47 @@ func (w *Writer) refusing() error {
 // held, w.writing set), until none are left, then gives up writing.
 func (w *Writer) flushLocked() {
 	for len(w.pending) > 0 && w.err == nil {
-		buf := w.pending
-		w.pending = w.spare[:0]
-		w.spare = nil
+		buf := w.takeLocked()
 		w.drained.Broadcast()
-		w.writeOut(buf)
+		if len(buf) > 0 {
+			w.writeOut(buf)
+		}
 		if cap(buf) <= keepWriteBuffer {
 			w.spare = buf[:0]
 		}
 	}
 	w.writing = false
 	w.drained.Broadcast()
+}
+
+// takeLocked takes the pending lines for writing, without the ones
+// withdrawn; w.mu is held.
+func (w *Writer) takeLocked() []byte {
+	buf := w.pending
+	w.base += int64(len(buf))
+	w.pending = w.spare[:0]
+	w.spare = nil
+	if len(w.holes) > 0 {
+		slices.SortFunc(w.holes, func(a, b span) int { return a.at - b.at })
+		kept, from := 0, 0
+		for _, h := range w.holes {
+			if h.at > from {
+				kept += copy(buf[kept:], buf[from:h.at])
+			}
+			from = max(from, h.end)
+		}
+		kept += copy(buf[kept:], buf[from:])
+		buf = buf[:kept]
+		w.holes = w.holes[:0]
+	}
+	return buf
+}
+
+// dropPendingLocked drops the lines not yet taken; w.mu is held.
+func (w *Writer) dropPendingLocked() {
+	w.base += int64(len(w.pending))
+	w.pending = nil
+	w.holes = nil
 }
 
 // writeOut writes p to the underlying writer with w.mu released, as the
@@ -151,7 +304,7 @@ func (w *Writer) writeOut(p []byte) {
 func (w *Writer) fail(err error) {
 	if err != nil && w.err == nil {
 		w.err = err
-		w.pending = nil
+		w.dropPendingLocked()
 		w.drained.Broadcast()
 	}
 }
@@ -223,24 +376,50 @@ var newline = []byte{'\n'}
 // in pieces of that size, and once Close gave up no other piece starts).
 // Close does not close the underlying writer.
 func (w *Writer) Close(ctx context.Context) error {
-	stop := context.AfterFunc(ctx, func() {
-		w.mu.Lock()
-		w.drained.Broadcast()
-		w.mu.Unlock()
-	})
-	defer stop()
+	defer w.wakeWhenDone(ctx)()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.closing = true
 	w.drained.Broadcast() // WriteLine calls waiting for room give up
-	for w.writing && w.err == nil && ctx.Err() == nil {
-		w.drained.Wait()
-	}
+	w.waitWrittenLocked(ctx)
 	if w.err == nil {
 		w.err = ErrWriterClosed
 	}
-	w.pending = nil
+	w.dropPendingLocked()
 	if w.writing {
+		return ctx.Err()
+	}
+	return nil
+}
+
+// wakeWhenDone wakes the waits on w.drained once ctx is done, so that
+// they see it (from a goroutine of its own: w.mu may be held); the func
+// returned stops that.
+func (w *Writer) wakeWhenDone(ctx context.Context) (stop func() bool) {
+	return context.AfterFunc(ctx, func() {
+		w.mu.Lock()
+		w.drained.Broadcast()
+		w.mu.Unlock()
+	})
+}
+
+// waitWrittenLocked waits until no write is under way, the underlying
+// writer failed, or ctx is done; w.mu is held.
+func (w *Writer) waitWrittenLocked(ctx context.Context) {
+	for w.writing && w.err == nil && ctx.Err() == nil {
+		w.drained.Wait()
+	}
+}
+
+// Flush waits until every line taken so far is written (or the underlying
+// writer failed), or until ctx is done, and returns ctx's error then. It
+// does not stop new lines, which it may wait for too.
+func (w *Writer) Flush(ctx context.Context) error {
+	defer w.wakeWhenDone(ctx)()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.waitWrittenLocked(ctx)
+	if w.writing && w.err == nil {
 		return ctx.Err()
 	}
 	return nil

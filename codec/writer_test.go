@@ -161,7 +161,10 @@ func newGatedWriter() *gatedWriter {
 }
 
 func (g *gatedWriter) Write(p []byte) (int, error) {
-	g.entered <- struct{}{}
+	select {
+	case g.entered <- struct{}{}:
+	default: // a long line comes in many pieces: the first ones tell
+	}
 	<-g.gate
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -333,5 +336,148 @@ func TestWriteStringResponseMatchesAppendResponse(t *testing.T) {
 		want, err := AppendResponse(nil, []byte(`"id"`), s)
 		require.NoError(t, err)
 		require.Equal(t, string(want)+"\n", out.String(), "length %d", len(s))
+	}
+}
+
+// Enqueue never writes in its caller's goroutine: with the output blocked,
+// it returns at once; a line no write has taken yet can be withdrawn, and
+// then nothing of it is written; a line taken is written whole.
+func TestWriterEnqueueAndWithdraw(t *testing.T) {
+	g := newGatedWriter()
+	w := NewWriter(g)
+	ctx := context.Background()
+	first, err := w.Enqueue(ctx, []byte(`1`))
+	require.NoError(t, err)
+	<-g.entered // a goroutine of the Writer's is writing 1, blocked
+	second, err := w.Enqueue(ctx, []byte("2\n"))
+	require.NoError(t, err)
+	third, err := w.Enqueue(ctx, []byte(`3`))
+	require.NoError(t, err)
+	fourth, err := w.Enqueue(ctx, []byte(`4`))
+	require.NoError(t, err)
+
+	assert.False(t, w.Withdraw(first), "1 is being written")
+	assert.True(t, w.Withdraw(third))
+	assert.True(t, w.Withdraw(third), "withdrawing twice is harmless")
+	assert.True(t, w.Withdraw(second))
+	assert.False(t, w.Withdraw(Ticket{}), "the zero Ticket is no line")
+	close(g.gate)
+	require.NoError(t, w.Close(ctx))
+	assert.Equal(t, "1\n4\n", g.String())
+	assert.False(t, w.Withdraw(fourth), "4 was written")
+}
+
+// Enqueue waits for room as WriteLine does, but no longer than its context.
+func TestWriterEnqueueEndsWithItsContext(t *testing.T) {
+	g := newGatedWriter()
+	w := NewWriter(g)
+	_, err := w.Enqueue(context.Background(), []byte(`1`))
+	require.NoError(t, err)
+	<-g.entered
+	big := []byte(strings.Repeat("x", DefaultMaxPending))
+	_, err = w.Enqueue(context.Background(), big) // queued: alone in pending
+	require.NoError(t, err)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := w.Enqueue(ctx, []byte(`2`))
+		done <- err
+	}()
+	cancel()
+	assert.ErrorIs(t, wiretestReceive(t, done), context.Canceled)
+	_, err = w.Enqueue(ctx, []byte(`3`))
+	assert.ErrorIs(t, err, context.Canceled, "a context already done: not queued")
+	assert.Equal(t, ErrNewline, func() error { _, err := w.Enqueue(context.Background(), []byte("4\n5")); return err }())
+
+	// QueueLine never waits: it takes a short line past DefaultMaxPending,
+	// and refuses one that would make twice that.
+	require.NoError(t, w.QueueLine([]byte(`6`)))
+	assert.Equal(t, ErrWriterFull, w.QueueLine(big))
+	close(g.gate)
+	require.NoError(t, w.Close(context.Background()))
+	assert.Equal(t, "1\n"+string(big)+"\n6\n", g.String())
+	assert.Equal(t, ErrWriterClosed, w.QueueLine([]byte(`7`)))
+	_, err = w.Enqueue(context.Background(), []byte(`8`))
+	assert.Equal(t, ErrWriterClosed, err)
+}
+
+// A line queued by Enqueue or QueueLine after the underlying writer failed
+// gets its error; the lines it dropped cannot be withdrawn (they never
+// will be written either).
+func TestWriterEnqueueAfterAFailure(t *testing.T) {
+	epipe := errors.New("broken pipe")
+	w := NewWriter(&failWriter{err: epipe})
+	tk, err := w.Enqueue(context.Background(), []byte(`1`))
+	require.NoError(t, err)
+	require.NoError(t, w.Close(context.Background()), "waits for the writing goroutine")
+	assert.Equal(t, epipe, w.Err())
+	assert.False(t, w.Withdraw(tk))
+	assert.Equal(t, epipe, w.QueueLine([]byte(`2`)))
+}
+
+// Flush waits for the lines queued to be written, as long as its context
+// lets it.
+func TestWriterFlush(t *testing.T) {
+	g := newGatedWriter()
+	w := NewWriter(g)
+	require.NoError(t, w.Flush(context.Background()), "nothing to write")
+	require.NoError(t, w.QueueLine([]byte(`1`)))
+	<-g.entered
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	assert.ErrorIs(t, w.Flush(ctx), context.Canceled, "the write is blocked")
+	flushed := make(chan error, 1)
+	go func() { flushed <- w.Flush(context.Background()) }()
+	close(g.gate)
+	require.NoError(t, wiretestReceive(t, flushed))
+	assert.Equal(t, "1\n", g.String(), "written before Flush returned")
+	require.NoError(t, w.Close(context.Background()))
+}
+
+// Lines enqueued and withdrawn from many goroutines while the output is
+// slow: every line withdrawn is absent, every other one is there whole, in
+// each goroutine's order, never interleaved.
+func TestWriterEnqueueAndWithdrawConcurrently(t *testing.T) {
+	sw := &slowWriter{}
+	w := NewWriter(sw)
+	const writers, each = 8, 200
+	withdrawn := make([][]bool, writers)
+	var wg sync.WaitGroup
+	for g := range writers {
+		withdrawn[g] = make([]bool, each)
+		wg.Go(func() {
+			for i := range each {
+				line := fmt.Sprintf(`{"g":%d,"i":%d,"pad":"%s"}`, g, i, strings.Repeat("x", (g*i)%3000))
+				tk, err := w.Enqueue(context.Background(), []byte(line))
+				if !assert.NoError(t, err) {
+					return
+				}
+				if (g+i)%3 == 0 {
+					withdrawn[g][i] = w.Withdraw(tk)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	require.NoError(t, w.Close(context.Background()))
+	next := make([]int, writers)
+	for _, line := range strings.Split(strings.TrimSuffix(sw.out.String(), "\n"), "\n") {
+		var g, i int
+		_, err := fmt.Sscanf(line, `{"g":%d,"i":%d,`, &g, &i)
+		require.NoError(t, err, line)
+		for next[g] < i {
+			assert.True(t, withdrawn[g][next[g]], "line %d of %d is missing, not withdrawn", next[g], g)
+			next[g]++
+		}
+		require.Equal(t, next[g], i, "each goroutine's lines stay in order")
+		assert.False(t, withdrawn[g][i], "line %d of %d was withdrawn, and written", i, g)
+		assert.Equal(t, fmt.Sprintf(`{"g":%d,"i":%d,"pad":"%s"}`, g, i, strings.Repeat("x", (g*i)%3000)), line)
+		next[g]++
+	}
+	for g := range writers {
+		for ; next[g] < each; next[g]++ {
+			assert.True(t, withdrawn[g][next[g]], "line %d of %d is missing, not withdrawn", next[g], g)
+		}
 	}
 }

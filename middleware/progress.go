@@ -38,6 +38,13 @@ type ProgressOptions struct {
 	// UseRequestID reports progress, for a request that carries no token,
 	// with the request's id as the token. Default: no token, no reports
 	// (MCP's rule: progress only for a caller that asked for it).
+	//
+	// Its cost: callers get progress they did not ask for, which MCP
+	// forbids, and which a client may refuse or log as an error (toolrpc's
+	// own client drops it, logged at Debug); and an id is only unique among
+	// the requests in flight, so a caller that also hands out tokens of its
+	// own may see a report for one call taken for another's. Use it only
+	// with peers known to expect it.
 	UseRequestID bool
 	// MinInterval drops a report made sooner than MinInterval after the
 	// last one sent, unless it completes the work (Progress == Total).

@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/toolrpc/toolrpc/codec"
 )
@@ -28,7 +31,79 @@ type outbound struct {
 }
 
 // outBatch is a batch of ours with calls still waiting.
-type outBatch struct{ calls []*outbound }
+type outBatch struct {
+	calls   []*outbound
+	waiting int // the calls still pending; at 0 the batch leaves Conn.outBatches
+}
+
+// Why a connection is lost, said by the error every call of ours then
+// fails with (ErrClosed wraps them).
+var (
+	errInputEnded  = fmt.Errorf("the input ended: %w", io.EOF)
+	errCloseCalled = errors.New("Close was called")
+)
+
+// slots bounds the calls of ours waiting for a response
+// (Options.MaxPendingCalls). A batch takes a slot per call all at once, or
+// waits holding none: two batches each holding part of what they need
+// would wait for each other for ever. Conn.mu guards it.
+type slots struct {
+	max     int
+	used    atomic.Int64  // written under Conn.mu; read without it by the queue
+	waiting []*slotWaiter // in arrival order
+}
+
+// slotWaiter is a call or a batch waiting for slots.
+type slotWaiter struct {
+	n       int
+	ready   chan struct{} // closed when granted, or when the connection is lost
+	granted bool
+}
+
+// take takes n slots if they are free, reporting whether it did.
+func (s *slots) take(n int) bool {
+	if int(s.used.Load())+n > s.max {
+		return false
+	}
+	s.used.Add(int64(n))
+	return true
+}
+
+// release frees n slots and grants them to the waiters that now fit,
+// oldest first.
+func (s *slots) release(n int) {
+	s.used.Add(int64(-n))
+	if len(s.waiting) == 0 {
+		return
+	}
+	kept := s.waiting[:0]
+	for _, w := range s.waiting {
+		if s.take(w.n) {
+			w.granted = true
+			close(w.ready)
+		} else {
+			kept = append(kept, w)
+		}
+	}
+	clear(s.waiting[len(kept):])
+	s.waiting = kept
+}
+
+// leave removes w from the waiters, if it is there.
+func (s *slots) leave(w *slotWaiter) {
+	if i := slices.Index(s.waiting, w); i >= 0 {
+		s.waiting = slices.Delete(s.waiting, i, i+1)
+	}
+}
+
+// wakeAll ends every wait (the connection is lost).
+func (s *slots) wakeAll() {
+	for _, w := range s.waiting {
+		close(w.ready)
+	}
+	clear(s.waiting)
+	s.waiting = s.waiting[:0]
+}
 
 // finish records how a call ended, once.
 func (o *outbound) finish(result []byte, err error) {
@@ -96,59 +171,111 @@ func (q *progressQueue) deliver() {
 // (a pointer; nil discards it).
 //
 // An error response comes back as a *codec.Error (errors.As) with its code,
-// message and data intact. When ctx ends first, Call tells the peer (see
-// Options.CancelNotification), returns ctx.Err() at once, and drops the
-// response when it comes. When the connection ends first, the error
-// wraps ErrClosed and says why.
+// message and data intact. When ctx ends first — while Call waits for a
+// slot (Options.MaxPendingCalls), for room in a blocked output, or for the
+// response — Call returns ctx.Err() at once: a request not yet taken for
+// writing is never sent; one already sent or being written is followed by
+// a cancellation (Options.CancelNotification), which never waits, and its
+// response is dropped when it comes. When the connection ends first, the
+// error wraps ErrClosed and says why (see ErrClosed).
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
-	o, err := c.newOutbound(ctx)
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return err
 	}
+	o := c.newOutbound(ctx)
 	buf := getBuffer()
 	line, err := c.appendCall(*buf, o, method, params)
 	*buf = line
 	if err == nil {
-		err = c.writeErr(line)
+		err = c.register(ctx, o)
+	}
+	var sent codec.Ticket
+	if err == nil {
+		if sent, err = c.send(ctx, line); err != nil {
+			c.forgetOutbound(o)
+		}
 	}
 	putBuffer(buf)
 	if err != nil {
-		c.forgetOutbound(o)
 		return err
 	}
 	if err := c.await(ctx, o); err != nil {
+		if c.forgetOutbound(o) {
+			c.cancelSent(sent, o)
+		}
 		return err
 	}
 	return decodeResult(o, result)
 }
 
-// newOutbound registers a new call, with its progress queue if ctx asks
+// newOutbound makes a call of ours, with its progress queue if ctx asks
 // for progress.
-func (c *Conn) newOutbound(ctx context.Context) (*outbound, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	select {
-	case c.callSlots <- struct{}{}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-c.done:
-		return nil, ErrClosed
-	}
+func (c *Conn) newOutbound(ctx context.Context) *outbound {
 	o := &outbound{id: c.nextID.Add(1), done: make(chan struct{})}
 	if fn, ok := ctx.Value(progressKey{}).(func(Progress)); ok && fn != nil {
 		o.progress = &progressQueue{fn: fn, ready: make(chan struct{}, 1)}
 	}
+	return o
+}
+
+// register adds calls to the pending ones once it has a slot for each,
+// waiting for the slots, all at once, as long as ctx lets it. The calls
+// of a batch (their batch set) make it one of c.outBatches.
+func (c *Conn) register(ctx context.Context, calls ...*outbound) error {
+	n := len(calls)
 	c.mu.Lock()
-	if c.lost != nil {
+	if err := c.lost; err != nil {
 		c.mu.Unlock()
-		<-c.callSlots
-		return nil, c.lost
+		return err
 	}
-	c.pending[o.id] = o
+	if !c.slots.take(n) {
+		w := &slotWaiter{n: n, ready: make(chan struct{})}
+		c.slots.waiting = append(c.slots.waiting, w)
+		c.mu.Unlock()
+		select {
+		case <-w.ready:
+		case <-ctx.Done():
+		}
+		c.mu.Lock()
+		c.slots.leave(w)
+		err := c.lost
+		if err == nil {
+			err = ctx.Err()
+		}
+		if err != nil {
+			if w.granted {
+				c.slots.release(n)
+			}
+			c.mu.Unlock()
+			return err
+		}
+	}
+	for _, o := range calls {
+		c.pending[o.id] = o
+	}
+	if b := calls[0].batch; b != nil {
+		b.waiting = n
+		c.outBatches[b] = struct{}{}
+	}
 	c.mu.Unlock()
 	c.queue.wake() // a reader waiting for room may now read on
-	return o, nil
+	return nil
+}
+
+// send writes a line of ours (its '\n' is appended). With a context that
+// can end, the line is handed to the writer (codec.Writer.Enqueue), which
+// waits for room no longer than ctx and never writes in this goroutine: a
+// blocked output cannot hold the caller past ctx. The Ticket lets the line
+// be withdrawn while no write has taken it.
+func (c *Conn) send(ctx context.Context, line []byte) (codec.Ticket, error) {
+	if ctx.Done() == nil {
+		return codec.Ticket{}, c.writeErr(line)
+	}
+	t, err := c.w.Enqueue(ctx, append(line, '\n'))
+	if err != nil && err == ctx.Err() {
+		return t, err
+	}
+	return t, c.wrote(err)
 }
 
 // appendCall encodes the request of o, with its progress token if any.
@@ -236,25 +363,47 @@ func (c *Conn) await(ctx context.Context, o *outbound) error {
 				continue
 			default:
 			}
-			c.abandon(o)
 			return ctx.Err()
 		}
 	}
 }
 
-// abandon stops waiting for o and tells the peer to cancel it.
-func (c *Conn) abandon(o *outbound) {
-	if !c.forgetOutbound(o) {
+// cancelSent deals with the calls we stopped waiting for, whose request
+// line is sent: the line is withdrawn if no write has taken it (the peer
+// never sees them), else the peer is told to cancel each.
+func (c *Conn) cancelSent(sent codec.Ticket, calls ...*outbound) {
+	if len(calls) == 0 || c.w.Withdraw(sent) {
 		return
 	}
-	tok := json.RawMessage(strconv.FormatInt(o.id, 10))
+	for _, o := range calls {
+		c.cancelRemote(o)
+	}
+}
+
+// cancelRemote tells the peer to cancel o, whose request it may have read.
+// It never waits: the notice is queued (codec.Writer.QueueLine), and
+// dropped when the output is far behind (the call then runs to its end on
+// the peer's side; its response is dropped here).
+func (c *Conn) cancelRemote(o *outbound) {
+	var tokBuf [20]byte
+	tok := json.RawMessage(strconv.AppendInt(tokBuf[:0], o.id, 10))
 	var params any
 	if c.cancelMethod == CancelledNotification {
-		params = map[string]json.RawMessage{"requestId": tok}
+		params = struct {
+			RequestID json.RawMessage `json:"requestId"`
+		}{tok}
 	} else {
-		params = map[string]json.RawMessage{"id": tok}
+		params = struct {
+			ID json.RawMessage `json:"id"`
+		}{tok}
 	}
-	_ = c.Notify(context.Background(), c.cancelMethod, params)
+	line, err := codec.AppendRequest(nil, nil, c.cancelMethod, params)
+	if err == nil {
+		err = c.w.QueueLine(line)
+	}
+	if err != nil {
+		c.log.Debug("rpc: cancellation not sent", "id", o.id, "error", err)
+	}
 }
 
 // forgetOutbound removes o from the pending calls, reporting whether it was
@@ -265,16 +414,21 @@ func (c *Conn) forgetOutbound(o *outbound) bool {
 	if c.pending[o.id] != o {
 		return false
 	}
-	c.dropLocked(o.id)
+	c.dropLocked(o)
 	c.abandoned.add(o.id)
 	return true
 }
 
-// dropLocked removes the call id from the pending calls and frees its
-// slot; c.mu is held.
-func (c *Conn) dropLocked(id int64) {
-	delete(c.pending, id)
-	<-c.callSlots
+// dropLocked removes o from the pending calls and frees its slot; c.mu is
+// held.
+func (c *Conn) dropLocked(o *outbound) {
+	delete(c.pending, o.id)
+	if b := o.batch; b != nil {
+		if b.waiting--; b.waiting == 0 {
+			delete(c.outBatches, b)
+		}
+	}
+	c.slots.release(1)
 }
 
 func decodeResult(o *outbound, result any) error {
@@ -303,7 +457,7 @@ func (c *Conn) route(m *codec.Message) {
 		o = c.pending[id]
 	}
 	if o != nil {
-		c.dropLocked(o.id)
+		c.dropLocked(o)
 	}
 	abandoned := o == nil && ours && c.abandoned.has(id)
 	c.mu.Unlock()
@@ -362,9 +516,11 @@ func (c *Conn) routeUnidentified(m *codec.Message) {
 	_, err := responseOf(m)
 	c.mu.Lock()
 	var failed []*outbound
-	for _, o := range c.pending {
-		if o.batch != nil {
-			failed = append(failed, o)
+	for b := range c.outBatches { // the batches under way, not every call
+		for _, o := range b.calls {
+			if c.pending[o.id] == o {
+				failed = append(failed, o)
+			}
 		}
 	}
 	if len(failed) == 0 && len(c.pending) == 1 {
@@ -373,7 +529,7 @@ func (c *Conn) routeUnidentified(m *codec.Message) {
 		}
 	}
 	for _, o := range failed {
-		c.dropLocked(o.id)
+		c.dropLocked(o)
 	}
 	c.mu.Unlock()
 	if len(failed) == 0 {
@@ -385,17 +541,20 @@ func (c *Conn) routeUnidentified(m *codec.Message) {
 }
 
 // routeProgress passes a notifications/progress to the call of ours whose
-// token it carries, reporting whether there was one.
+// token it carries, reporting whether the token was one of ours: a report
+// for a call of ours that did not ask for progress (a peer may use the
+// request's id as the token) or that has ended is dropped, at Debug.
 func (c *Conn) routeProgress(params []byte) bool {
 	id, ours := ourID(codec.Member(params, "progressToken"))
-	if !ours {
-		return false
+	if !ours || id > c.nextID.Load() {
+		return false // not a token of ours: the Handler's
 	}
 	c.mu.Lock()
 	o := c.pending[id]
 	c.mu.Unlock()
 	if o == nil || o.progress == nil {
-		return false
+		c.log.Debug("rpc: progress for no call of ours awaiting it dropped", "token", id)
+		return true
 	}
 	var p Progress
 	if err := json.Unmarshal(params, &p); err != nil {
@@ -407,25 +566,51 @@ func (c *Conn) routeProgress(params []byte) bool {
 }
 
 // failPending ends every call of ours still waiting, and every later one,
-// with an error that wraps ErrClosed and cause.
+// with an error that wraps ErrClosed and cause, which says why. The first
+// cause stands: every call fails the same way.
 func (c *Conn) failPending(cause error) {
-	err := ErrClosed
-	if cause != nil && !errors.Is(cause, ErrClosed) {
-		err = fmt.Errorf("%w: %w", ErrClosed, cause)
-	}
 	c.mu.Lock()
 	if c.lost == nil {
-		c.lost = err
+		c.lost = ErrClosed
+		if cause != nil && !errors.Is(cause, ErrClosed) {
+			c.lost = fmt.Errorf("%w: %w", ErrClosed, cause)
+		}
 	}
+	err := c.lost
 	pending := c.pending
 	c.pending = map[int64]*outbound{}
-	for range pending {
-		<-c.callSlots
-	}
+	clear(c.outBatches)
+	c.slots.used.Add(int64(-len(pending)))
+	c.slots.wakeAll()
 	c.mu.Unlock()
 	for _, o := range pending {
 		o.finish(nil, err)
 	}
+}
+
+// inputEnded fails the calls of ours waiting: with the input ended (err
+// is io.EOF) or failed, no response can come any more.
+func (c *Conn) inputEnded(err error) {
+	if err == io.EOF {
+		c.failPending(errInputEnded)
+	} else {
+		c.failPending(fmt.Errorf("the input failed: %w", err))
+	}
+}
+
+// lostErr is why the connection is lost (wrapping ErrClosed), or nil.
+func (c *Conn) lostErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lost
+}
+
+// closedErr is the error of a call of ours once the connection is lost.
+func (c *Conn) closedErr() error {
+	if err := c.lostErr(); err != nil {
+		return err
+	}
+	return ErrClosed
 }
 
 // BatchCall is one entry of a batch: a call, or a notification.
@@ -444,26 +629,32 @@ type BatchCall struct {
 // Batch sends calls as one batch (one array, on one line) and waits for
 // every call's response, setting each entry's Result and Err. It returns
 // an error only when the batch as a whole fails: the context ended (the
-// peer is told to cancel every call), the connection ended, or an entry
-// cannot be encoded; the entries still waiting then get that error too.
+// peer is told to cancel every call; a batch not yet taken for writing is
+// never sent), the connection ended, or an entry cannot be encoded; the
+// entries still waiting then get that error too.
+//
+// The batch takes a slot (Options.MaxPendingCalls) for each of its calls
+// (notifications take none) all at once: it waits until that many are
+// free, holding none meanwhile. A batch with more calls than
+// MaxPendingCalls fails at once.
 func (c *Conn) Batch(ctx context.Context, calls []BatchCall) error {
 	if len(calls) == 0 {
 		return errors.New("rpc: an empty batch is invalid")
 	}
-	if len(calls) > cap(c.callSlots) {
-		return fmt.Errorf("rpc: a batch of %d calls is more than Options.MaxPendingCalls (%d)", len(calls), cap(c.callSlots))
-	}
-	outs := make([]*outbound, len(calls))
-	ob := &outBatch{}
-	fail := func(err error) error {
-		for i, o := range outs {
-			if o != nil {
-				c.forgetOutbound(o)
-				calls[i].Err = err
-			}
-		}
+	if err := ctx.Err(); err != nil {
 		return err
 	}
+	n := 0
+	for _, bc := range calls {
+		if !bc.Notification {
+			n++
+		}
+	}
+	if n > c.slots.max {
+		return fmt.Errorf("rpc: a batch of %d calls is more than Options.MaxPendingCalls (%d)", n, c.slots.max)
+	}
+	outs := make([]*outbound, len(calls))
+	ob := &outBatch{calls: make([]*outbound, 0, n)}
 	buf := getBuffer()
 	defer putBuffer(buf)
 	line := append((*buf)[:0], '[')
@@ -476,38 +667,65 @@ func (c *Conn) Batch(ctx context.Context, calls []BatchCall) error {
 		if bc.Notification {
 			line, err = codec.AppendRequest(line, nil, bc.Method, bc.Params)
 		} else {
-			var o *outbound
-			if o, err = c.newOutbound(ctx); err == nil {
-				o.batch, outs[i] = ob, o
-				ob.calls = append(ob.calls, o)
-				line, err = c.appendCall(line, o, bc.Method, bc.Params)
-			}
+			o := c.newOutbound(ctx)
+			o.batch, outs[i] = ob, o
+			ob.calls = append(ob.calls, o)
+			line, err = c.appendCall(line, o, bc.Method, bc.Params)
 		}
 		if err != nil {
 			*buf = line
-			return fail(err)
+			return err
 		}
 	}
 	line = append(line, ']')
 	*buf = line
-	if err := c.writeErr(line); err != nil {
+	fail := func(err error) error {
+		for i, o := range outs {
+			if o != nil {
+				c.forgetOutbound(o)
+				calls[i].Err = err
+			}
+		}
+		return err
+	}
+	if n > 0 {
+		if err := c.register(ctx, ob.calls...); err != nil {
+			return fail(err)
+		}
+	} else if err := c.lostErr(); err != nil {
+		return err
+	}
+	sent, err := c.send(ctx, line)
+	if err != nil {
 		return fail(err)
 	}
+	var lost error
 	for i, o := range outs {
 		if o == nil {
 			continue
 		}
 		if err := c.await(ctx, o); err != nil {
-			for _, rest := range outs[i:] {
-				if rest != nil {
-					c.abandon(rest)
+			var dropped []*outbound
+			for j := i; j < len(outs); j++ {
+				switch o := outs[j]; {
+				case o == nil:
+				case c.forgetOutbound(o):
+					dropped = append(dropped, o)
+					calls[j].Err = err
+				default: // answered, or failed, at the same moment
+					<-o.done
+					calls[j].Err = decodeResult(o, calls[j].Result)
 				}
 			}
-			return fail(err)
+			c.cancelSent(sent, dropped...)
+			return err
 		}
 		calls[i].Err = decodeResult(o, calls[i].Result)
+		if lost == nil && errors.Is(o.err, ErrClosed) {
+			lost = o.err // the connection ended: the batch as a whole failed
+		}
 	}
-	return nil
+	return lost
 }
 
 // abandonedIDs remembers the ids of the last calls we stopped waiting for,

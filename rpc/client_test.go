@@ -2,14 +2,18 @@ package rpc_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -290,7 +294,7 @@ func TestConnectionLossFailsPendingCalls(t *testing.T) {
 	for range n { // block never answers: each call fails because the connection ended
 		err := wiretest.Receive(t, errs, "a pending call to fail")
 		assert.ErrorIs(t, err, rpc.ErrClosed)
-		assert.ErrorContains(t, err, "the peer closed the connection")
+		assert.EqualError(t, err, "rpc: connection closed: the input ended: EOF", "says what happened: our input ended")
 	}
 	assert.ErrorIs(t, p.Client.Call(context.Background(), "add", []int{1, 2}, nil), rpc.ErrClosed, "and so does every later call")
 	_ = p.Client.Close()
@@ -487,4 +491,303 @@ func TestServerBusyWhileAwaitingThePeer(t *testing.T) {
 	require.NoError(t, srv.Wait())
 	require.NoError(t, sw.Close())
 	require.False(t, fromServer.Scan(), "nothing more: %q", fromServer.Text())
+}
+
+// stalledOutput is an output the peer reads only when the test does: a
+// Write blocks in the pipe until then. entered receives a value as each
+// Write begins.
+type stalledOutput struct {
+	w       *io.PipeWriter
+	entered chan struct{}
+}
+
+func (s *stalledOutput) Write(p []byte) (int, error) {
+	s.entered <- struct{}{}
+	return s.w.Write(p)
+}
+
+// Every wait of Call, Notify and Batch ends with its context, the write of
+// its line too: against a peer that reads nothing, each returns ctx.Err()
+// once its context ends. A request no write had taken is never sent; one
+// being written goes out whole, followed by its cancellation, which never
+// blocks the caller.
+func TestCallsEndWithTheirContextsWhileTheOutputIsBlocked(t *testing.T) {
+	cr, tw := io.Pipe() // the test writes to the client
+	tr, cw := io.Pipe() // the client writes to the test
+	out := &stalledOutput{w: cw, entered: make(chan struct{}, 100)}
+	c := rpc.NewConn(context.Background(), cr, out, nil, &rpc.Options{Logger: quiet})
+	big := []string{strings.Repeat("x", codec.DefaultMaxPending)} // more than the writer holds
+	type op func(context.Context) error
+	start := func(do op) (cancel func(), errs chan error) {
+		ctx, cancel := context.WithCancel(context.Background())
+		errs = make(chan error, 1)
+		go func() { errs <- do(ctx) }()
+		return cancel, errs
+	}
+	call := func(method string, params any) op {
+		return func(ctx context.Context) error { return c.Call(ctx, method, params, nil) }
+	}
+	cancelled := func(cancel func(), errs chan error, what string) {
+		t.Helper()
+		cancel()
+		assert.ErrorIs(t, wiretest.Receive(t, errs, what+" to return once its context ended"), context.Canceled, what)
+	}
+
+	cancelA, errsA := start(call("a", nil)) // id 1: being written, and blocked
+	wiretest.Receive(t, out.entered, "the write of the first call")
+	cancelB, errsB := start(call("b", nil)) // id 2: queued behind it
+	cancelled(cancelB, errsB, "a call queued behind a blocked write")
+	cancelled(cancelA, errsA, "a call whose write is blocked")
+	cancel, errs := start(call("c", big)) // id 3: waits for room
+	cancelled(cancel, errs, "a call waiting for room")
+	cancel, errs = start(func(ctx context.Context) error { return c.Notify(ctx, "n", big) })
+	cancelled(cancel, errs, "a notification waiting for room")
+	cancel, errs = start(func(ctx context.Context) error { // ids 4, 5
+		return c.Batch(ctx, []rpc.BatchCall{{Method: "d"}, {Method: "e", Params: big}})
+	})
+	cancelled(cancel, errs, "a batch waiting for room")
+	ctx, cancelLast := context.WithCancel(context.Background())
+	defer cancelLast()
+	require.NoError(t, c.Notify(ctx, "last", nil), "a notification that fits is queued")
+
+	// The peer reads at last: whole lines, what was taken and nothing else.
+	fromClient := bufio.NewScanner(tr)
+	for _, want := range []string{
+		`{"jsonrpc":"2.0","method":"a","id":1}`,
+		`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}`,
+		`{"jsonrpc":"2.0","method":"last"}`,
+	} {
+		require.True(t, fromClient.Scan())
+		assert.Equal(t, want, fromClient.Text())
+	}
+	rest := make(chan []string, 1)
+	go func() {
+		var lines []string
+		for fromClient.Scan() {
+			lines = append(lines, fromClient.Text())
+		}
+		rest <- lines
+	}()
+	require.NoError(t, tw.Close())
+	require.NoError(t, c.Wait())
+	require.NoError(t, cw.Close())
+	assert.Empty(t, wiretest.Receive(t, rest, "the rest of the output"))
+}
+
+// signalParams are params whose encoding says it happened.
+type signalParams chan struct{}
+
+func (s signalParams) MarshalJSON() ([]byte, error) {
+	s <- struct{}{}
+	return []byte(`[1,2]`), nil
+}
+
+// A batch takes its slots (Options.MaxPendingCalls) all at once or not at
+// all: waiting for them, it holds none, so a call that fits goes through;
+// holding some while waiting for more, two batches can wait for each other
+// for ever.
+func TestABatchWaitingForSlotsHoldsNone(t *testing.T) {
+	a := newArith()
+	p := wiretest.NewPair(a, nil, nil, &rpc.Options{MaxPendingCalls: 2})
+	defer p.Close(t)
+	blockCtx, unblock := context.WithCancel(context.Background())
+	defer unblock()
+	go func() { _ = p.Client.Call(blockCtx, "block", nil, nil) }() // holds 1 slot of 2
+	wiretest.Receive(t, a.started, "the blocking call")
+
+	encoded := make(signalParams, 1)
+	batch := []rpc.BatchCall{{Method: "add", Params: encoded}, {Method: "add", Params: []int{3, 4}}}
+	batchDone := make(chan error, 1)
+	go func() { batchDone <- p.Client.Batch(context.Background(), batch) }()
+	wiretest.Receive(t, encoded, "the batch's first entry to be encoded")
+	// The batch needs 2 slots and 1 is free: it waits, holding none.
+	callDone := make(chan error, 1)
+	go func() { callDone <- p.Client.Call(context.Background(), "add", []int{1, 1}, nil) }()
+	require.NoError(t, wiretest.Receive(t, callDone, "a call that fits to go past the waiting batch"))
+	unblock()
+	require.NoError(t, wiretest.Receive(t, batchDone, "the batch, once the blocking call ended"))
+	wiretest.Receive(t, a.cancelled, "the server to be told the blocking call was cancelled")
+	for _, bc := range batch {
+		assert.NoError(t, bc.Err)
+	}
+}
+
+// Two batches, each within MaxPendingCalls alone and over it together,
+// both complete (each used to take its slots one at a time, and both could
+// stop halfway, waiting for each other).
+func TestConcurrentBatchesOverTheBound(t *testing.T) {
+	p := wiretest.NewPair(newArith(), nil, nil, nil) // MaxPendingCalls: 4096
+	defer p.Close(t)
+	for range 5 {
+		done := make(chan error, 2)
+		for range 2 {
+			go func() {
+				calls := make([]rpc.BatchCall, 3000)
+				for i := range calls {
+					calls[i] = rpc.BatchCall{Method: "add", Params: []int{i, 1}}
+				}
+				done <- p.Client.Batch(context.Background(), calls)
+			}()
+		}
+		for range 2 {
+			require.NoError(t, wiretest.Receive(t, done, "a batch"))
+		}
+	}
+	assert.ErrorContains(t, p.Client.Batch(context.Background(), make([]rpc.BatchCall, 4097)),
+		"a batch of 4097 calls is more than Options.MaxPendingCalls (4096)", "a batch over the bound alone fails at once")
+}
+
+// Once our output failed, every Call, Notify and Batch fails with the same
+// error: ErrClosed, saying the output failed, wrapping the write's error —
+// the one whose write failed first too.
+func TestEveryCallFailsTheSameWayOnceTheOutputFailed(t *testing.T) {
+	ops := map[string]func(context.Context, *rpc.Conn) error{
+		"Call":   func(ctx context.Context, c *rpc.Conn) error { return c.Call(ctx, "m", nil, nil) },
+		"Notify": func(ctx context.Context, c *rpc.Conn) error { return c.Notify(ctx, "m", nil) },
+		"Batch":  func(ctx context.Context, c *rpc.Conn) error { return c.Batch(ctx, []rpc.BatchCall{{Method: "m"}}) },
+	}
+	cancellable, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, first := range []string{"Call", "Notify", "Batch"} {
+		t.Run(first+" first", func(t *testing.T) {
+			outR, outW, err := os.Pipe()
+			require.NoError(t, err)
+			require.NoError(t, outR.Close()) // the peer is gone: writing gets EPIPE
+			inR, inW := io.Pipe()
+			c := rpc.NewConn(context.Background(), inR, outW, nil, &rpc.Options{Logger: quiet})
+			for _, name := range []string{first, "Call", "Notify", "Batch"} {
+				for _, ctx := range []context.Context{context.Background(), cancellable} {
+					err := ops[name](ctx, c)
+					assert.ErrorIs(t, err, rpc.ErrClosed, name)
+					assert.ErrorIs(t, err, syscall.EPIPE, name)
+					if assert.Error(t, err, name) {
+						assert.Equal(t, "rpc: connection closed: the output failed: write |1: broken pipe", err.Error(), name)
+					}
+				}
+			}
+			require.NoError(t, inW.Close())
+			assert.ErrorIs(t, c.Wait(), syscall.EPIPE)
+			_ = outW.Close()
+		})
+	}
+}
+
+// A call of ours that fails because the connection ended says what
+// happened: the input ended or failed, the output failed, Close, or the
+// connection's context.
+func TestTheEndOfTheConnectionSaysWhatHappened(t *testing.T) {
+	boom := errors.New("connection reset")
+	tests := []struct {
+		name string
+		end  func(c *rpc.Conn, in *io.PipeWriter, out *os.File, cancel context.CancelFunc)
+		want string
+	}{
+		{"the input ended", func(_ *rpc.Conn, in *io.PipeWriter, _ *os.File, _ context.CancelFunc) { _ = in.Close() },
+			"rpc: connection closed: the input ended: EOF"},
+		{"the input failed", func(_ *rpc.Conn, in *io.PipeWriter, _ *os.File, _ context.CancelFunc) { _ = in.CloseWithError(boom) },
+			"rpc: connection closed: the input failed: connection reset"},
+		{"Close", func(c *rpc.Conn, _ *io.PipeWriter, _ *os.File, _ context.CancelFunc) { _ = c.Close() },
+			"rpc: connection closed: Close was called"},
+		{"the context ended", func(_ *rpc.Conn, _ *io.PipeWriter, _ *os.File, cancel context.CancelFunc) { cancel() },
+			"rpc: connection closed: its context ended: context canceled"},
+		{"the output failed", func(c *rpc.Conn, _ *io.PipeWriter, out *os.File, _ context.CancelFunc) {
+			_ = out.Close() // the peer stops reading
+			_ = c.Notify(context.Background(), "m", nil)
+		}, "rpc: connection closed: the output failed: write |1: broken pipe"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			outR, outW, err := os.Pipe()
+			require.NoError(t, err)
+			defer outW.Close()
+			defer outR.Close()
+			inR, inW := io.Pipe()
+			defer inR.Close()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			c := rpc.NewConn(ctx, inR, outW, nil, &rpc.Options{Logger: quiet})
+			errs := make(chan error, 1)
+			go func() { errs <- c.Call(context.Background(), "m", nil, nil) }()
+			line, err := bufio.NewReader(outR).ReadString('\n')
+			require.NoError(t, err)
+			require.Equal(t, `{"jsonrpc":"2.0","method":"m","id":1}`+"\n", line, "the call is under way")
+			tt.end(c, inW, outR, cancel)
+			err = wiretest.Receive(t, errs, "the call to fail")
+			assert.ErrorIs(t, err, rpc.ErrClosed)
+			if assert.Error(t, err) {
+				assert.Equal(t, tt.want, err.Error())
+			}
+			bg := context.Background()
+			for _, later := range []error{c.Call(bg, "m", nil, nil), c.Notify(bg, "n", nil),
+				c.Batch(bg, []rpc.BatchCall{{Method: "n", Notification: true}})} {
+				assert.Equal(t, err, later, "every later call fails the same way")
+			}
+			_ = inW.Close()
+			_ = c.Close()
+		})
+	}
+}
+
+// A progress report for a call of ours that did not ask for progress (a
+// server with ProgressOptions.UseRequestID sends them), or for one that has
+// ended, is dropped at Debug; a token that is none of ours goes to the
+// Handler, like any notification.
+func TestProgressForNoCallOfOursIsDropped(t *testing.T) {
+	cr, tw := io.Pipe() // the test writes to the client
+	tr, cw := io.Pipe() // the client writes to the test
+	fromClient := bufio.NewScanner(tr)
+	var logs wiretest.Buffer
+	notes := make(chan string, 10)
+	h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+		notes <- string(req.Params)
+		return nil, nil
+	})
+	c := rpc.NewConn(context.Background(), cr, cw, h,
+		&rpc.Options{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+
+	errs := make(chan error, 1)
+	go func() { errs <- c.Call(context.Background(), "m", nil, nil) }()
+	require.True(t, fromClient.Scan())
+	require.Equal(t, `{"jsonrpc":"2.0","method":"m","id":1}`, fromClient.Text())
+	wiretest.Send(t, tw, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}`)
+	wiretest.Send(t, tw, `{"jsonrpc":"2.0","result":1,"id":1}`)
+	require.NoError(t, <-errs)
+	wiretest.Send(t, tw, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":2}}`)
+	wiretest.Send(t, tw, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":3}}`)
+	assert.Equal(t, `{"progressToken":"t","progress":3}`, wiretest.Receive(t, notes, "the notification with a token not ours"))
+	require.NoError(t, tw.Close())
+	go func() { _, _ = io.Copy(io.Discard, tr) }()
+	require.NoError(t, c.Wait())
+	_ = cw.Close()
+	assert.Empty(t, notes, "only the token not ours reached the handler")
+	assert.Equal(t, 2, strings.Count(logs.String(), `level=DEBUG msg="rpc: progress for no call of ours awaiting it dropped" token=1`), logs.String())
+	assert.NotContains(t, logs.String(), "level=WARN")
+}
+
+// An option with a fixed set of values refuses any other: the connection
+// does not start, and says why.
+func TestInvalidCancelNotificationIsRefused(t *testing.T) {
+	var out bytes.Buffer
+	err := rpc.Serve(context.Background(), strings.NewReader(`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`+"\n"),
+		&out, newArith(), &rpc.Options{Logger: quiet, CancelNotification: "bogus"})
+	const want = `rpc: Options.CancelNotification is "bogus": want rpc.CancelRequest ("$/cancelRequest") or rpc.CancelledNotification ("notifications/cancelled")`
+	assert.EqualError(t, err, want)
+	assert.Empty(t, out.String(), "nothing read, nothing written")
+
+	c := rpc.NewConn(context.Background(), strings.NewReader(""), io.Discard, nil, &rpc.Options{Logger: quiet, CancelNotification: "$/cancel"})
+	assert.ErrorContains(t, c.Wait(), `Options.CancelNotification is "$/cancel"`)
+	err = c.Call(context.Background(), "m", nil, nil)
+	assert.ErrorIs(t, err, rpc.ErrClosed)
+	assert.ErrorContains(t, err, `Options.CancelNotification is "$/cancel"`)
+	require.NoError(t, c.Close())
+
+	_, err = rpc.StartProcess(context.Background(), child("serve"), nil,
+		&rpc.ProcessOptions{Options: rpc.Options{Logger: quiet, CancelNotification: "bogus"}})
+	assert.EqualError(t, err, want, "no process started")
+
+	for _, style := range []string{"", rpc.CancelRequest, rpc.CancelledNotification} {
+		p := wiretest.NewPair(newArith(), nil, nil, &rpc.Options{CancelNotification: style})
+		require.NoError(t, p.Client.Call(context.Background(), "add", []int{1, 2}, nil), "%q", style)
+		p.Close(t)
+	}
 }

@@ -69,13 +69,18 @@ type Options struct {
 	MaxQueueBytes int
 	// MaxPendingCalls bounds the calls of ours waiting for the peer's
 	// response; a call beyond it waits for one to end, as long as its
-	// context lets it. Default: DefaultMaxPendingCalls.
+	// context lets it. A batch takes one for each of its calls, all at
+	// once: it waits, holding none, until that many are free; a batch with
+	// more calls than MaxPendingCalls fails at once. Default:
+	// DefaultMaxPendingCalls.
 	MaxPendingCalls int
 
 	// CancelNotification is the notification sent to the peer when the
 	// context of a call of ours ends before its response: CancelRequest
 	// (the default: LSP's $/cancelRequest {"id": X}) or
 	// CancelledNotification (MCP's notifications/cancelled {"requestId": X}).
+	// Any other value is refused: the connection does not start (see
+	// NewConn).
 	CancelNotification string
 
 	// ShutdownGrace is how long handlers get to return once their contexts
@@ -84,6 +89,16 @@ type Options struct {
 	// anyway; a handler still running then has its response dropped.
 	// Default: DefaultShutdownGrace.
 	ShutdownGrace time.Duration
+}
+
+// check reports an option that holds none of the values it may take.
+func (o *Options) check() error {
+	switch o.CancelNotification {
+	case "", CancelRequest, CancelledNotification:
+		return nil
+	}
+	return fmt.Errorf("rpc: Options.CancelNotification is %q: want rpc.CancelRequest (%q) or rpc.CancelledNotification (%q)",
+		o.CancelNotification, CancelRequest, CancelledNotification)
 }
 
 // Conn is one end of a JSON-RPC 2.0 connection over newline-delimited JSON.
@@ -135,15 +150,16 @@ type Conn struct {
 	graceCtx    context.Context
 	graceCancel context.CancelFunc
 
-	cancelMethod string        // see Options.CancelNotification
-	nextID       atomic.Int64  // the last id of ours
-	callSlots    chan struct{} // a token per pending call (Options.MaxPendingCalls); its len tells the queue a call awaits
+	cancelMethod string       // see Options.CancelNotification
+	nextID       atomic.Int64 // the last id of ours
 
-	mu        sync.Mutex
-	pending   map[int64]*outbound // calls of ours waiting for a response, by id
-	abandoned abandonedIDs        // calls of ours we stopped waiting for
-	lost      error               // set when no response can come any more
-	inflight  inflightSet         // requests read and not yet answered, by id token
+	mu         sync.Mutex
+	pending    map[int64]*outbound    // calls of ours waiting for a response, by id
+	slots      slots                  // a slot per pending call (Options.MaxPendingCalls); used tells the queue a call awaits
+	outBatches map[*outBatch]struct{} // batches of ours with calls pending
+	abandoned  abandonedIDs           // calls of ours we stopped waiting for
+	lost       error                  // set when no response can come any more: why, wrapping ErrClosed
+	inflight   inflightSet            // requests read and not yet answered, by id token
 	// openBatches are batches dispatched with requests no worker has
 	// claimed yet, oldest first.
 	openBatches []*batch
@@ -165,7 +181,9 @@ type work struct {
 
 // NewConn starts a connection that reads messages from r and writes messages
 // to w, answering requests with h (nil: every request is answered
-// MethodNotFound). opts may be nil.
+// MethodNotFound). opts may be nil. Options holding a value they cannot
+// take make a connection that never starts: it reads and writes nothing,
+// its calls fail with ErrClosed, and Wait returns why.
 //
 // The connection shuts down when ctx is done: it stops reading, cancels the
 // contexts of running calls, and gives their handlers Options.ShutdownGrace
@@ -190,6 +208,7 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Opt
 		inflight:     newInflightSet(),
 		methods:      map[string]string{},
 		pending:      make(map[int64]*outbound),
+		outBatches:   make(map[*outBatch]struct{}),
 		cancelMethod: o.CancelNotification,
 		done:         make(chan struct{}),
 	}
@@ -199,14 +218,22 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Opt
 	if c.cancelMethod != CancelledNotification {
 		c.cancelMethod = CancelRequest
 	}
-	c.callSlots = make(chan struct{}, positiveOr(o.MaxPendingCalls, DefaultMaxPendingCalls))
+	c.slots.max = positiveOr(o.MaxPendingCalls, DefaultMaxPendingCalls)
 	c.queue = newWorkQueue(positiveOr(o.QueueSize, DefaultQueueSize), positiveOr(o.MaxQueueBytes, DefaultMaxQueueBytes),
-		func() bool { return len(c.callSlots) > 0 })
+		func() bool { return c.slots.used.Load() > 0 })
 	c.workCh = make(chan job)
 	c.sem = make(chan struct{}, positiveOr(o.Concurrency, DefaultConcurrency))
 	c.base = context.WithoutCancel(ctx)
 	c.graceCtx, c.graceCancel = context.WithCancel(context.Background())
-	c.stopWatch = context.AfterFunc(ctx, func() { c.shutdown(context.Cause(ctx)) })
+	if err := o.check(); err != nil {
+		c.neverStart(err)
+		return c
+	}
+	c.stopWatch = context.AfterFunc(ctx, func() {
+		cause := context.Cause(ctx)
+		c.failPending(fmt.Errorf("its context ended: %w", cause))
+		c.shutdown(cause)
+	})
 
 	c.dispatched.Add(1)
 	go c.read()
@@ -224,6 +251,20 @@ func LoggerFromContext(ctx context.Context) *slog.Logger {
 		return in.conn.log
 	}
 	return slog.Default()
+}
+
+// neverStart finishes a connection that must not start, for the reason
+// err, before it read or wrote anything.
+func (c *Conn) neverStart(err error) {
+	c.log.Error("rpc: the connection does not start", "error", err)
+	c.stopping.Store(true)
+	c.stopErr, c.err = err, err
+	close(c.stopCh)
+	c.failPending(err)
+	c.queue.stop()
+	_ = c.w.Close(context.Background())
+	c.graceCancel()
+	close(c.done)
 }
 
 // positiveOr is v, or d when v is zero or negative (an option's default).
@@ -293,10 +334,18 @@ func same(a, b any) bool {
 }
 
 // Notify sends a notification to the peer. params must encode to a JSON
-// object or array, or be nil. It returns ErrClosed once the connection has
-// finished.
+// object or array, or be nil. Once the connection is lost (see ErrClosed)
+// it fails as Call does.
+//
+// Notify returns once the notification is written or queued behind a
+// write under way. When ctx can end, it never writes in the calling
+// goroutine and waits for room in a blocked output only as long as ctx
+// lets it (see Call).
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := c.lostErr(); err != nil {
 		return err
 	}
 	buf := getBuffer()
@@ -306,7 +355,8 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	if err != nil {
 		return err
 	}
-	return c.writeErr(line)
+	_, err = c.send(ctx, line)
+	return err
 }
 
 // shutdown starts shutting the connection down, for the reason err (nil:
@@ -321,7 +371,11 @@ func (c *Conn) shutdown(err error) {
 	close(c.stopCh)
 	c.queue.stop()
 	c.cancelCalls(ErrShutdown)
-	c.failPending(err)
+	if err == nil {
+		c.failPending(errCloseCalled)
+	} else {
+		c.failPending(err)
+	}
 	time.AfterFunc(c.grace, c.graceCancel)
 	if d, ok := c.rawR.(interface{ SetReadDeadline(time.Time) error }); ok {
 		_ = d.SetReadDeadline(time.Now())
@@ -375,17 +429,19 @@ func (c *Conn) writeErr(line []byte) error {
 }
 
 // wrote handles the outcome of a write: a failure shuts the connection
-// down; after the end, it is ErrClosed.
+// down. Any error then (the writer's, or that it is closed) is the
+// connection's end: ErrClosed, saying why.
 func (c *Conn) wrote(err error) error {
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, codec.ErrWriterClosed):
-		return ErrClosed
+		return c.closedErr()
 	}
-	c.shutdown(fmt.Errorf("rpc: write: %w", err)) // first: a log that blocks must not hold it up
+	c.failPending(fmt.Errorf("the output failed: %w", err))
+	c.shutdown(fmt.Errorf("rpc: write: %w", err)) // before the log: a log that blocks must not hold it up
 	c.log.Error("rpc: write failed; shutting down", "error", err)
-	return err
+	return c.closedErr()
 }
 
 func (c *Conn) write(line []byte) { _ = c.writeErr(line) }

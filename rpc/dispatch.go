@@ -15,9 +15,6 @@ import (
 	"github.com/toolrpc/toolrpc/codec"
 )
 
-// errPeerClosed is why calls fail when the peer's output ended.
-var errPeerClosed = errors.New("the peer closed the connection")
-
 // The notifications a connection handles itself.
 const (
 	// ProgressNotification is the Model Context Protocol's progress report,
@@ -216,12 +213,7 @@ func (c *Conn) read() {
 				c.readErr = fmt.Errorf("rpc: read: %w", err)
 				c.mu.Unlock()
 			}
-			// No response can come any more.
-			if err == io.EOF {
-				c.failPending(errPeerClosed)
-			} else {
-				c.failPending(err)
-			}
+			c.inputEnded(err) // no response can come any more
 			c.readMu.Unlock()
 			return
 		}

@@ -52,7 +52,12 @@ func (r *Request) IsNotification() bool { return r.ID == nil }
 
 // Errors the connection reports.
 var (
-	// ErrClosed is returned by operations on a connection that was closed.
+	// ErrClosed is wrapped by the error of every call of ours (Call,
+	// Notify, Batch) once no response can come any more: our input ended
+	// or failed, our output failed, Close was called, or the connection's
+	// context ended. The error says which, and wraps the cause (an EPIPE
+	// from the output, say, is found with errors.Is); every call after
+	// that fails with the same error.
 	ErrClosed = errors.New("rpc: connection closed")
 	// ErrAnswered is returned by Notify for a call whose response has been
 	// written: a notification on behalf of a call never follows its response.

@@ -32,10 +32,17 @@ func TestMaxPendingCalls(t *testing.T) {
 	assert.ErrorIs(t, p.Client.Call(short, "add", []int{1, 2}, nil), context.DeadlineExceeded)
 	// A slot frees: the next call goes through.
 	cancelBlock()
+	for range 2 { // the server's handlers end only when told
+		wiretest.Receive(t, a.cancelled, "the server to be told a call was cancelled")
+	}
 	var sum int
 	require.NoError(t, p.Client.Call(context.Background(), "add", []int{1, 2}, &sum))
 	assert.Equal(t, 3, sum)
 	assert.ErrorContains(t, p.Client.Batch(context.Background(), make([]rpc.BatchCall, 3)), "more than Options.MaxPendingCalls")
+	notes := []rpc.BatchCall{{Method: "note", Params: []int{1}, Notification: true}, {Method: "add", Params: []int{1, 2}},
+		{Method: "note", Params: []int{2}, Notification: true}}
+	require.NoError(t, p.Client.Batch(context.Background(), notes), "notifications take no slot")
+	assert.NoError(t, notes[1].Err)
 }
 
 // endlessLine is a line of n bytes of 'x' and its newline, made on the fly.

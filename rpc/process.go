@@ -88,6 +88,9 @@ func StartProcess(ctx context.Context, cmd *exec.Cmd, h Handler, opts *ProcessOp
 	if opts != nil {
 		o = *opts
 	}
+	if err := o.Options.check(); err != nil {
+		return nil, err
+	}
 	o.Grace = positiveOr(o.Grace, DefaultProcessGrace)
 	logger := o.Options.Logger
 	if logger == nil {
@@ -221,8 +224,14 @@ func (p *Process) ExitErr() error {
 // handler that blocks holds Close until it returns.
 func (p *Process) Close() error {
 	p.closeOnce.Do(func() {
+		// What we queued (a cancellation, say) reaches the process
+		// before its input ends, within the grace period.
+		deadline := time.Now().Add(p.grace)
+		flush, cancel := context.WithDeadline(context.Background(), deadline)
+		_ = p.Conn.w.Flush(flush)
+		cancel()
 		_ = p.stdin.Close()
-		t := time.NewTimer(p.grace)
+		t := time.NewTimer(time.Until(deadline))
 		defer t.Stop()
 		killed := false
 		select {

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -385,4 +386,72 @@ func TestProcessClosingItsOutputEndsTheCalls(t *testing.T) {
 	assert.ErrorIs(t, err, rpc.ErrClosed)
 	assert.ErrorContains(t, err, "closed its standard output")
 	require.NoError(t, p.Close(), "it exits 0 at the end of its input")
+}
+
+// Calls, notifications and batches racing the end of a tool server (Kill,
+// or Close) either succeed or fail with ErrClosed: never a raw write error
+// (broken pipe, file already closed) or anything else, whichever comes
+// first of our output failing, our input ending and Close.
+func TestCallsRacingTheEndOfAProcess(t *testing.T) {
+	ops := []func(ctx context.Context, p *rpc.Process) error{
+		func(ctx context.Context, p *rpc.Process) error { return p.Call(ctx, "add", []int{1, 2}, nil) },
+		func(ctx context.Context, p *rpc.Process) error { return p.Notify(ctx, "nothing", nil) },
+		func(ctx context.Context, p *rpc.Process) error {
+			return p.Batch(ctx, []rpc.BatchCall{{Method: "add", Params: []int{1, 2}}, {Method: "nothing", Notification: true}})
+		},
+	}
+	cancellable, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	contexts := []context.Context{context.Background(), cancellable}
+	for round := range 6 {
+		p, err := rpc.StartProcess(context.Background(), child("serve"), nil, &rpc.ProcessOptions{Options: rpc.Options{Logger: quiet}})
+		require.NoError(t, err)
+		var succeeded atomic.Int64
+		running := make(chan struct{})
+		var once sync.Once
+		var wg sync.WaitGroup
+		for g := range 8 {
+			wg.Go(func() {
+				for i := 0; ; i++ {
+					err := ops[(g+i)%len(ops)](contexts[(g+i/3)%2], p)
+					if err == nil {
+						if succeeded.Add(1) == 100 {
+							once.Do(func() { close(running) })
+						}
+						continue
+					}
+					if !assert.ErrorIs(t, err, rpc.ErrClosed) {
+						return
+					}
+					// The end is for good: what follows fails the same way.
+					for _, op := range ops {
+						assert.Equal(t, err, op(context.Background(), p))
+					}
+					return
+				}
+			})
+		}
+		wiretest.Receive(t, running, "calls to run")
+		if round%2 == 0 {
+			require.NoError(t, p.Kill())
+		} else {
+			go func() { _ = p.Close() }()
+		}
+		wg.Wait()
+		_ = p.Close()
+	}
+}
+
+// Close lets what we queued reach the process before its input ends: the
+// cancellation of a call just abandoned stops the call there, and the
+// process exits by itself (it used to be killed after the grace period,
+// still running the call).
+func TestProcessCloseDeliversTheCancellation(t *testing.T) {
+	p, err := rpc.StartProcess(context.Background(), child("serve"), nil, &rpc.ProcessOptions{Options: rpc.Options{Logger: quiet}})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	var once sync.Once
+	ctx = rpc.WithProgress(ctx, func(rpc.Progress) { once.Do(cancel) }) // block is under way: cancel it
+	assert.ErrorIs(t, p.Call(ctx, "block", map[string]any{}, nil), context.Canceled)
+	require.NoError(t, p.Close(), "the process exits by itself, its call cancelled")
 }
