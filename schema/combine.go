@@ -81,6 +81,13 @@ func merge(a, b *Schema) *Schema {
 	if b.def != nil {
 		out.def = b.def
 	}
+	// A bound that a tighter exclusive one implies says nothing more.
+	if out.Minimum != "" && out.ExclusiveMinimum != "" && !less(out.ExclusiveMinimum, out.Minimum) {
+		out.Minimum = ""
+	}
+	if out.Maximum != "" && out.ExclusiveMaximum != "" && !less(out.Maximum, out.ExclusiveMaximum) {
+		out.Maximum = ""
+	}
 	// A type that the listed values all have says nothing more.
 	if out.Type != nil && (out.Enum != nil || out.Const != nil) {
 		vals := out.Enum
@@ -134,8 +141,9 @@ func anyOf(xs ...*Schema) *Schema {
 	case 1:
 		return out[0]
 	}
-	// Values listed one by one: one enum.
+	// Values listed one by one: one enum, first.
 	var enum []json.RawMessage
+	rest := []*Schema{nil}
 	for _, x := range out {
 		switch {
 		case x.Const != nil && x.only("const"):
@@ -145,10 +153,17 @@ func anyOf(xs ...*Schema) *Schema {
 		case slices.Equal(x.Type, nullType) && x.only("type"):
 			enum = append(enum, json.RawMessage("null"))
 		default:
-			return &Schema{AnyOf: out}
+			rest = append(rest, x)
 		}
 	}
-	return &Schema{Enum: slices.CompactFunc(enum, func(a, b json.RawMessage) bool { return string(a) == string(b) })}
+	if len(enum) < 2 {
+		return &Schema{AnyOf: out}
+	}
+	rest[0] = &Schema{Enum: slices.CompactFunc(enum, func(a, b json.RawMessage) bool { return string(a) == string(b) })}
+	if len(rest) == 1 {
+		return rest[0]
+	}
+	return &Schema{AnyOf: rest}
 }
 
 // not is the schema of the values that fail s.
@@ -216,6 +231,13 @@ func refusesNull(s *Schema) bool {
 		return slices.ContainsFunc(s.AllOf, refusesNull)
 	}
 	return false
+}
+
+// less reports whether the number a is less than b.
+func less(a, b json.Number) bool {
+	x, okx := new(big.Rat).SetString(string(a))
+	y, oky := new(big.Rat).SetString(string(b))
+	return okx && oky && x.Cmp(y) < 0
 }
 
 // tighter sets fa to the tighter of the bounds fa and fb, if the keyword

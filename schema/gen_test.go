@@ -387,9 +387,7 @@ func params(tag string) []string {
 			p = strings.ReplaceAll(p, "0x2C", ",")
 			out = append(out, p)
 			if strings.Contains(p, " ") { // oneof
-				for _, v := range oneofSplit(p) {
-					out = append(out, v)
-				}
+				out = append(out, oneofSplit(p)...)
 			}
 		}
 	}

@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
@@ -172,7 +171,7 @@ func (b *build) ref(t reflect.Type, validated bool) (*Schema, error) {
 // struct used once and not recursively is inlined, the others are kept in
 // $defs and referenced; the root's own struct is "#".
 func (b *build) finish(root *Schema) *Schema {
-	if root.def != nil && root.only("") {
+	if root.def != nil && root.clone().withoutDef().isTrue() {
 		d := root.def
 		d.root = true
 		root = d.body.clone()
@@ -193,8 +192,7 @@ func (b *build) finish(root *Schema) *Schema {
 	// Names, in the order the definitions are first met.
 	var kept []*def
 	taken := map[string]bool{}
-	var name func(s *Schema)
-	name = func(s *Schema) {
+	name := func(s *Schema) {
 		d := s.def
 		if d == nil || d.root || d.name != "" || !(d.recursive || d.uses > 1) {
 			return
@@ -244,6 +242,12 @@ func (b *build) finish(root *Schema) *Schema {
 		}
 	}
 	return root
+}
+
+// withoutDef is s without its definition: its sibling keywords.
+func (s *Schema) withoutDef() *Schema {
+	s.def = nil
+	return s
 }
 
 // walk calls fn on s and on every schema within it, parents first;
@@ -336,5 +340,3 @@ func annotate(s *Schema, partial []string) *Schema {
 	s.XValidate = strings.Join(partial, ",")
 	return s
 }
-
-func errorf(format string, args ...any) error { return fmt.Errorf("schema: "+format, args...) }

@@ -39,7 +39,7 @@ type Basic struct {
 	QFloat   float64          `json:"q_float,string"`
 	QString  string           `json:"q_string,string"`
 	Untagged int
-	Skip     int `json:"-"`
+	Skip     int   `json:"-"`
 	Level    Level `json:"level"`
 }
 

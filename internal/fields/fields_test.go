@@ -53,12 +53,13 @@ type tagged struct {
 	Renamed int `json:"renamed,omitempty"`
 	Skipped int `json:"-"`
 	//lint:ignore SA5008 deliberate: encoding/json names this field "-"
-	Dash     int     `json:"-,"`
-	Quoted   int     `json:"quoted,string"`
-	QuotedP  *int    `json:"quoted_p,string"` // ,string applies to scalars only
-	NamedTag Named   `json:"named_tag"`
-	unexp    int     // unexported: never a member
-	Inline   *string `validate:"required" jsonschema:"a description"`
+	Dash     int   `json:"-,"`
+	Quoted   int   `json:"quoted,string"`
+	QuotedP  *int  `json:"quoted_p,string"` // ,string applies to scalars only
+	NamedTag Named `json:"named_tag"`
+	//lint:ignore U1000 an unexported field is never a member
+	unexp  int
+	Inline *string `validate:"required" jsonschema:"a description"`
 }
 
 func TestOf(t *testing.T) {
@@ -82,6 +83,7 @@ func TestOf(t *testing.T) {
 }
 
 type node struct {
+	//lint:ignore U1000 only its type matters: it embeds itself
 	*node
 	V int
 }
