@@ -86,6 +86,9 @@ func subjects(t testing.TB) []*subject {
 			newSubject[Custom](t, open),
 			newSubject[Annotated](t, open),
 			newSubject[[]Item](t, open),
+			newSubject[*Item](t, open),
+			newSubject[map[string]Item](t, open),
+			newSubject[[]int](t, open),
 		)
 	}
 	return out
@@ -327,7 +330,11 @@ func canonical(b []byte) bool {
 func TestAgreement(t *testing.T) {
 	for _, s := range subjects(t) {
 		t.Run(s.name, func(t *testing.T) {
-			cases := generate(s, 1, 600)
+			n := 600
+			if testing.Short() {
+				n = 100
+			}
+			cases := generate(s, 1, n)
 			accepted, excused, failures := 0, 0, 0
 			for _, c := range cases {
 				if !canonical(c) {

@@ -117,11 +117,26 @@ func (g *gen) variants(v any, t reflect.Type, tag string, path []segment) []any 
 	for pt != nil && pt.Kind() == reflect.Pointer {
 		pt = pt.Elem()
 	}
+	if pt != nil { // empty, which is not null
+		switch pt.Kind() {
+		case reflect.Slice, reflect.Array:
+			out = append(out, set([]any{}))
+		case reflect.Map, reflect.Struct:
+			out = append(out, set(map[string]any{}))
+		}
+	}
 	switch cur := at(v, path).(type) {
 	case map[string]any:
 		c := deepCopy(v)
 		at(c, path).(map[string]any)["zz_unknown"] = true
 		out = append(out, c)
+		if pt != nil && pt.Kind() == reflect.Map { // one more entry
+			for range 3 {
+				c := deepCopy(v)
+				at(c, path).(map[string]any)[g.key(pt.Key(), keyTag(ptag))] = g.value(pt.Elem(), elemTag(ptag), 1)
+				out = append(out, c)
+			}
+		}
 		if pt != nil && pt.Kind() == reflect.Struct {
 			for _, f := range fields.Of(pt) {
 				out = append(out, set(map[string]any{f.Name: nil}))
@@ -179,7 +194,7 @@ func typeAt(t reflect.Type, tag string, path []segment) (reflect.Type, string) {
 // topTag is how package service validates a parameter of type t: a slice
 // of structs, each element.
 func topTag(t reflect.Type) string {
-	if t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+	if (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) && t.Elem().Kind() == reflect.Struct {
 		return "dive"
 	}
 	return ""

@@ -19,8 +19,9 @@ type Options struct {
 	AllowUnknownFields bool
 	// Validator is the instance the server validates with, used to work
 	// out what validate rules make of an absent member and of null. Give
-	// the one passed as service.Options.Validator, if any. Default:
-	// validator.New with WithRequiredStructEnabled, as package service.
+	// the one passed as service.Options.Validator, if any (its tag name
+	// must be "validate"). Default: validator.New with
+	// WithRequiredStructEnabled, as package service.
 	Validator *validator.Validate
 }
 
@@ -81,7 +82,7 @@ func (g *Generator) For(t reflect.Type) (*Schema, error) {
 	if r, ok := g.docs[t]; ok {
 		return r.s, r.err
 	}
-	b := &build{g: g, defs: map[defKey]*def{}, tagged: map[reflect.Type]bool{}, free: map[reflect.Type]bool{}}
+	b := &build{g: g, defs: map[defKey]*def{}, tagged: map[reflect.Type]bool{}, untrusted: map[reflect.Type]bool{}}
 	s, err := b.params(t)
 	if err == nil {
 		s = b.finish(s)
@@ -95,10 +96,10 @@ func (g *Generator) For(t reflect.Type) (*Schema, error) {
 
 // build is the state of one For.
 type build struct {
-	g      *Generator
-	defs   map[defKey]*def
-	tagged map[reflect.Type]bool // hasRules, memoized
-	free   map[reflect.Type]bool // contextFree, memoized
+	g         *Generator
+	defs      map[defKey]*def
+	tagged    map[reflect.Type]bool // hasRules, memoized
+	untrusted map[reflect.Type]bool // a field's rules are not trusted, memoized
 }
 
 type defKey struct {
@@ -306,25 +307,34 @@ func defName(k defKey, hasRules bool, taken map[string]bool) string {
 // hasRules reports whether t, or a type it holds, has a field with a
 // validate tag (as package service decides whether to validate).
 func (b *build) hasRules(t reflect.Type) bool {
+	return someField(t, b.tagged, func(f reflect.StructField) bool {
+		_, ok := f.Tag.Lookup("validate")
+		return ok
+	})
+}
+
+// someField reports whether a field of t, or of a struct type t holds
+// (through pointers, slices, arrays, maps and fields), satisfies pred;
+// memo keeps the answer for each struct type.
+func someField(t reflect.Type, memo map[reflect.Type]bool, pred func(reflect.StructField) bool) bool {
 	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map {
 		t = t.Elem()
 	}
 	if t.Kind() != reflect.Struct {
 		return false
 	}
-	if r, ok := b.tagged[t]; ok {
+	if r, ok := memo[t]; ok {
 		return r
 	}
-	b.tagged[t] = false // while looking: a recursive reference adds nothing
+	memo[t] = false // while looking: a recursive reference adds nothing
 	r := false
 	for i := range t.NumField() {
-		f := t.Field(i)
-		if _, ok := f.Tag.Lookup("validate"); ok || b.hasRules(f.Type) {
+		if f := t.Field(i); pred(f) || someField(f.Type, memo, pred) {
 			r = true
 			break
 		}
 	}
-	b.tagged[t] = r
+	memo[t] = r
 	return r
 }
 

@@ -73,6 +73,7 @@ type Numbers struct {
 	NeBool  *bool         `json:"ne_bool" validate:"omitempty,ne=true"`
 	Big     uint64        `json:"big" validate:"omitempty,lt=18446744073709551615"`
 	Default int           `json:"default" validate:"isdefault"`
+	QMin    int           `json:"q_min,string" validate:"omitempty,min=3"`
 }
 
 type Color string

@@ -169,10 +169,15 @@ func (b *build) zeroObject(t reflect.Type) (*Schema, bool, error) {
 
 // trusted reports whether what validator makes of tag on a value of type t
 // depends on that value alone, as far as this package knows: no rule that
-// looks at other fields, at the time, or that it does not know.
+// looks at other fields, at the time, or that it does not know, there or
+// in the structs the value holds.
 func (b *build) trusted(t reflect.Type, tag string) bool {
 	steps, err := parseTag(tag)
-	return err == nil && stepsFree(t, steps) && b.structsFree(t)
+	return err == nil && stepsFree(t, steps) && !someField(t, b.untrusted, func(f reflect.StructField) bool {
+		tag := f.Tag.Get("validate")
+		steps, err := parseTag(tag)
+		return tag != "-" && (err != nil || !stepsFree(f.Type, steps))
+	})
 }
 
 func stepsFree(t reflect.Type, steps []step) bool {
@@ -198,35 +203,6 @@ func stepsFree(t reflect.Type, steps []step) bool {
 		}
 	}
 	return true
-}
-
-// structsFree reports whether every struct type that t holds has only
-// trusted rules on its fields.
-func (b *build) structsFree(t reflect.Type) bool {
-	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map {
-		t = t.Elem()
-	}
-	if t.Kind() != reflect.Struct {
-		return true
-	}
-	if r, ok := b.free[t]; ok {
-		return r
-	}
-	b.free[t] = true // while looking
-	r := true
-	for i := range t.NumField() {
-		f := t.Field(i)
-		tag := f.Tag.Get("validate")
-		if tag == "-" {
-			continue
-		}
-		if !b.trusted(f.Type, tag) {
-			r = false
-			break
-		}
-	}
-	b.free[t] = r
-	return r
 }
 
 // valueOnly names the validator built-ins whose verdict depends only on
