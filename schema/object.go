@@ -38,6 +38,11 @@ func (b *build) object(t reflect.Type, validated bool) (*Schema, error) {
 		if err != nil {
 			return nil, fmt.Errorf("field %s: %w", f.GoName, err)
 		}
+		if !settable(t, f.Index) {
+			// The binder cannot allocate the unexported embedded pointer it
+			// is promoted through (encoding/json cannot either).
+			node = False()
+		}
 		if d, ok := f.Tag.Lookup("jsonschema"); ok {
 			if err := checkDescription(d); err != nil {
 				return nil, fmt.Errorf("field %s: %w", f.GoName, err)
@@ -113,6 +118,22 @@ func embedding(t reflect.Type, index []int) (ok bool, note string) {
 		}
 	}
 	return true, ""
+}
+
+// settable reports whether no embedded pointer the member at index of
+// struct type t is promoted through is unexported.
+func settable(t reflect.Type, index []int) bool {
+	for _, i := range index[:len(index)-1] {
+		sf := t.Field(i)
+		t = sf.Type
+		if t.Kind() == reflect.Pointer {
+			if !sf.IsExported() {
+				return false
+			}
+			t = t.Elem()
+		}
+	}
+	return true
 }
 
 // pointerEmbeds lists the embedded pointers the member at index of struct

@@ -202,10 +202,23 @@ type Nested struct {
 	Tree      *Node           `json:"tree"`
 	Embedded
 	*PtrEmbedded
+	hiddenEmbedded
+	*unsettable
 	Skipped Item    `json:"skipped" validate:"-"`
 	Only    Item    `json:"only" validate:"structonly"`
 	Holder  Holder  `json:"holder" validate:"omitempty"`
 	HolderP *Holder `json:"holder_p"`
+}
+
+// hiddenEmbedded is unexported: its fields are promoted all the same.
+type hiddenEmbedded struct {
+	HE int `json:"he" validate:"omitempty,max=3"`
+}
+
+// unsettable is an unexported embedded pointer: the binder cannot
+// allocate it, so its members can never be given.
+type unsettable struct {
+	U int `json:"u"`
 }
 
 type Holder struct {
@@ -216,10 +229,22 @@ type Holder struct {
 // Annotated has rules the schema cannot say: they are named in
 // x-validate, at the object for a field JSON never sets.
 type Annotated struct {
-	Mode   string `json:"mode"`
-	Other  string `json:"other" validate:"omitempty,eqfield=Mode"`
-	Hidden int    `json:"-" validate:"max=1"`
-	Inner  Inner  `json:"inner"`
+	Mode     string `json:"mode"`
+	Other    string `json:"other" validate:"omitempty,eqfield=Mode"`
+	Hidden   int    `json:"-" validate:"max=1"`
+	Inner    Inner  `json:"inner"`
+	Embedded `validate:"required"`
+	ShadowA
+	ShadowB
+}
+
+// ShadowA and ShadowB both have X at the same depth: JSON sets neither.
+type ShadowA struct {
+	X int `validate:"max=1"`
+}
+
+type ShadowB struct {
+	X string
 }
 
 // Level has its own JSON form, which it describes as a Provider.
