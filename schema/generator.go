@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
@@ -88,7 +89,7 @@ func (g *Generator) For(t reflect.Type) (*Schema, error) {
 		s = b.finish(s)
 		s.Schema = Dialect
 	} else {
-		s = nil
+		s, err = nil, fmt.Errorf("schema: %w", err)
 	}
 	g.docs[t] = generated{s, err}
 	return s, err
@@ -175,8 +176,9 @@ func (b *build) finish(root *Schema) *Schema {
 	if root.def != nil && root.clone().withoutDef().isTrue() {
 		d := root.def
 		d.root = true
-		root = d.body.clone()
+		root = d.body
 	}
+	root = root.clone() // it gets $schema and $defs; a Provider's stays as it was
 	var count func(s *Schema)
 	count = func(s *Schema) {
 		walk(s, func(n *Schema) {

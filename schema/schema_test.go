@@ -142,7 +142,7 @@ func TestTags(t *testing.T) {
 		"additionalProperties":false}`, schemaOf[described](t, nil))
 
 	_, err := schema.New(nil).For(reflect.TypeFor[invopopStyle]())
-	assert.ErrorContains(t, err, `field A: jsonschema tag "description=the first"`)
+	assert.ErrorContains(t, err, `schema: field A: jsonschema tag "description=the first"`)
 
 	// A custom rule: named, and what it makes of an absent member is known
 	// only with the validator that has it.
@@ -161,15 +161,15 @@ func TestErrors(t *testing.T) {
 		typ  reflect.Type
 		want string
 	}{
-		{reflect.TypeFor[struct{ C chan int }](), "field C: type chan int cannot be decoded from JSON"},
-		{reflect.TypeFor[struct{ E error }](), "field E: interface type error cannot be decoded from JSON"},
-		{reflect.TypeFor[map[[2]int]int](), "map key type [2]int cannot be decoded from JSON"},
+		{reflect.TypeFor[struct{ C chan int }](), "schema: field C: type chan int cannot be decoded from JSON"},
+		{reflect.TypeFor[struct{ E error }](), "schema: field E: interface type error cannot be decoded from JSON"},
+		{reflect.TypeFor[map[[2]int]int](), "schema: map key type [2]int cannot be decoded from JSON"},
 		{reflect.TypeFor[struct {
 			X []int `validate:"dive,keys,min=1"`
-		}](), `field X: validate tag "dive,keys,min=1": keys without endkeys`},
+		}](), `schema: field X: validate tag "dive,keys,min=1": keys without endkeys`},
 		{reflect.TypeFor[struct {
 			X int `validate:"required,,min=1"`
-		}](), `field X: validate tag "required,,min=1": an empty rule`},
+		}](), `schema: field X: validate tag "required,,min=1": an empty rule`},
 	} {
 		_, err := schema.New(nil).For(tc.typ)
 		assert.EqualError(t, err, tc.want, tc.typ.String())
@@ -189,4 +189,18 @@ func TestForIsCached(t *testing.T) {
 	b, err := g.For(reflect.TypeFor[tree]())
 	require.NoError(t, err)
 	assert.Same(t, a, b)
+}
+
+// shared is a Provider that returns the same schema every time.
+type shared struct{}
+
+var sharedSchema = &schema.Schema{Type: []string{"string"}}
+
+func (shared) JSONSchema() *schema.Schema { return sharedSchema }
+
+func TestProviderAtTheRoot(t *testing.T) {
+	s, err := schema.New(nil).For(reflect.TypeFor[shared]())
+	require.NoError(t, err)
+	assert.Equal(t, schema.Dialect, s.Schema)
+	assert.Empty(t, sharedSchema.Schema, "the Provider's own schema is left as it was")
 }
