@@ -29,10 +29,25 @@ const (
 )
 
 // badInvalid is the -32600 answer to id (a raw token; "null" when the id is
-// absent or itself invalid).
-func badInvalid(id string) string {
-	return `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":` + id + `}`
+// absent, itself invalid, or given twice) for the rule reason: the
+// specification's message, and the rule in data (README, "Errors").
+func badInvalid(id, reason string) string {
+	return `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"` + reason + `"}},"id":` + id + `}`
 }
+
+// The reasons of the -32600 answers to envelopes that break a rule.
+const (
+	whyNotObject  = "a request must be a JSON object"
+	whyEmptyBatch = "a batch must not be empty"
+	whyVersion    = "jsonrpc must be the string 2.0"
+	whyMembers    = "a request has no members but jsonrpc, method, params and id"
+	whyNoMethod   = "method is required"
+	whyMethod     = "method must be a string"
+	whyID         = "id must be a string, a number or null"
+	whyIDTwice    = "id given more than once"
+	whyParams     = "params must be an object or an array"
+	whyInFlight   = "id already in use by a request in flight"
+)
 
 // badNotFound is the -32601 answer to id.
 func badNotFound(id string) string {
@@ -45,10 +60,8 @@ func badResult(result, id string) string {
 }
 
 // badLimit is the -32600 answer, id null, of a limit passed: the README's
-// "the limits say more in the message".
-func badLimit(message string) string {
-	return `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: ` + message + `"},"id":null}`
-}
+// "the limit in data.reason".
+func badLimit(reason string) string { return badInvalid(`null`, reason) }
 
 // badEcho is a request for echo with params (raw JSON) and id.
 func badEcho(params, id string) string {
@@ -184,95 +197,97 @@ func badInputRows(t *testing.T) []badRow {
 		// Each envelope member with each wrong JSON type.
 		{name: "jsonrpc of every wrong type", tr: `
 			--> {"jsonrpc":2.0,"method":"sum","params":[1],"id":"j1"}
-			<-- ` + badInvalid(`"j1"`) + `
+			<-- ` + badInvalid(`"j1"`, whyVersion) + `
 			--> {"jsonrpc":2,"method":"sum","params":[1],"id":"j2"}
-			<-- ` + badInvalid(`"j2"`) + `
+			<-- ` + badInvalid(`"j2"`, whyVersion) + `
 			--> {"jsonrpc":null,"method":"sum","params":[1],"id":"j3"}
-			<-- ` + badInvalid(`"j3"`) + `
+			<-- ` + badInvalid(`"j3"`, whyVersion) + `
 			--> {"jsonrpc":true,"method":"sum","params":[1],"id":"j4"}
-			<-- ` + badInvalid(`"j4"`) + `
+			<-- ` + badInvalid(`"j4"`, whyVersion) + `
 			--> {"jsonrpc":{"version":"2.0"},"method":"sum","params":[1],"id":"j5"}
-			<-- ` + badInvalid(`"j5"`) + `
+			<-- ` + badInvalid(`"j5"`, whyVersion) + `
 			--> {"jsonrpc":["2.0"],"method":"sum","params":[1],"id":"j6"}
-			<-- ` + badInvalid(`"j6"`) + `
+			<-- ` + badInvalid(`"j6"`, whyVersion) + `
 			--> {"jsonrpc":"2","method":"sum","params":[1],"id":"j7"}
-			<-- ` + badInvalid(`"j7"`) + `
+			<-- ` + badInvalid(`"j7"`, whyVersion) + `
 			--> {"jsonrpc":" 2.0","method":"sum","params":[1],"id":"j8"}
-			<-- ` + badInvalid(`"j8"`) + `
+			<-- ` + badInvalid(`"j8"`, whyVersion) + `
 			--> {"jsonrpc":"2.0\u0000","method":"sum","params":[1],"id":"j9"}
-			<-- ` + badInvalid(`"j9"`) + `
+			<-- ` + badInvalid(`"j9"`, whyVersion) + `
 			--> {"jsonrpc":"1.0","method":"update"}
-			<-- ` + badInvalid(`null`)},
+			<-- ` + badInvalid(`null`, whyVersion)},
 		{name: "method of every wrong type", tr: `
 			--> {"jsonrpc":"2.0","method":1,"params":[1],"id":"m1"}
-			<-- ` + badInvalid(`"m1"`) + `
+			<-- ` + badInvalid(`"m1"`, whyMethod) + `
 			--> {"jsonrpc":"2.0","method":null,"params":[1],"id":"m2"}
-			<-- ` + badInvalid(`"m2"`) + `
+			<-- ` + badInvalid(`"m2"`, whyMethod) + `
 			--> {"jsonrpc":"2.0","method":false,"params":[1],"id":"m3"}
-			<-- ` + badInvalid(`"m3"`) + `
+			<-- ` + badInvalid(`"m3"`, whyMethod) + `
 			--> {"jsonrpc":"2.0","method":{"name":"sum"},"params":[1],"id":"m4"}
-			<-- ` + badInvalid(`"m4"`) + `
+			<-- ` + badInvalid(`"m4"`, whyMethod) + `
 			--> {"jsonrpc":"2.0","method":["sum"],"params":[1],"id":"m5"}
-			<-- ` + badInvalid(`"m5"`) + `
+			<-- ` + badInvalid(`"m5"`, whyMethod) + `
 			--> {"jsonrpc":"2.0","params":[1],"id":"m6"}
-			<-- ` + badInvalid(`"m6"`) + `
+			<-- ` + badInvalid(`"m6"`, whyNoMethod) + `
 			--> {"jsonrpc":"2.0","method":"","params":[1],"id":"m7"}
 			<-- ` + badNotFound(`"m7"`)},
 		{name: "id of every wrong type", tr: `
 			--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":true}
-			<-- ` + badInvalid(`null`) + `
+			<-- ` + badInvalid(`null`, whyID) + `
 			--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":false}
-			<-- ` + badInvalid(`null`) + `
+			<-- ` + badInvalid(`null`, whyID) + `
 			--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":{"n":1}}
-			<-- ` + badInvalid(`null`) + `
+			<-- ` + badInvalid(`null`, whyID) + `
 			--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":[1]}
-			<-- ` + badInvalid(`null`) + `
+			<-- ` + badInvalid(`null`, whyID) + `
 			--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":{}}
-			<-- ` + badInvalid(`null`)},
+			<-- ` + badInvalid(`null`, whyID)},
 		{name: "params of every wrong type", tr: `
 			--> {"jsonrpc":"2.0","method":"sum","params":"1","id":"p1"}
-			<-- ` + badInvalid(`"p1"`) + `
+			<-- ` + badInvalid(`"p1"`, whyParams) + `
 			--> {"jsonrpc":"2.0","method":"sum","params":1,"id":"p2"}
-			<-- ` + badInvalid(`"p2"`) + `
+			<-- ` + badInvalid(`"p2"`, whyParams) + `
 			--> {"jsonrpc":"2.0","method":"sum","params":true,"id":"p3"}
-			<-- ` + badInvalid(`"p3"`) + `
+			<-- ` + badInvalid(`"p3"`, whyParams) + `
 			--> {"jsonrpc":"2.0","method":"sum","params":null,"id":"p4"}
-			<-- ` + badInvalid(`"p4"`) + `
+			<-- ` + badInvalid(`"p4"`, whyParams) + `
 			--> {"jsonrpc":"2.0","method":"update","params":"bar"}
-			<-- ` + badInvalid(`null`)},
+			<-- ` + badInvalid(`null`, whyParams)},
 		{name: "a result or error member in a request", tr: `
 			--> {"jsonrpc":"2.0","method":"sum","params":[1],"result":1,"id":"r1"}
-			<-- ` + badInvalid(`"r1"`) + `
+			<-- ` + badInvalid(`"r1"`, whyMembers) + `
 			--> {"jsonrpc":"2.0","method":"sum","params":[1],"error":{"code":1,"message":"x"},"id":"r2"}
-			<-- ` + badInvalid(`"r2"`) + `
+			<-- ` + badInvalid(`"r2"`, whyMembers) + `
 			--> {"jsonrpc":"2.0","method":"sum","params":[1],"result":null,"error":null,"id":"r3"}
-			<-- ` + badInvalid(`"r3"`) + `
+			<-- ` + badInvalid(`"r3"`, whyMembers) + `
 			--> {"jsonrpc":"2.0","method":"update","result":1}
-			<-- ` + badInvalid(`null`)},
+			<-- ` + badInvalid(`null`, whyMembers)},
 		{name: "extra members", tr: `
 			--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":"x1","extra":null}
-			<-- ` + badInvalid(`"x1"`) + `
+			<-- ` + badInvalid(`"x1"`, whyMembers) + `
 			--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":"x2","_meta":{}}
-			<-- ` + badInvalid(`"x2"`) + `
+			<-- ` + badInvalid(`"x2"`, whyMembers) + `
 			--> {"Jsonrpc":"2.0","method":"sum","params":[1],"id":"x3"}
-			<-- ` + badInvalid(`"x3"`) + `
+			<-- ` + badInvalid(`"x3"`, whyVersion) + `
 			--> {"jsonrpc":"2.0","method":"sum","params":[1],"ID":"x4"}
-			<-- ` + badInvalid(`null`) + `
+			<-- ` + badInvalid(`null`, whyMembers) + `
 			--> {"jsonrpc":"2.0","method":"update","params":[1],"":1}
-			<-- ` + badInvalid(`null`)},
+			<-- ` + badInvalid(`null`, whyMembers)},
+		// An id given twice is answered null: which one the peer meant
+		// cannot be told (JSON-RPC 2.0, section 5).
 		{name: "duplicate envelope members", tr: `
 			--> {"jsonrpc":"2.0","jsonrpc":"2.0","method":"sum","params":[1],"id":"k1"}
-			<-- ` + badInvalid(`"k1"`) + `
+			<-- ` + badInvalid(`"k1"`, "jsonrpc given more than once") + `
 			--> {"jsonrpc":"2.0","method":"sum","params":[1],"params":[2],"id":"k2"}
-			<-- ` + badInvalid(`"k2"`) + `
+			<-- ` + badInvalid(`"k2"`, "params given more than once") + `
 			--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":"k3","id":"k4"}
-			<-- ` + badInvalid(`"k4"`) + `
+			<-- ` + badInvalid(`null`, whyIDTwice) + `
 			--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":{},"id":"k5"}
-			<-- ` + badInvalid(`"k5"`) + `
+			<-- ` + badInvalid(`null`, whyIDTwice) + `
 			--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":"k6","\u0069d":"k7"}
-			<-- ` + badInvalid(`"k7"`) + `
+			<-- ` + badInvalid(`null`, whyIDTwice) + `
 			--> {"jsonrpc":"2.0","method":"update","method":"update"}
-			<-- ` + badInvalid(`null`)},
+			<-- ` + badInvalid(`null`, "method given more than once")},
 		{name: "duplicate members inside params reach the handler as they came", tr: `
 			--> {"jsonrpc":"2.0","method":"echo","params":{"a":1,"a":2},"id":"dp1"}
 			<-- ` + badResult(`{"a":1,"a":2}`, `"dp1"`) + `
@@ -500,18 +515,18 @@ func badInputRows(t *testing.T) []badRow {
 			<-- [` + badResult(`1`, `"b1"`) + `,` + badResult(`2`, `"b2"`) + `]`},
 		{name: "a batch over the configured limit", opts: &rpc.Options{MaxBatch: 2}, tr: `
 			--> [{"jsonrpc":"2.0","method":"sum","params":[1],"id":"b3"},{"jsonrpc":"2.0","method":"sum","params":[2],"id":"b4"},{"jsonrpc":"2.0","method":"sum","params":[3],"id":"b5"}]
-			<-- ` + badLimit("batch of 3 entries, more than the limit of 2") + `
+			<-- ` + badLimit("batch longer than the limit of 2 entries") + `
 			--> [1,2,3,4,5,6,7,8,9,10]
-			<-- ` + badLimit("batch of 10 entries, more than the limit of 2") + `
+			<-- ` + badLimit("batch longer than the limit of 2 entries") + `
 			--> [{"jsonrpc":"2.0","method":"update"},{"jsonrpc":"2.0","method":"update"},{"jsonrpc":"2.0","method":"update"}]
-			<-- ` + badLimit("batch of 3 entries, more than the limit of 2")},
+			<-- ` + badLimit("batch longer than the limit of 2 entries")},
 		{name: "huge batches against the default limit of 1000", in: badLines(
 			batch1000.String(),
 			batch1001.String(),
 			batch100k.String(),
 		), want: []string{
-			badLimit("batch of 1001 entries, more than the limit of 1000"),
-			badLimit("batch of 100000 entries, more than the limit of 1000"),
+			badLimit("batch longer than the limit of 1000 entries"),
+			badLimit("batch longer than the limit of 1000 entries"),
 		}},
 		{name: "a batch of 1000 requests is answered on one line", in: badLines(batchOfRequests),
 			want: []string{batchOfAnswers}},
@@ -520,27 +535,28 @@ func badInputRows(t *testing.T) []badRow {
 		// 7.0 is another id. The message is TestDuplicateIDInFlight's.
 		{name: "a batch repeating one id", tr: `
 			--> [{"jsonrpc":"2.0","method":"sum","params":[1],"id":7},{"jsonrpc":"2.0","method":"sum","params":[2],"id":7},{"jsonrpc":"2.0","method":"sum","params":[3],"id":7.0}]
-			<-- [` + badResult(`1`, `7`) + `,{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: id 7 is already in use"},"id":7},` + badResult(`3`, `7.0`) + `]`},
+			<-- [` + badResult(`1`, `7`) + `,` + badInvalid(`7`, whyInFlight) + `,` + badResult(`3`, `7.0`) + `]`},
 		{name: "an empty batch", tr: `
 			--> []
-			<-- ` + badInvalid(`null`) + `
+			<-- ` + badInvalid(`null`, whyEmptyBatch) + `
 			--> [ ]
-			<-- ` + badInvalid(`null`) + `
+			<-- ` + badInvalid(`null`, whyEmptyBatch) + `
 			--> [	]	
-			<-- ` + badInvalid(`null`)},
+			<-- ` + badInvalid(`null`, whyEmptyBatch)},
 		{name: "a batch of invalid entries", tr: `
 			--> [1,"a",null,true,{},{"jsonrpc":"2.0","method":1},{"jsonrpc":"2.0","method":"sum","params":"x","id":"bi"}]
-			<-- [` + strings.Repeat(badInvalid(`null`)+`,`, 6) + badInvalid(`"bi"`) + `]`},
+			<-- [` + strings.Repeat(badInvalid(`null`, whyNotObject)+`,`, 4) + badInvalid(`null`, whyVersion) + `,` +
+			badInvalid(`null`, whyMethod) + `,` + badInvalid(`"bi"`, whyParams) + `]`},
 		{name: "nested batches", tr: `
 			--> [[{"jsonrpc":"2.0","method":"sum","params":[1],"id":"nb1"}]]
-			<-- [` + badInvalid(`null`) + `]
+			<-- [` + badInvalid(`null`, whyNotObject) + `]
 			--> [[]]
-			<-- [` + badInvalid(`null`) + `]
+			<-- [` + badInvalid(`null`, whyNotObject) + `]
 			--> [{"jsonrpc":"2.0","method":"sum","params":[1],"id":"nb2"},[],[1]]
-			<-- [` + badResult(`1`, `"nb2"`) + `,` + badInvalid(`null`) + `,` + badInvalid(`null`) + `]`},
+			<-- [` + badResult(`1`, `"nb2"`) + `,` + badInvalid(`null`, whyNotObject) + `,` + badInvalid(`null`, whyNotObject) + `]`},
 		{name: "a batch mixing requests, notifications, responses and bad entries", tr: `
 			--> [{"jsonrpc":"2.0","result":1,"id":"mx0"},{"jsonrpc":"2.0","method":"update","params":[1]},{"jsonrpc":"2.0","method":"sum","params":[1,1],"id":"mx1"},{"jsonrpc":"2.0","method":"rpc.secret","id":"mx2"},{"foo":"boo"}]
-			<-- [` + badResult(`2`, `"mx1"`) + `,` + badNotFound(`"mx2"`) + `,` + badInvalid(`null`) + `]`},
+			<-- [` + badResult(`2`, `"mx1"`) + `,` + badNotFound(`"mx2"`) + `,` + badInvalid(`null`, whyVersion) + `]`},
 		{name: "broken batches", tr: `
 			--> [{"jsonrpc":"2.0","method":"sum","params":[1],"id":"bb1"},]
 			<-- ` + badParseError + `
@@ -572,28 +588,28 @@ func badInputRows(t *testing.T) []badRow {
 		// Valid JSON that is not a request.
 		{name: "a bare value at top level", tr: `
 			--> "sum"
-			<-- ` + badInvalid(`null`) + `
+			<-- ` + badInvalid(`null`, whyNotObject) + `
 			--> 42
-			<-- ` + badInvalid(`null`) + `
+			<-- ` + badInvalid(`null`, whyNotObject) + `
 			--> -1.5e3
-			<-- ` + badInvalid(`null`) + `
+			<-- ` + badInvalid(`null`, whyNotObject) + `
 			--> null
-			<-- ` + badInvalid(`null`) + `
+			<-- ` + badInvalid(`null`, whyNotObject) + `
 			--> true
-			<-- ` + badInvalid(`null`) + `
+			<-- ` + badInvalid(`null`, whyNotObject) + `
 			--> false
-			<-- ` + badInvalid(`null`) + `
+			<-- ` + badInvalid(`null`, whyNotObject) + `
 			--> "\ud800"
-			<-- ` + badInvalid(`null`)},
+			<-- ` + badInvalid(`null`, whyNotObject)},
 		{name: "an object with no members", tr: `
 			--> {}
-			<-- ` + badInvalid(`null`) + `
+			<-- ` + badInvalid(`null`, whyVersion) + `
 			--> { }
-			<-- ` + badInvalid(`null`) + `
+			<-- ` + badInvalid(`null`, whyVersion) + `
 			--> {"jsonrpc":"2.0"}
-			<-- ` + badInvalid(`null`) + `
+			<-- ` + badInvalid(`null`, whyNoMethod) + `
 			--> {"jsonrpc":"2.0","id":"o1"}
-			<-- ` + badInvalid(`"o1"`)},
+			<-- ` + badInvalid(`"o1"`, whyNoMethod)},
 		{name: "JSON-like text that is not JSON", tr: `
 			--> {'jsonrpc':'2.0','method':'sum','params':[1],'id':1}
 			<-- ` + badParseError + `
@@ -641,7 +657,7 @@ func badInputRows(t *testing.T) []badRow {
 		{name: "notifications are never answered, whatever their handler does", tr: `
 			--> {"jsonrpc":"2.0","method":"no-such-method"}
 			--> {"jsonrpc":"2.0","method":"subtract","params":"x"}
-			<-- ` + badInvalid(`null`) + `
+			<-- ` + badInvalid(`null`, whyParams) + `
 			--> {"jsonrpc":"2.0","method":"subtract","params":["x"]}
 			--> {"jsonrpc":"2.0","method":"probe.panic"}
 			--> {"jsonrpc":"2.0","method":"probe.fail"}
@@ -660,9 +676,9 @@ func badInputRows(t *testing.T) []badRow {
 			--> {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"next"}}`},
 		{name: "cancellations that are not valid notifications", tr: `
 			--> {"jsonrpc":"2.0","method":"$/cancelRequest","params":"next"}
-			<-- ` + badInvalid(`null`) + `
+			<-- ` + badInvalid(`null`, whyParams) + `
 			--> {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"next"},"extra":1}
-			<-- ` + badInvalid(`null`) + `
+			<-- ` + badInvalid(`null`, whyMembers) + `
 			--> {"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"next"},"id":"cr"}
 			<-- ` + badNotFound(`"cr"`)},
 		{name: "methods under rpc. never reach the handler", tr: `

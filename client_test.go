@@ -2,11 +2,8 @@ package toolrpc_test
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -19,33 +16,11 @@ import (
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
-// The client against the calculator running as a real child process: the
-// binary is built once for the package's tests.
-var calculator struct {
-	once sync.Once
-	path string
-	err  error
-}
-
+// calculatorBinary builds the calculator, for the client to run it as a
+// real child process.
 func calculatorBinary(t *testing.T) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("builds and runs the calculator")
-	}
-	calculator.once.Do(func() {
-		dir, err := os.MkdirTemp("", "toolrpc-calculator")
-		if err != nil {
-			calculator.err = err
-			return
-		}
-		calculator.path = filepath.Join(dir, "calculator")
-		out, err := exec.Command("go", "build", "-o", calculator.path, "./examples/calculator").CombinedOutput()
-		if err != nil {
-			calculator.err = fmt.Errorf("%v: %s", err, out)
-		}
-	})
-	require.NoError(t, calculator.err)
-	return calculator.path
+	return binary(t, "./examples/calculator")
 }
 
 // startCalculator starts the calculator and returns the client; its stderr

@@ -46,7 +46,7 @@ func TestErrorStream(t *testing.T) {
 		--> {"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":3}
 		<-- {"jsonrpc":"2.0","result":19,"id":3}
 		--> {"jsonrpc":"2.0","params":[42,23],"id":4}
-		<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":4}
+		<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"method is required"}},"id":4}
 		--> {"jsonrpc":"2.0","method":"subtract","params":[1,1],"id":5}
 		<-- {"jsonrpc":"2.0","result":0,"id":5}`, nil)
 }
@@ -56,57 +56,59 @@ func TestEnvelopeRules(t *testing.T) {
 	tests := []struct{ name, transcript string }{
 		{"version must be the string 2.0", `
 			--> {"jsonrpc":"1.0","method":"sum","params":[1],"id":1}
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":1}
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"jsonrpc must be the string 2.0"}},"id":1}
 			--> {"jsonrpc":2.0,"method":"sum","params":[1],"id":2}
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":2}
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"jsonrpc must be the string 2.0"}},"id":2}
 			--> {"method":"sum","params":[1],"id":3}
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":3}
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"jsonrpc must be the string 2.0"}},"id":3}
 			--> {"jsonrpc":"2\u002e0","method":"sum","params":[1],"id":4}
 			<-- {"jsonrpc":"2.0","result":1,"id":4}`},
 		{"method must be a string", `
 			--> {"jsonrpc":"2.0","method":null,"id":1}
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":1}
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"method must be a string"}},"id":1}
 			--> {"jsonrpc":"2.0","method":["sum"],"id":2}
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":2}
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"method must be a string"}},"id":2}
 			--> {"jsonrpc":"2.0","method":"s\u0075m","params":[2],"id":3}
 			<-- {"jsonrpc":"2.0","result":2,"id":3}`},
 		{"id must be a string, a number or null", `
 			--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":{"a":1}}
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"id must be a string, a number or null"}},"id":null}
 			--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":[1]}
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"id must be a string, a number or null"}},"id":null}
 			--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":false}
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}`},
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"id must be a string, a number or null"}},"id":null}`},
 		{"params must be an object or an array", `
 			--> {"jsonrpc":"2.0","method":"sum","params":"bar","id":1}
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":1}
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"params must be an object or an array"}},"id":1}
 			--> {"jsonrpc":"2.0","method":"sum","params":3,"id":2}
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":2}
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"params must be an object or an array"}},"id":2}
 			--> {"jsonrpc":"2.0","method":"sum","params":null,"id":3}
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":3}
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"params must be an object or an array"}},"id":3}
 			--> {"jsonrpc":"2.0","method":"echo","params":{},"id":4}
 			<-- {"jsonrpc":"2.0","result":{},"id":4}
 			--> {"jsonrpc":"2.0","method":"echo","params":[],"id":5}
 			<-- {"jsonrpc":"2.0","result":[],"id":5}`},
 		{"no members beyond the specification's", `
 			--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":1,"extra":true}
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":1}
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"a request has no members but jsonrpc, method, params and id"}},"id":1}
 			--> {"jsonrpc":"2.0","method":"sum","params":[1],"result":1,"id":2}
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":2}`},
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"a request has no members but jsonrpc, method, params and id"}},"id":2}`},
 		{"a member given twice is invalid", `
 			--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":1,"id":2}
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":2}
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"id given more than once"}},"id":null}
+			--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":"a","id":"b"}
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"id given more than once"}},"id":null}
 			--> {"jsonrpc":"2.0","method":"sum","method":"sum","params":[1],"id":3}
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":3}`},
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"method given more than once"}},"id":3}`},
 		{"valid JSON that is not an object or array", `
 			--> 42
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"a request must be a JSON object"}},"id":null}
 			--> "subtract"
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"a request must be a JSON object"}},"id":null}
 			--> null
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"a request must be a JSON object"}},"id":null}
 			--> {}
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}`},
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"jsonrpc must be the string 2.0"}},"id":null}`},
 		{"not JSON, or more than one value on the line", "--> {\"jsonrpc\":\"2.0\",\"method\":\"sum\",\"params\":[1],\"id\":1} {}\n" +
 			"<-- {\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32700,\"message\":\"Parse error\"},\"id\":null}\n" +
 			"--> {\"jsonrpc\":\"2.0\",\"method\":\"sum\",\"params\":[\"\xff\"],\"id\":2}\n" +
@@ -197,8 +199,8 @@ func TestDuplicateIDInFlight(t *testing.T) {
 	require.NoError(t, pw.Close())
 	require.NoError(t, <-done)
 	assert.Equal(t, []string{
-		`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: id 7 is already in use"},"id":7}`,
-		`[{"jsonrpc":"2.0","result":2,"id":8},{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: id 8 is already in use"},"id":8}]`,
+		`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"id already in use by a request in flight"}},"id":7}`,
+		`[{"jsonrpc":"2.0","result":2,"id":8},{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"id already in use by a request in flight"}},"id":8}]`,
 		`{"jsonrpc":"2.0","result":4,"id":7.0}`,
 		`{"jsonrpc":"2.0","result":"released","id":7}`,
 		`{"jsonrpc":"2.0","result":5,"id":7}`,
@@ -385,16 +387,16 @@ func TestFrameLimits(t *testing.T) {
 			--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":1}
 			<-- {"jsonrpc":"2.0","result":1,"id":1}
 			--> {"jsonrpc":"2.0","method":"sum","params":[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1],"id":2}
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: frame larger than the limit of 100 bytes"},"id":null}
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"frame larger than the limit of 100 bytes"}},"id":null}
 			--> {"jsonrpc":"2.0","method":"sum","params":[2],"id":3}
 			<-- {"jsonrpc":"2.0","result":2,"id":3}`, &rpc.Options{Sequential: true, MaxFrameSize: 100})
 	})
 	t.Run("batch and depth limits", func(t *testing.T) {
 		wiretest.Serve(t, newSpecHandler(), `
 			--> [{"jsonrpc":"2.0","method":"sum","params":[1],"id":1},{"jsonrpc":"2.0","method":"sum","params":[1],"id":2},{"jsonrpc":"2.0","method":"sum","params":[1],"id":3}]
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: batch of 3 entries, more than the limit of 2"},"id":null}
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"batch longer than the limit of 2 entries"}},"id":null}
 			--> {"jsonrpc":"2.0","method":"echo","params":[[[1]]],"id":4}
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: nested more than 3 levels deep"},"id":null}
+			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"nested more than 3 levels deep"}},"id":null}
 			--> {"jsonrpc":"2.0","method":"echo","params":[[1]],"id":5}
 			<-- {"jsonrpc":"2.0","result":[[1]],"id":5}`, &rpc.Options{Sequential: true, MaxBatch: 2, MaxDepth: 3})
 	})

@@ -103,9 +103,18 @@ func appendID(dst, id []byte) []byte {
 	return append(dst, '}')
 }
 
+// An Appender appends its own encoding as JSON, in one pass and with no
+// copy: AppendValue calls it instead of encoding/json. What it appends must
+// be one valid JSON value with no line break, or AppendValue fails with
+// ErrInvalidJSON.
+type Appender interface {
+	AppendJSON(dst []byte) ([]byte, error)
+}
+
 // AppendValue appends v encoded as compact JSON. nil is null; a
-// json.RawMessage is validated and compacted (a nil one is null); anything else is encoded by
-// encoding/json without HTML escaping.
+// json.RawMessage is validated and compacted (a nil one is null); an
+// Appender appends itself; anything else is encoded by encoding/json without
+// HTML escaping.
 func AppendValue(dst []byte, v any) ([]byte, error) {
 	switch v := v.(type) {
 	case nil:
@@ -123,6 +132,8 @@ func AppendValue(dst []byte, v any) ([]byte, error) {
 		return strconv.AppendInt(dst, int64(v), 10), nil
 	case int64:
 		return strconv.AppendInt(dst, v, 10), nil
+	case Appender:
+		return appendJSON(dst, v)
 	}
 	e := encoders.Get().(*encoder)
 	e.buf = dst
@@ -139,6 +150,20 @@ func AppendValue(dst []byte, v any) ([]byte, error) {
 		return dst[:start], ErrInvalidJSON
 	}
 	return dst, nil
+}
+
+// appendJSON appends what a calls AppendJSON appends, once checked.
+func appendJSON(dst []byte, a Appender) ([]byte, error) {
+	start := len(dst)
+	out, err := a.AppendJSON(dst)
+	if err != nil {
+		return dst[:start], err
+	}
+	end, st := scan.Value(out, start, 0, scan.Unlimited)
+	if st != scan.OK || end != len(out) || bytes.ContainsAny(out[start:], "\r\n") {
+		return dst[:start], ErrInvalidJSON
+	}
+	return out, nil
 }
 
 // encoder is a json.Encoder that appends to buf.

@@ -77,6 +77,8 @@ func TestAppendErrorResponse(t *testing.T) {
 		{"spec method not found", `"1"`, NewError(MethodNotFound, ""), `{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":"1"}`},
 		{"data", `7`, NewError(InvalidParams, "").WithData([]map[string]string{{"field": "b", "rule": "ne", "param": "0"}}),
 			`{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"b","param":"0","rule":"ne"}]},"id":7}`},
+		{"invalid request with its reason", `7`, InvalidRequestError("params must be an object or an array"),
+			`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"params must be an object or an array"}},"id":7}`},
 		{"raw data", `7`, &Error{Code: 42, Message: "m\n\"q\"", Data: json.RawMessage(` [ 1 ] `)},
 			`{"jsonrpc":"2.0","error":{"code":42,"message":"m\n\"q\"","data":[1]},"id":7}`},
 		{"unencodable data", `7`, &Error{Code: 42, Message: "m", Data: make(chan int)},
@@ -179,4 +181,28 @@ func FuzzAppendCompact(f *testing.F) {
 			t.Fatalf("AppendCompact(%q) = %q, json.Compact gives %q", raw, got, want.String())
 		}
 	})
+}
+
+// appender appends its text as it is.
+type appender string
+
+func (a appender) AppendJSON(dst []byte) ([]byte, error) { return append(dst, a...), nil }
+
+func TestAppendValueAppender(t *testing.T) {
+	tests := []struct {
+		a    appender
+		want string
+		err  error
+	}{
+		{`[{"a":"b"}]`, `x[{"a":"b"}]`, nil},
+		{`[1,`, `x`, ErrInvalidJSON},
+		{"[1,\n2]", `x`, ErrInvalidJSON},
+		{"\"\xff\"", `x`, ErrInvalidJSON},
+		{`1 2`, `x`, ErrInvalidJSON},
+	}
+	for _, tt := range tests {
+		got, err := AppendValue([]byte("x"), tt.a)
+		assert.ErrorIs(t, err, tt.err, "%q", tt.a)
+		assert.Equal(t, tt.want, string(got), "%q", tt.a)
+	}
 }

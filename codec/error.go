@@ -3,6 +3,8 @@ package codec
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"unicode/utf8"
 )
 
 // Code is a JSON-RPC 2.0 error code.
@@ -17,6 +19,7 @@ const (
 	ParseError Code = -32700
 	// InvalidRequest: the JSON is not a valid request object, the batch is
 	// empty, or a limit (frame size, batch length, nesting depth) was passed.
+	// toolrpc says which in its data (see InvalidRequestError).
 	InvalidRequest Code = -32600
 	// MethodNotFound: no method of that name is served.
 	MethodNotFound Code = -32601
@@ -42,7 +45,11 @@ const (
 	RequestCancelled Code = -32800
 )
 
-// String returns the standard message for the codes above, or "" for others.
+// String returns the code's message: the standard one for the codes above,
+// and for any other code what the specification sets it aside for: "Server
+// error" from -32099 to -32000 (implementation-defined server errors),
+// "Reserved error" for the rest of -32768 to -32000 (reserved for
+// pre-defined errors), and "Application error" outside that range.
 func (c Code) String() string {
 	switch c {
 	case ParseError:
@@ -64,7 +71,13 @@ func (c Code) String() string {
 	case RequestCancelled:
 		return "Request cancelled"
 	}
-	return ""
+	switch {
+	case -32099 <= c && c <= -32000:
+		return "Server error"
+	case -32768 <= c && c <= -32000:
+		return "Reserved error"
+	}
+	return "Application error"
 }
 
 // Error is the JSON-RPC 2.0 error object, and a Go error.
@@ -93,6 +106,22 @@ func Errorf(code Code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
+// InvalidRequestData is the data of every InvalidRequest error toolrpc
+// answers with (a Decoder's, and a connection's for its limits): the
+// message stays the specification's "Invalid Request", and Reason says
+// which rule the message broke.
+type InvalidRequestData struct {
+	// Reason is the rule broken, in toolrpc's own words: a fixed phrase,
+	// with at most a configured limit in it, never text the peer sent.
+	Reason string `json:"reason"`
+}
+
+// InvalidRequestError returns an InvalidRequest error with the
+// specification's message and reason in its data, an InvalidRequestData.
+func InvalidRequestError(reason string) *Error {
+	return &Error{Code: InvalidRequest, Message: "Invalid Request", Data: InvalidRequestData{Reason: reason}}
+}
+
 // WithData returns a copy of e that carries data.
 func (e *Error) WithData(data any) *Error {
 	c := *e
@@ -100,9 +129,30 @@ func (e *Error) WithData(data any) *Error {
 	return &c
 }
 
-// Error implements the error interface.
+// Error implements the error interface: the code and the message, and for
+// an InvalidRequest error the reason its data gives (see
+// InvalidRequestData), as sent or as read from the wire.
 func (e *Error) Error() string {
+	if r := e.reason(); r != "" {
+		return fmt.Sprintf("jsonrpc error %d: %s: %s", e.Code, e.Message, r)
+	}
 	return fmt.Sprintf("jsonrpc error %d: %s", e.Code, e.Message)
+}
+
+// reason returns the reason in the data of an InvalidRequest error, or "".
+func (e *Error) reason() string {
+	if e.Code != InvalidRequest {
+		return ""
+	}
+	switch d := e.Data.(type) {
+	case InvalidRequestData:
+		return d.Reason
+	case json.RawMessage:
+		var r InvalidRequestData
+		_ = json.Unmarshal(d, &r) // data of another shape has no reason
+		return r.Reason
+	}
+	return ""
 }
 
 // UnmarshalJSON decodes an error object strictly: code must be an integer and
@@ -129,4 +179,40 @@ func (e *Error) UnmarshalJSON(b []byte) error {
 		e.Data = w.Data
 	}
 	return nil
+}
+
+// MaxEcho is the most bytes of a string a peer sent (a member name, a value,
+// a method name, an id) that toolrpc repeats in an error answer or a log
+// record: Echo shortens longer ones. A response's id is the exception: it is
+// echoed whole, as the specification requires.
+const MaxEcho = 256
+
+// Echo returns s, a string a peer sent, as toolrpc repeats it in an error
+// answer or a log record: whole when it is at most MaxEcho bytes long, else
+// shortened by Shorten to MaxEcho bytes. Its cost is bounded by MaxEcho,
+// however long s is.
+func Echo[T ~string | ~[]byte](s T) string { return Shorten(s, MaxEcho) }
+
+// Shorten returns s whole when it is at most n bytes long; otherwise at most
+// its first n bytes, cut before the start of a character (valid UTF-8 stays
+// valid), then "…" and the length of s in parentheses:
+//
+//	Shorten("abcdef", 3) == "abc…(6 bytes)"
+func Shorten[T ~string | ~[]byte](s T, n int) string {
+	n = max(n, 0)
+	if len(s) <= n {
+		return string(s)
+	}
+	cut := n
+	for i := 1; i < utf8.UTFMax && cut > 0 && !utf8.RuneStart(s[cut]); i++ {
+		cut-- // s[cut] is inside a character: keep it out whole
+	}
+	if !utf8.RuneStart(s[cut]) {
+		cut = n // not UTF-8 here: there is no character to keep whole
+	}
+	b := make([]byte, 0, cut+len("…( bytes)")+20)
+	b = append(b, s[:cut]...)
+	b = append(b, "…("...)
+	b = strconv.AppendInt(b, int64(len(s)), 10)
+	return string(append(b, " bytes)"...))
 }

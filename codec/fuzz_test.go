@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -11,13 +12,14 @@ import (
 
 // refClassify is an independent, slow classifier built on encoding/json,
 // for differential fuzzing of Decoder. It renders messages as describe does,
-// but without the Meta member and without error messages.
+// but without the Meta member and without error messages (the reasons of
+// InvalidRequest errors stay).
 func refClassify(frame []byte, maxDepth int) (out []string, batch bool) {
 	if !validJSON(frame) {
 		return []string{"invalid err=-32700"}, false
 	}
 	if jsonDepth(frame) > maxDepth {
-		return []string{"invalid err=-32600"}, false
+		return []string{fmt.Sprintf("invalid err=-32600 (nested more than %d levels deep)", maxDepth)}, false
 	}
 	frame = bytes.TrimSpace(frame)
 	if frame[0] == '[' {
@@ -26,7 +28,7 @@ func refClassify(frame []byte, maxDepth int) (out []string, batch bool) {
 			panic(err)
 		}
 		if len(elems) == 0 {
-			return []string{"invalid err=-32600"}, false
+			return []string{"invalid err=-32600 (a batch must not be empty)"}, false
 		}
 		for _, e := range elems {
 			out = append(out, refEnvelope(e))
@@ -58,9 +60,10 @@ func jsonDepth(b []byte) int {
 func refEnvelope(raw []byte) string {
 	raw = bytes.TrimSpace(raw)
 	if raw[0] != '{' {
-		return "invalid err=-32600"
+		return "invalid err=-32600 (a request must be a JSON object)"
 	}
 	members := map[string][]byte{}
+	twice := map[string]bool{}
 	dup, other := false, false
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	_, _ = dec.Token()
@@ -74,7 +77,7 @@ func refEnvelope(raw []byte) string {
 		switch key {
 		case "jsonrpc", "method", "params", "id", "result", "error":
 			if _, ok := members[key]; ok {
-				dup = true
+				dup, twice[key] = true, true
 			}
 			members[key] = bytes.TrimSpace(v)
 		default:
@@ -114,8 +117,32 @@ func refEnvelope(raw []byte) string {
 		json.Unmarshal(members["method"], &method) != nil || members["method"][0] != '"' ||
 		(hasID && !validID) || (hasParams && params[0] != '{' && params[0] != '[') {
 		s.WriteString("invalid")
-		idPart()
-		s.WriteString(" err=-32600")
+		if !twice["id"] { // an id given twice is answered null
+			idPart()
+		}
+		s.WriteString(" err=-32600 (")
+		switch {
+		case !versionOK:
+			s.WriteString("jsonrpc must be the string 2.0")
+		case twice["jsonrpc"], twice["method"], twice["params"], twice["id"]:
+			for _, k := range []string{"jsonrpc", "method", "params", "id"} {
+				if twice[k] {
+					s.WriteString(k + " given more than once")
+					break
+				}
+			}
+		case other || hasResult || hasError:
+			s.WriteString("a request has no members but jsonrpc, method, params and id")
+		case !hasMethod:
+			s.WriteString("method is required")
+		case members["method"][0] != '"':
+			s.WriteString("method must be a string")
+		case hasID && !validID:
+			s.WriteString("id must be a string, a number or null")
+		default:
+			s.WriteString("params must be an object or an array")
+		}
+		s.WriteString(")")
 		return s.String()
 	}
 	if hasID {
@@ -134,7 +161,7 @@ func refEnvelope(raw []byte) string {
 func describeForRef(m Message) string {
 	m.Meta = nil
 	if m.Err != nil {
-		m.Err = &Error{Code: m.Err.Code, Message: m.Err.Code.String()}
+		m.Err = &Error{Code: m.Err.Code, Message: m.Err.Code.String(), Data: m.Err.Data}
 	}
 	return describe(m)
 }
@@ -183,7 +210,7 @@ func FuzzDecode(f *testing.F) {
 			if batch != wantBatch || strings.Join(got, "\n") != strings.Join(want, "\n") {
 				// A frame both too deep and broken may be reported either
 				// way: the scan stops at the first problem it meets.
-				if len(got) == 1 && got[0] == "invalid err=-32600" && want[0] == "invalid err=-32700" {
+				if len(got) == 1 && strings.HasPrefix(got[0], "invalid err=-32600 (nested") && want[0] == "invalid err=-32700" {
 					continue
 				}
 				t.Fatalf("frame %q (depth %d)\n got batch=%v %q\nwant batch=%v %q", frame, depth, batch, got, wantBatch, want)

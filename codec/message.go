@@ -12,7 +12,8 @@ type Kind uint8
 // The kinds of message a frame holds.
 const (
 	// Invalid: not a valid request. Err is the error to answer with, ID the
-	// id to answer to (nil: null).
+	// id to answer to (nil: null). An InvalidRequest Err carries an
+	// InvalidRequestData saying which rule the message broke.
 	Invalid Kind = iota
 	// Request: a request object with an id; it must be answered.
 	Request
@@ -116,7 +117,7 @@ func (d *Decoder) decodeBatch(frame []byte, i, maxDepth int) ([]Message, bool) {
 		if scan.SkipSpace(frame, i+1) != len(frame) {
 			return single(frameError(scan.Syntax, maxDepth))
 		}
-		return single(Message{Kind: Invalid, Err: NewError(InvalidRequest, "")})
+		return single(Message{Kind: Invalid, Err: InvalidRequestError(reasonEmptyBatch)})
 	}
 	n := 0
 	for {
@@ -143,8 +144,8 @@ func (d *Decoder) decodeBatch(frame []byte, i, maxDepth int) ([]Message, bool) {
 		break
 	}
 	if n > maxBatch {
-		return single(Message{Kind: Invalid, Err: Errorf(InvalidRequest,
-			"Invalid Request: batch of %d entries, more than the limit of %d", n, maxBatch)})
+		return single(Message{Kind: Invalid, Err: InvalidRequestError(
+			fmt.Sprintf("batch longer than the limit of %d entries", maxBatch))})
 	}
 	return d.msgs, true
 }
@@ -152,8 +153,8 @@ func (d *Decoder) decodeBatch(frame []byte, i, maxDepth int) ([]Message, bool) {
 // frameError is the message for a frame that cannot be read as messages.
 func frameError(st scan.Status, maxDepth int) Message {
 	if st == scan.TooDeep {
-		return Message{Kind: Invalid, Err: Errorf(InvalidRequest,
-			"Invalid Request: nested more than %d levels deep", maxDepth)}
+		return Message{Kind: Invalid, Err: InvalidRequestError(
+			fmt.Sprintf("nested more than %d levels deep", maxDepth))}
 	}
 	return Message{Kind: Invalid, Err: NewError(ParseError, "")}
 }
@@ -167,7 +168,6 @@ const (
 	hasResult
 	hasError
 	hasOther
-	hasDuplicate
 )
 
 // scanEnvelope scans the value at frame[i] (after white space) as one
@@ -177,14 +177,14 @@ func scanEnvelope(frame []byte, i, depth, maxDepth int, m *Message) (int, scan.S
 	i = scan.SkipSpace(frame, i)
 	if i >= len(frame) || frame[i] != '{' {
 		end, st := scan.Value(frame, i, depth, maxDepth)
-		*m = Message{Kind: Invalid, Err: NewError(InvalidRequest, "")}
+		*m = Message{Kind: Invalid, Err: InvalidRequestError(reasonNotObject)}
 		return end, st
 	}
 	if depth+1 > maxDepth {
 		return i, scan.TooDeep
 	}
 	var (
-		flags                      int
+		flags, dups                int // the members present; those given twice
 		jsonrpc, method, id        []byte
 		methodEsc, jsonrpcEsc      bool
 		params, meta, result, errv []byte
@@ -229,7 +229,7 @@ func scanEnvelope(frame []byte, i, depth, maxDepth int, m *Message) (int, scan.S
 			bit = hasOther
 		}
 		if flags&bit != 0 && bit != hasOther {
-			flags |= hasDuplicate
+			dups |= bit
 		}
 		flags |= bit
 	}
@@ -241,16 +241,12 @@ func scanEnvelope(frame []byte, i, depth, maxDepth int, m *Message) (int, scan.S
 	if validID {
 		answerID = id
 	}
-	invalid := func() (int, scan.Status) {
-		*m = Message{Kind: Invalid, ID: answerID, Err: NewError(InvalidRequest, "")}
-		return i, scan.OK
-	}
 	okVersion := flags&hasJSONRPC != 0 && isString(jsonrpc, jsonrpcEsc, "2.0")
 	if flags&hasMethod == 0 && flags&(hasResult|hasError) != 0 {
 		// A response to one of our requests.
 		*m = Message{Kind: Response, ID: answerID, Result: result, Error: errv}
 		switch {
-		case flags&(hasDuplicate|hasOther|hasParams) != 0:
+		case dups != 0 || flags&(hasOther|hasParams) != 0:
 			m.Err = Errorf(InvalidRequest, "response has members it must not have")
 		case !okVersion:
 			m.Err = Errorf(InvalidRequest, `response without "jsonrpc": "2.0"`)
@@ -263,17 +259,65 @@ func scanEnvelope(frame []byte, i, depth, maxDepth int, m *Message) (int, scan.S
 		}
 		return i, scan.OK
 	}
-	if flags&(hasDuplicate|hasOther|hasResult|hasError) != 0 || !okVersion ||
+	if dups != 0 || flags&(hasOther|hasResult|hasError) != 0 || !okVersion ||
 		flags&hasMethod == 0 || method[0] != '"' ||
 		(flags&hasID != 0 && !validID) ||
 		(flags&hasParams != 0 && params[0] != '{' && params[0] != '[') {
-		return invalid()
+		if dups&hasID != 0 {
+			// Which id the peer meant cannot be told: JSON-RPC 2.0
+			// section 5 answers such a request to null.
+			answerID = nil
+		}
+		*m = Message{Kind: Invalid, ID: answerID,
+			Err: InvalidRequestError(invalidReason(flags, dups, okVersion, validID, method))}
+		return i, scan.OK
 	}
 	*m = Message{Kind: Notification, Method: scan.Unquote(method, methodEsc), Params: params, Meta: meta}
 	if flags&hasID != 0 {
 		m.Kind, m.ID = Request, id
 	}
 	return i, scan.OK
+}
+
+// The reasons of the InvalidRequest errors a Decoder answers with (see
+// InvalidRequestData): fixed phrases, never text the peer sent.
+const (
+	reasonNotObject  = "a request must be a JSON object"
+	reasonEmptyBatch = "a batch must not be empty"
+	reasonVersion    = "jsonrpc must be the string 2.0"
+	reasonMembers    = "a request has no members but jsonrpc, method, params and id"
+	reasonNoMethod   = "method is required"
+	reasonMethod     = "method must be a string"
+	reasonID         = "id must be a string, a number or null"
+	reasonParams     = "params must be an object or an array"
+)
+
+// invalidReason says which rule an object that is not a valid request
+// broke (the first in the order checked), from what scanEnvelope found:
+// the members present (flags), those given twice (dups), whether jsonrpc
+// and the id are right, and the raw method.
+func invalidReason(flags, dups int, okVersion, validID bool, method []byte) string {
+	switch {
+	case !okVersion:
+		return reasonVersion
+	case dups&hasJSONRPC != 0:
+		return "jsonrpc given more than once"
+	case dups&hasMethod != 0:
+		return "method given more than once"
+	case dups&hasParams != 0:
+		return "params given more than once"
+	case dups&hasID != 0:
+		return "id given more than once"
+	case flags&(hasOther|hasResult|hasError) != 0:
+		return reasonMembers
+	case flags&hasMethod == 0:
+		return reasonNoMethod
+	case method[0] != '"':
+		return reasonMethod
+	case flags&hasID != 0 && !validID:
+		return reasonID
+	}
+	return reasonParams
 }
 
 // scanObject scans the object at frame[i] == '{', depth containers deep, and

@@ -23,6 +23,11 @@ const DefaultMaxPending = 4 << 20
 // keepWriteBuffer is the largest buffer a Writer keeps once it is written.
 const keepWriteBuffer = 1 << 20
 
+// maxWrite is the most bytes a Writer hands the underlying writer in one
+// Write: a long line goes in pieces, and a Writer closed while one is
+// written stops after that piece (see Close).
+const maxWrite = 32 << 10
+
 // Writer writes lines to an io.Writer, one whole line at a time, from any
 // number of goroutines. Lines are never interleaved and appear in the order
 // their WriteLine calls took them.
@@ -128,12 +133,17 @@ func (w *Writer) flushLocked() {
 }
 
 // writeOut writes p to the underlying writer with w.mu released, as the
-// goroutine that writes; w.mu is held before and after.
+// goroutine that writes, in pieces of at most maxWrite bytes, until an
+// error (or Close giving up) stops it; w.mu is held before and after.
 func (w *Writer) writeOut(p []byte) {
-	w.mu.Unlock()
-	_, err := w.w.Write(p)
-	w.mu.Lock()
-	w.fail(err)
+	for len(p) > 0 && w.err == nil {
+		n := min(len(p), maxWrite)
+		w.mu.Unlock()
+		_, err := w.w.Write(p[:n])
+		w.mu.Lock()
+		w.fail(err)
+		p = p[n:]
+	}
 }
 
 // fail records the first error of the underlying writer and drops the
@@ -153,7 +163,8 @@ func (w *Writer) fail(err error) {
 //
 // fn must not fail once it has emitted a part: the line would be cut short.
 // An error from emit (the underlying writer's) is sticky, as for
-// WriteLine.
+// WriteLine; once Close has given up on the line, emit writes nothing more
+// and returns ErrWriterClosed.
 func (w *Writer) WriteLineFunc(fn func(emit func([]byte) error) error) error {
 	w.mu.Lock()
 	for w.err == nil && !w.closing && w.writing {
@@ -168,12 +179,16 @@ func (w *Writer) WriteLineFunc(fn func(emit func([]byte) error) error) error {
 
 	var werr error
 	emit := func(p []byte) error {
-		switch {
-		case werr != nil:
-		case bytes.IndexByte(p, '\n') >= 0:
+		if werr == nil && bytes.IndexByte(p, '\n') >= 0 {
 			werr = ErrNewline
-		default:
-			_, werr = w.w.Write(p)
+		}
+		for len(p) > 0 && werr == nil {
+			// The piece goes out unless Close gave up on the line.
+			if werr = w.Err(); werr == nil {
+				n := min(len(p), maxWrite)
+				_, werr = w.w.Write(p[:n])
+				p = p[n:]
+			}
 		}
 		return werr
 	}
@@ -204,7 +219,9 @@ var newline = []byte{'\n'}
 // without writing. Lines already taken are still written: Close waits until
 // they are, or until ctx is done; then it drops those left and returns
 // ctx's error. A Write under way cannot be interrupted, so on that path it
-// may end after Close returns. Close does not close the underlying writer.
+// may end after Close returns; it holds at most 32 KiB (a line is written
+// in pieces of that size, and once Close gave up no other piece starts).
+// Close does not close the underlying writer.
 func (w *Writer) Close(ctx context.Context) error {
 	stop := context.AfterFunc(ctx, func() {
 		w.mu.Lock()

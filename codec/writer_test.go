@@ -206,6 +206,46 @@ func TestWriterCloseGivesUpAtItsDeadline(t *testing.T) {
 	assert.Equal(t, "1\n", g.String(), "the queued line was dropped; the write under way ended")
 }
 
+// Once Close gives up, a line under way stops at the piece being written:
+// after Close returns, at most one piece (maxWrite bytes) reaches the
+// underlying writer, whether the line was taken whole (WriteLine, written
+// in one Write before) or is made in parts (WriteLineFunc, whose parts
+// went on being written).
+func TestWriterCloseStopsALineUnderWayAtAPiece(t *testing.T) {
+	long := bytes.Repeat([]byte("x"), 1<<20)
+	tests := []struct {
+		name  string
+		write func(w *Writer) error
+	}{
+		{"WriteLine", func(w *Writer) error { return w.WriteLine(long) }},
+		{"WriteLineFunc", func(w *Writer) error {
+			return w.WriteLineFunc(func(emit func([]byte) error) error {
+				for range 4 {
+					if err := emit(long[:256<<10]); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := newGatedWriter()
+			w := NewWriter(g)
+			done := make(chan error, 1)
+			go func() { done <- tt.write(w) }()
+			<-g.entered // the first Write is under way
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			assert.ErrorIs(t, w.Close(ctx), context.Canceled)
+			close(g.gate)
+			assert.ErrorIs(t, wiretestReceive(t, done), ErrWriterClosed)
+			assert.Equal(t, maxWrite, len(g.String()), "bytes written: the piece under way when Close returned, and no more")
+		})
+	}
+}
+
 // closing reports whether Close has begun on w.
 func closing(w *Writer) bool {
 	w.mu.Lock()

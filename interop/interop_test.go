@@ -26,7 +26,6 @@ import (
 
 	"github.com/toolrpc/toolrpc/codec"
 	"github.com/toolrpc/toolrpc/examples/calculator/calc"
-	"github.com/toolrpc/toolrpc/middleware"
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
@@ -612,24 +611,28 @@ func startCalculator(t *testing.T, opts *jrpc2.ClientOptions) (*jrpc2.Client, *l
 func startCalculatorStop(t *testing.T, opts *jrpc2.ClientOptions) (*jrpc2.Client, *logRecorder, *wire, func()) {
 	t.Helper()
 	rec := &logRecorder{}
-	svc, err := calc.New(&calc.Calculator{Log: slog.New(rec)})
+	h, err := calc.Server().Handler(&calc.Calculator{})
 	require.NoError(t, err)
-	cli, w, stop := startToolrpcServer(t, middleware.Default(discard)(svc), opts)
+	cli, w, stop := startToolrpcServer(t, h, slog.New(rec), opts)
 	return cli, rec, w, stop
 }
 
-// startToolrpcServer serves h with rpc.Serve and connects a jrpc2 client to
-// it. stop closes the client, waits for Serve to return, and checks that both
-// ended cleanly; it is called when the test ends, and may be called before.
-func startToolrpcServer(t *testing.T, h rpc.Handler, opts *jrpc2.ClientOptions) (cli *jrpc2.Client, w *wire, stop func()) {
+// startToolrpcServer serves h with rpc.Serve, logging to logger (nil:
+// nowhere), and connects a jrpc2 client to it. stop closes the client,
+// waits for Serve to return, and checks that both ended cleanly; it is
+// called when the test ends, and may be called before.
+func startToolrpcServer(t *testing.T, h rpc.Handler, logger *slog.Logger, opts *jrpc2.ClientOptions) (cli *jrpc2.Client, w *wire, stop func()) {
 	t.Helper()
+	if logger == nil {
+		logger = discard
+	}
 	w = &wire{}
 	w.logOnFailure(t)
 	c2sR, c2sW := io.Pipe()
 	s2cR, s2cW := io.Pipe()
 	served := make(chan error, 1)
 	go func() {
-		err := rpc.Serve(context.Background(), c2sR, w.tap(toClient, s2cW), h, &rpc.Options{Logger: discard})
+		err := rpc.Serve(context.Background(), c2sR, w.tap(toClient, s2cW), h, &rpc.Options{Logger: logger})
 		_ = s2cW.Close() // Serve does not close its output: the client reads EOF
 		served <- err
 	}()
@@ -910,7 +913,7 @@ func TestJRPC2ClientCalculatorNullParams(t *testing.T) {
 	ctx := testContext(t)
 	rsp, err := cli.Call(ctx, "sum", []int(nil))
 	assert.Nil(t, rsp)
-	assert.Nil(t, wantJRPC2Error(t, err, jrpc2.InvalidRequest, "Invalid Request"))
+	assert.JSONEq(t, `{"reason":"params must be an object or an array"}`, string(wantJRPC2Error(t, err, jrpc2.InvalidRequest, "Invalid Request")))
 	require.NoError(t, cli.Notify(ctx, "notify_sum", []int(nil)))
 	var got int
 	require.NoError(t, cli.CallResult(ctx, "sum", []int{1}, &got))
@@ -920,8 +923,8 @@ func TestJRPC2ClientCalculatorNullParams(t *testing.T) {
 		`{"jsonrpc":"2.0","id":2,"method":"sum","params":[1]}`,
 	}, w.LinesFrom(toServer))
 	assert.Equal(t, []string{
-		`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":1}`,
-		`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}`,
+		`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"params must be an object or an array"}},"id":1}`,
+		`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"params must be an object or an array"}},"id":null}`,
 		`{"jsonrpc":"2.0","result":1,"id":2}`,
 	}, w.LinesFrom(toClient))
 	assert.Empty(t, rec.Messages("notify_sum"), "the notification was not handled")
@@ -1067,7 +1070,7 @@ func TestJRPC2ClientCallback(t *testing.T) {
 	}
 
 	t.Run("answered", func(t *testing.T) {
-		cli, w, _ := startToolrpcServer(t, greet, &jrpc2.ClientOptions{OnCallback: onCallback})
+		cli, w, _ := startToolrpcServer(t, greet, nil, &jrpc2.ClientOptions{OnCallback: onCallback})
 		var got string
 		require.NoError(t, cli.CallResult(testContext(t), "greet", []string{"name"}, &got))
 		assert.Equal(t, "hello, jrpc2", got)
@@ -1079,7 +1082,7 @@ func TestJRPC2ClientCallback(t *testing.T) {
 		}, w.Lines())
 	})
 	t.Run("refused", func(t *testing.T) {
-		cli, _, _ := startToolrpcServer(t, greet, &jrpc2.ClientOptions{OnCallback: onCallback})
+		cli, _, _ := startToolrpcServer(t, greet, nil, &jrpc2.ClientOptions{OnCallback: onCallback})
 		_, err := cli.Call(testContext(t), "greet", []string{"refuse"})
 		data := wantJRPC2Error(t, err, 4009, "no names here")
 		assert.JSONEq(t, `{"asked":["who?"]}`, string(data))

@@ -93,9 +93,9 @@ func lowerHex(b []byte) bool {
 // callAttrs are the log attributes that say which call a record is about.
 func callAttrs(ctx context.Context, req *rpc.Request) []slog.Attr {
 	attrs := make([]slog.Attr, 0, 8)
-	attrs = append(attrs, slog.String("method", req.Method))
+	attrs = append(attrs, slog.String("method", codec.Echo(req.Method)))
 	if req.ID != nil {
-		attrs = append(attrs, slog.String("id", string(req.ID)))
+		attrs = append(attrs, slog.String("id", codec.Echo(req.ID)))
 	}
 	if id := TraceID(ctx); id != "" {
 		attrs = append(attrs, slog.String("trace_id", id))

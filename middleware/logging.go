@@ -12,7 +12,9 @@ import (
 // LoggingOptions configure Logging. A nil *LoggingOptions, and every zero
 // field, means the documented default.
 type LoggingOptions struct {
-	// Logger receives the records. Default: slog.Default().
+	// Logger receives the records. Default: the logger of each call's
+	// connection (rpc.LoggerFromContext), slog.Default() unless
+	// rpc.Options.Logger says otherwise.
 	Logger *slog.Logger
 	// ResultLevel is the level of the record of a call answered with a
 	// result (or a notification handled without error). Default:
@@ -24,20 +26,26 @@ type LoggingOptions struct {
 
 // Logging writes one record per call, when it ends: its method, id (absent
 // for a notification), trace id (see Correlation), duration and outcome —
-// "result", "error" with the code the call is answered with, or "panic"
-// for a panic on its way out. opts may be nil.
+// "result"; "error" with the code the call is answered with, the message,
+// and the cause (the error the handler returned, when it is not that
+// error object itself: the text behind an InternalError); "cancelled" for
+// a call the peer cancelled with rpc.CancelledNotification, which is
+// answered with nothing; or "panic" for a panic on its way out. opts may
+// be nil.
 //
 // The level says how it went: ResultLevel for a result; Info for a call
-// the caller cancelled or the shutdown cut short; Warn for any other error
-// the caller can act on (invalid params, unknown method, the application's
-// own codes...); Error for an internal error or a panic. A level the
-// logger's handler does not enable costs nearly nothing.
+// the caller cancelled or the shutdown cut short; Debug for a notification
+// no method handles (peers send notifications a server may ignore, such as
+// MCP's notifications/initialized); Warn for any other error the caller
+// can act on (invalid params, unknown method, the application's own
+// codes...); Error for an internal error or a panic. A level the logger's
+// handler does not enable costs nearly nothing.
 func Logging(opts *LoggingOptions) Middleware {
 	var o LoggingOptions
 	if opts != nil {
 		o = *opts
 	}
-	logger := orDefault(o.Logger)
+	logger := o.Logger
 	resultLevel := slog.LevelDebug
 	if o.ResultLevel != nil {
 		resultLevel = o.ResultLevel.Level()
@@ -53,13 +61,24 @@ func Logging(opts *LoggingOptions) Middleware {
 			}()
 			result, err = next.Handle(ctx, req)
 			panicked = false
-			if err == nil {
+			switch {
+			case ctx.Err() != nil && rpc.CancelledSilently(ctx):
+				record(ctx, logger, req, start, slog.LevelInfo, slog.String("outcome", "cancelled"))
+			case err == nil:
 				record(ctx, logger, req, start, resultLevel, slog.String("outcome", "result"))
-				return result, nil
+			default:
+				e := rpc.ErrorFor(ctx, err)
+				level := errorLevel(e.Code)
+				if e.Code == codec.MethodNotFound && req.IsNotification() {
+					level = slog.LevelDebug
+				}
+				outcome := []slog.Attr{slog.String("outcome", "error"),
+					slog.Int("code", int(e.Code)), slog.String("error", e.Message)}
+				if err != error(e) {
+					outcome = append(outcome, slog.Any("cause", err))
+				}
+				record(ctx, logger, req, start, level, outcome...)
 			}
-			e := rpc.ErrorFor(ctx, err)
-			record(ctx, logger, req, start, errorLevel(e.Code), slog.String("outcome", "error"),
-				slog.Int("code", int(e.Code)), slog.String("error", e.Message))
 			return result, err
 		})
 	}
@@ -77,6 +96,7 @@ func errorLevel(code codec.Code) slog.Level {
 }
 
 func record(ctx context.Context, logger *slog.Logger, req *rpc.Request, start time.Time, level slog.Level, outcome ...slog.Attr) {
+	logger = loggerFor(ctx, logger)
 	if !logger.Enabled(ctx, level) {
 		return
 	}

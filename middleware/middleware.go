@@ -4,8 +4,12 @@
 // A Middleware is a plain func(rpc.Handler) rpc.Handler. Default is the
 // stack a server wants with no configuration:
 //
-//	h := middleware.Default(logger)(svc)
-//	err := rpc.Serve(ctx, os.Stdin, os.Stdout, h, nil)
+//	h := middleware.Default(nil)(svc)
+//	err := rpc.ServeStdio(ctx, h, &rpc.StdioOptions{Options: rpc.Options{Logger: logger}})
+//
+// Middleware given no logger logs through the connection's
+// (rpc.LoggerFromContext): one logger, set once in rpc.Options, gets every
+// record. (Package toolrpc does all of the above in one call.)
 package middleware
 
 import (
@@ -35,35 +39,37 @@ func Chain(mws ...Middleware) Middleware {
 // notifications/progress), all inside Correlation,
 // so that every record, the panic's included, carries the call's trace id.
 // Correlation runs no code of the handler's and cannot panic; Recover is
-// outermost of everything else. A nil logger means slog.Default(), which
-// writes to stderr.
+// outermost of everything else. A nil logger means each call's connection's
+// logger (rpc.LoggerFromContext: rpc.Options.Logger, or slog.Default(),
+// which writes to stderr).
 func Default(logger *slog.Logger) Middleware {
 	return Chain(Correlation(), Recover(logger), Logging(&LoggingOptions{Logger: logger}), Progress(nil))
 }
 
-func orDefault(logger *slog.Logger) *slog.Logger {
+// loggerFor is logger, or when it is nil the logger of the connection the
+// call ctx belongs to.
+func loggerFor(ctx context.Context, logger *slog.Logger) *slog.Logger {
 	if logger == nil {
-		return slog.Default()
+		return rpc.LoggerFromContext(ctx)
 	}
 	return logger
 }
 
 // Recover turns a panic in the handler into an InternalError whose data
 // names the panic value's type and holds its message; the stack goes to
-// logger (nil: slog.Default()), never to the wire, and the connection keeps
-// serving. A panic in a notification's handler is logged the same way; a
+// logger (nil: the connection's, see rpc.LoggerFromContext), never to the
+// wire, and the connection keeps serving. A panic in a notification's handler is logged the same way; a
 // notification is never answered.
 //
 // The connection recovers panics too, as a last resort; Recover puts them
 // in the middleware chain, with the request's correlation in the log.
 func Recover(logger *slog.Logger) Middleware {
-	logger = orDefault(logger)
 	return func(next rpc.Handler) rpc.Handler {
 		return rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (result any, err error) {
 			defer func() {
 				if v := recover(); v != nil {
 					attrs := append(callAttrs(ctx, req), slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
-					logger.LogAttrs(ctx, slog.LevelError, "rpc: handler panicked", attrs...)
+					loggerFor(ctx, logger).LogAttrs(ctx, slog.LevelError, "rpc: handler panicked", attrs...)
 					result, err = nil, rpc.PanicError(v)
 				}
 			}()

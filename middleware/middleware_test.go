@@ -73,27 +73,9 @@ var probe = rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, er
 	return nil, codec.NewError(codec.MethodNotFound, "")
 })
 
-// capture is a logger whose records can be read back, one JSON object each.
-type capture struct{ buf wiretest.Buffer }
-
-func (c *capture) logger() *slog.Logger {
-	return slog.New(slog.NewJSONHandler(&c.buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
-
-func (c *capture) records(t *testing.T) []map[string]any {
-	t.Helper()
-	var out []map[string]any
-	for _, line := range wiretest.Lines(t, c.buf.String()) {
-		var m map[string]any
-		require.NoError(t, json.Unmarshal([]byte(line), &m))
-		out = append(out, m)
-	}
-	return out
-}
-
 func TestRecover(t *testing.T) {
-	var logs capture
-	h := middleware.Recover(logs.logger())(probe)
+	var logs wiretest.Logs
+	h := middleware.Recover(logs.Logger())(probe)
 	wiretest.Serve(t, h, `
 		--> {"jsonrpc":"2.0","method":"panic","id":1}
 		<-- {"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"exception":"string","message":"boom"}},"id":1}
@@ -102,7 +84,7 @@ func TestRecover(t *testing.T) {
 		--> {"jsonrpc":"2.0","method":"panic"}
 		--> {"jsonrpc":"2.0","method":"ok","id":3}
 		<-- {"jsonrpc":"2.0","result":"fine","id":3}`, nil)
-	recs := logs.records(t)
+	recs := logs.Records(t)
 	require.Len(t, recs, 3, "each panic logged, the notification's too")
 	for _, r := range recs {
 		assert.Equal(t, "rpc: handler panicked", r["msg"])
@@ -198,8 +180,8 @@ func TestTimeoutLeavesThePeersCancellationAlone(t *testing.T) {
 }
 
 func TestLogging(t *testing.T) {
-	var logs capture
-	logger := logs.logger()
+	var logs wiretest.Logs
+	logger := logs.Logger()
 	h := middleware.Chain(middleware.Recover(slog.New(slog.DiscardHandler)), middleware.Correlation(),
 		middleware.Logging(&middleware.LoggingOptions{Logger: logger, ResultLevel: slog.LevelInfo}))(probe)
 	wiretest.Serve(t, h, `
@@ -212,7 +194,7 @@ func TestLogging(t *testing.T) {
 		--> {"jsonrpc":"2.0","method":"panic","id":4}
 		<-- {"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"exception":"string","message":"boom"}},"id":4}
 		--> {"jsonrpc":"2.0","method":"ok"}`, nil)
-	recs := logs.records(t)
+	recs := logs.Records(t)
 	require.Len(t, recs, 5)
 	want := []struct {
 		level, msg, method, id, outcome string
@@ -290,8 +272,8 @@ func TestChainOrder(t *testing.T) {
 }
 
 func TestDefaultStack(t *testing.T) {
-	var logs capture
-	wiretest.Serve(t, middleware.Default(logs.logger())(probe), `
+	var logs wiretest.Logs
+	wiretest.Serve(t, middleware.Default(logs.Logger())(probe), `
 		--> {"jsonrpc":"2.0","method":"count","params":{"n":2,"_meta":{"progressToken":"p"}},"id":1}
 		<-- {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1,"total":2}}
 		<-- {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":2,"total":2}}
@@ -301,18 +283,18 @@ func TestDefaultStack(t *testing.T) {
 		--> {"jsonrpc":"2.0","method":"ok","id":3}
 		<-- {"jsonrpc":"2.0","result":"fine","id":3}`, nil)
 	var msgs []string
-	for _, r := range logs.records(t) {
+	for _, r := range logs.Records(t) {
 		msgs = append(msgs, r["msg"].(string)+" "+r["method"].(string))
 		assert.Contains(t, r, "trace_id")
 	}
 	assert.Equal(t, []string{"rpc call count", "rpc call panic", "rpc: handler panicked panic", "rpc call ok"}, msgs,
 		"Logging (inside Recover) records the panic on its way out; Recover logs it with its stack")
-	assert.Equal(t, "DEBUG", logs.records(t)[0]["level"], "results are logged at Debug by default")
+	assert.Equal(t, "DEBUG", logs.Records(t)[0]["level"], "results are logged at Debug by default")
 }
 
 func TestLoggingLevels(t *testing.T) {
-	var logs capture
-	h := middleware.Logging(&middleware.LoggingOptions{Logger: logs.logger()})(probe)
+	var logs wiretest.Logs
+	h := middleware.Logging(&middleware.LoggingOptions{Logger: logs.Logger()})(probe)
 	wiretest.Steps(t, h, `
 		--> {"jsonrpc":"2.0","method":"ok","id":1}
 		<-- {"jsonrpc":"2.0","result":"fine","id":1}
@@ -323,12 +305,61 @@ func TestLoggingLevels(t *testing.T) {
 		--> {"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":3}}
 		<-- {"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":3}
 		--> {"jsonrpc":"2.0","method":"fail","id":4}
-		<-- {"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"exception":"*errors.errorString","message":"disk full"}},"id":4}`, nil)
-	var levels []string
-	for _, r := range logs.records(t) {
-		levels = append(levels, r["level"].(string)+" "+r["method"].(string))
+		<-- {"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"exception":"*errors.errorString","message":"disk full"}},"id":4}
+		--> {"jsonrpc":"2.0","method":"announced-wait","id":5}
+		<-- {"jsonrpc":"2.0","method":"started"}
+		--> {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}
+		--> {"jsonrpc":"2.0","method":"notifications/initialized"}
+		--> {"jsonrpc":"2.0","method":"fail"}
+		--> {"jsonrpc":"2.0","method":"invalid","id":6}
+		<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params"},"id":6}`, nil)
+	type record struct {
+		level, method, outcome string
+		code                   float64 // 0: none
+		cause                  string  // "": none
 	}
-	assert.Equal(t, []string{"DEBUG ok", "WARN nope", "INFO announced-wait", "ERROR fail"}, levels)
+	var got []record
+	for _, r := range logs.Records(t) {
+		code, _ := r["code"].(float64)
+		cause, _ := r["cause"].(string)
+		got = append(got, record{r["level"].(string), r["method"].(string), r["outcome"].(string), code, cause})
+	}
+	// In any order: the call cancelled by notifications/cancelled ends
+	// while the notifications after it are handled.
+	assert.ElementsMatch(t, []record{
+		{"DEBUG", "ok", "result", 0, ""},
+		{"WARN", "nope", "error", -32601, ""},
+		{"INFO", "announced-wait", "error", -32800, "context canceled"},
+		{"ERROR", "fail", "error", -32603, "disk full"},
+		// Cancelled by notifications/cancelled: nothing was answered, so
+		// no code is recorded.
+		{"INFO", "announced-wait", "cancelled", 0, ""},
+		// A notification nobody handles is no failure: Debug.
+		{"DEBUG", "notifications/initialized", "error", -32601, ""},
+		{"ERROR", "fail", "error", -32603, "disk full"},
+		{"WARN", "invalid", "error", -32602, ""},
+	}, got)
+}
+
+// A notification no method handles is logged once, at Debug, by the
+// default stack and the connection together (MCP clients send
+// notifications/initialized to every server).
+func TestUnhandledNotificationIsLoggedOnceAtDebug(t *testing.T) {
+	var logs wiretest.Logs
+	wiretest.Serve(t, middleware.Default(logs.Logger())(probe), `
+		--> {"jsonrpc":"2.0","method":"notifications/initialized"}
+		--> {"jsonrpc":"2.0","method":"ok","id":1}
+		<-- {"jsonrpc":"2.0","result":"fine","id":1}`, &rpc.Options{Sequential: true, Logger: logs.Logger()})
+	var notes []map[string]any
+	for _, r := range logs.Records(t) {
+		if r["method"] == "notifications/initialized" || strings.Contains(r["msg"].(string), "notification") {
+			notes = append(notes, r)
+		}
+	}
+	require.Len(t, notes, 1, "one record of the notification: %v", notes)
+	assert.Equal(t, "DEBUG", notes[0]["level"])
+	assert.Equal(t, "rpc notification", notes[0]["msg"])
+	assert.Equal(t, float64(-32601), notes[0]["code"])
 }
 
 // A handler that calls another handler with its own context: the inner

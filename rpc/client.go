@@ -311,9 +311,9 @@ func (c *Conn) route(m *codec.Message) {
 	case o != nil:
 		o.finish(responseOf(m))
 	case abandoned:
-		c.log.Debug("rpc: response to a cancelled call dropped", "id", string(m.ID))
+		c.log.Debug("rpc: response to a cancelled call dropped", "id", codec.Echo(m.ID))
 	default:
-		c.log.Warn("rpc: unexpected response dropped", "id", string(m.ID))
+		c.log.Warn("rpc: unexpected response dropped", "id", codec.Echo(m.ID))
 	}
 }
 
@@ -377,7 +377,7 @@ func (c *Conn) routeUnidentified(m *codec.Message) {
 	}
 	c.mu.Unlock()
 	if len(failed) == 0 {
-		c.log.Warn("rpc: error response with id null dropped", "error", err)
+		c.log.Warn("rpc: error response with id null dropped", "error", codec.Echo(err.Error()))
 	}
 	for _, o := range failed {
 		o.finish(nil, err)
@@ -399,7 +399,7 @@ func (c *Conn) routeProgress(params []byte) bool {
 	}
 	var p Progress
 	if err := json.Unmarshal(params, &p); err != nil {
-		c.log.Debug("rpc: malformed progress dropped", "error", err)
+		c.log.Debug("rpc: malformed progress dropped", "error", codec.Echo(err.Error()))
 		return true
 	}
 	o.progress.add(p)

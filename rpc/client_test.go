@@ -191,7 +191,8 @@ func TestBatchRefusedAsAWhole(t *testing.T) {
 		var e *codec.Error
 		require.ErrorAs(t, c.Err, &e)
 		assert.Equal(t, codec.InvalidRequest, e.Code)
-		assert.Contains(t, e.Message, "batch of 3 entries")
+		assert.Equal(t, "Invalid Request", e.Message)
+		assert.JSONEq(t, `{"reason":"batch longer than the limit of 2 entries"}`, string(e.Data.(json.RawMessage)))
 	}
 }
 
@@ -385,7 +386,7 @@ func TestCallOverThePeersFrameLimitFails(t *testing.T) {
 	var e *codec.Error
 	require.ErrorAs(t, err, &e, "the peer's error with id null is about the one call under way")
 	assert.Equal(t, codec.InvalidRequest, e.Code)
-	assert.Equal(t, "Invalid Request: frame larger than the limit of 64 bytes", e.Message)
+	assert.Equal(t, "jsonrpc error -32600: Invalid Request: frame larger than the limit of 64 bytes", e.Error())
 	var sum int
 	require.NoError(t, p.Client.Call(context.Background(), "add", []int{1, 2}, &sum), "the connection goes on")
 	assert.Equal(t, 3, sum)

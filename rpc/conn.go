@@ -28,8 +28,11 @@ const (
 type Options struct {
 	// Logger receives the connection's logs: invalid input at debug level,
 	// unexpected responses and failed notification handlers as warnings,
-	// panics (with their stack) and write failures as errors. Default:
-	// slog.Default(), which writes to stderr.
+	// panics (with their stack) and write failures as errors. It is also
+	// the logger of every call (LoggerFromContext), through which handlers
+	// and middleware given no logger of their own log, so that one logger,
+	// set here once, gets every record. Default: slog.Default(), which
+	// writes to stderr.
 	Logger *slog.Logger
 
 	// MaxFrameSize is the longest line accepted, in bytes. A longer line is
@@ -58,9 +61,11 @@ type Options struct {
 	// QueueSize, and answers requests beyond that ServerBusy. Default:
 	// DefaultQueueSize.
 	QueueSize int
-	// MaxQueueBytes bounds the bytes of the frames waiting in the queue,
-	// as QueueSize bounds their number; a frame alone in the queue is
-	// always taken. Default: DefaultMaxQueueBytes (256 MiB).
+	// MaxQueueBytes bounds the memory the messages waiting in the queue
+	// hold, as QueueSize bounds their number: a message counts its frame's
+	// bytes plus 400 for its decoded form (a request of 40 bytes costs
+	// ten times that once decoded). A message alone in the queue is always
+	// taken. Default: DefaultMaxQueueBytes (256 MiB).
 	MaxQueueBytes int
 	// MaxPendingCalls bounds the calls of ours waiting for the peer's
 	// response; a call beyond it waits for one to end, as long as its
@@ -155,7 +160,7 @@ type work struct {
 	in    *inbound // a request or a notification
 	batch *batch   // or a batch
 	line  []byte   // or an answer ready to be written (an invalid message)
-	size  int      // the bytes of the frame it holds
+	size  int      // the memory it holds: its frame's bytes and its decoded form (see messageCost)
 }
 
 // NewConn starts a connection that reads messages from r and writes messages
@@ -210,6 +215,17 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Opt
 	return c
 }
 
+// LoggerFromContext returns the logger of the connection whose call ctx
+// belongs to (Options.Logger), or slog.Default() if ctx belongs to no call.
+// Handlers and middleware log through it to reach the logger the
+// connection was given; it never returns nil and allocates nothing.
+func LoggerFromContext(ctx context.Context) *slog.Logger {
+	if in := callFrom(ctx); in != nil {
+		return in.conn.log
+	}
+	return slog.Default()
+}
+
 // positiveOr is v, or d when v is zero or negative (an option's default).
 func positiveOr[T int | time.Duration](v, d T) T {
 	if v <= 0 {
@@ -233,7 +249,9 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Optio
 //
 // Once Wait returns, nothing more is written, with one exception: a Write
 // to w that was under way and blocked when the grace period ended (see
-// Options.ShutdownGrace) cannot be interrupted, and may complete later.
+// Options.ShutdownGrace) cannot be interrupted, and may complete later. It
+// holds at most 32 KiB: the connection writes in pieces of that size, even
+// a long line, and starts none once the grace period is over.
 func (c *Conn) Wait() error {
 	<-c.done
 	return c.err
@@ -321,14 +339,12 @@ func (c *Conn) supervise() {
 	select {
 	case <-idle:
 	case <-c.graceCtx.Done():
-		c.log.Warn("rpc: handlers still running after the shutdown grace period; their responses are dropped",
-			"grace", c.grace)
+		c.logLate("rpc: handlers still running after the shutdown grace period; their responses are dropped")
 	}
 	// Everything the calls wrote must reach w before the connection is
 	// finished; once shutting down, no longer than the grace period.
 	if err := c.w.Close(c.graceCtx); err != nil {
-		c.log.Warn("rpc: output still blocked after the shutdown grace period; unwritten lines are dropped",
-			"grace", c.grace)
+		c.logLate("rpc: output still blocked after the shutdown grace period; unwritten lines are dropped")
 	}
 	c.graceCancel()
 	c.stopWatch()
@@ -341,6 +357,14 @@ func (c *Conn) supervise() {
 	}
 	c.mu.Unlock()
 	close(c.done)
+}
+
+// logLate logs a warning once the grace period is over, without waiting
+// for it to be written: the connection waits for nothing more, and a log
+// that blocks (a standard error nobody reads) must not keep it from
+// finishing.
+func (c *Conn) logLate(msg string) {
+	go c.log.Warn(msg, "grace", c.grace)
 }
 
 // writeErr writes one line (its '\n' is appended, in line's spare capacity
@@ -359,8 +383,8 @@ func (c *Conn) wrote(err error) error {
 	case errors.Is(err, codec.ErrWriterClosed):
 		return ErrClosed
 	}
+	c.shutdown(fmt.Errorf("rpc: write: %w", err)) // first: a log that blocks must not hold it up
 	c.log.Error("rpc: write failed; shutting down", "error", err)
-	c.shutdown(fmt.Errorf("rpc: write: %w", err))
 	return err
 }
 

@@ -3,6 +3,7 @@ package rpc_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -24,9 +26,12 @@ import (
 
 // TestMain fails the package's tests if any goroutine outlives them. Run
 // with TOOLRPC_TEST_PROCESS set, the test binary is instead a child
-// process for the process tests (see childProcess).
+// process for the process tests (see stdioChild and childProcess).
 func TestMain(m *testing.M) {
 	if mode := os.Getenv("TOOLRPC_TEST_PROCESS"); mode != "" {
+		if code, ok := stdioChild(mode); ok {
+			os.Exit(code)
+		}
 		os.Exit(childProcess(mode))
 	}
 	goleak.VerifyTestMain(m)
@@ -163,7 +168,7 @@ func ExampleServe() {
 {"jsonrpc":"2.0","method":"greet"}
 {"jsonrpc":"2.0","method":"wave","id":2}
 `)
-	// In a tool server: rpc.Serve(ctx, os.Stdin, os.Stdout, greet, nil).
+	// In a tool server: rpc.ServeStdio(ctx, greet, nil).
 	var out bytes.Buffer
 	if err := rpc.Serve(context.Background(), in, &out, greet, &rpc.Options{Sequential: true}); err != nil {
 		panic(err)
@@ -281,4 +286,74 @@ func TestBatchEntriesRunInParallel(t *testing.T) {
 	in := "[" + strings.Join(entries, ",") + "]\n"
 	require.NoError(t, rpc.Serve(context.Background(), strings.NewReader(in), &out, h, &rpc.Options{Logger: quiet, Concurrency: 8}))
 	assert.Equal(t, "["+strings.Join(want, ",")+"]\n", out.String())
+}
+
+// gatedOutput is an output whose Writes wait for its gate, and which
+// counts the bytes written once marked.
+type gatedOutput struct {
+	gate   chan struct{} // a Write waits for a value, or for it to be closed
+	mu     sync.Mutex
+	marked bool
+	after  int // the bytes written since mark
+}
+
+func (g *gatedOutput) Write(p []byte) (int, error) {
+	<-g.gate
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.marked {
+		g.after += len(p)
+	}
+	return len(p), nil
+}
+
+func (g *gatedOutput) mark() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.marked = true
+}
+
+func (g *gatedOutput) written() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.after
+}
+
+// Nothing is written after Serve returns but the piece (32 KiB at most) of
+// a write under way when the grace period ended. A long string result is
+// written in pieces, and its loop went on writing after Serve returned; a
+// long line was handed to the output in one Write, all of which could land
+// later.
+func TestNothingIsWrittenAfterServeReturns(t *testing.T) {
+	long := strings.Repeat("x", 1<<20)
+	tests := []struct {
+		name   string
+		result any
+	}{
+		{"a long string, written in pieces", long},
+		{"a long line, written at once", json.RawMessage(`"` + long + `"`)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ctx, cancel := context.WithCancel(context.Background())
+				in, peer := io.Pipe()
+				out := &gatedOutput{gate: make(chan struct{})}
+				h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) { return tt.result, nil })
+				served := make(chan error, 1)
+				go func() {
+					served <- rpc.Serve(ctx, in, out, h, &rpc.Options{Logger: quiet, ShutdownGrace: 200 * time.Millisecond})
+				}()
+				wiretest.Send(t, peer, `{"jsonrpc":"2.0","method":"long","id":1}`)
+				synctest.Wait() // the answer's first Write waits for the peer to read
+				cancel()
+				assert.ErrorIs(t, <-served, context.Canceled, "Serve returns after the grace period")
+				out.mark()
+				close(out.gate) // the peer reads everything from now on
+				synctest.Wait() // and the handler's goroutine is done writing
+				assert.LessOrEqual(t, out.written(), 32<<10, "bytes written after Serve returned")
+				_ = peer.Close()
+			})
+		})
+	}
 }

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/toolrpc/toolrpc/codec"
 )
@@ -205,9 +207,8 @@ func (c *Conn) read() {
 		case err == nil:
 			c.readFrame(frame)
 		case errors.As(err, &tooLarge):
-			c.log.Debug("rpc: frame too large", "limit", tooLarge.Limit)
-			c.enqueue(work{line: errorLine(nil, codec.Errorf(codec.InvalidRequest,
-				"Invalid Request: frame larger than the limit of %d bytes", tooLarge.Limit))})
+			c.enqueue(lineWork(c.invalidLine(nil, codec.InvalidRequestError(
+				fmt.Sprintf("frame larger than the limit of %d bytes", tooLarge.Limit)))))
 		default:
 			if err != io.EOF && !c.stopping.Load() {
 				c.log.Error("rpc: read failed", "error", err)
@@ -243,16 +244,18 @@ func (c *Conn) readFrame(frame []byte) {
 	defer clear(msgs)
 	if !isBatch {
 		w := c.accept(&msgs[0], nil)
-		if w.in != nil && c.handOff(w.in) {
-			return
-		}
-		if w.in != nil || w.line != nil {
-			w.size = cap(frame) // what it keeps alive
+		switch {
+		case w.in != nil && c.handOff(w.in):
+		case w.in != nil:
+			w.size += cap(frame) // its fields alias the frame: it keeps it alive
+			c.enqueue(w)
+		case w.line != nil:
 			c.enqueue(w)
 		}
 		return
 	}
 	b := &batch{answers: make([]span, len(msgs)), pending: 1}
+	size := batchCost + cap(frame) + len(msgs)*int(unsafe.Sizeof(span{}))
 	for i := range msgs {
 		w := c.accept(&msgs[i], b)
 		switch {
@@ -264,10 +267,30 @@ func (c *Conn) readFrame(frame []byte) {
 			if w.in.req.ID != nil {
 				b.pending++
 			}
+			size += w.size
 		}
 	}
-	c.enqueue(work{batch: b, size: cap(frame)})
+	c.enqueue(work{batch: b, size: size + cap(b.arena)})
 }
+
+// The cost of what the queue holds, beyond the frames' bytes: a message's
+// decoded form, measured (TestQueueMemoryIsBounded) at 300 to 350 bytes on
+// 64-bit platforms, counted a little above that, so that the bytes a
+// connection counts are what its heap holds.
+const (
+	// messageCost is what a request or notification costs decoded: the
+	// call (its Request, its context, its entry among the ids in flight)
+	// and its place in the queue or its batch.
+	messageCost = 400
+	// lineCost is what an answer waiting in the queue costs beyond its
+	// bytes (an invalid message, answered in turn).
+	lineCost = int(unsafe.Sizeof(work{}))
+	// batchCost is what a batch costs beyond its entries.
+	batchCost = int(unsafe.Sizeof(batch{})) + lineCost
+)
+
+// lineWork is the work of writing line, an answer that waits its turn.
+func lineWork(line []byte) work { return work{line: line, size: cap(line) + lineCost} }
 
 // handOff starts a request in an idle worker at once, skipping the queue
 // and the dispatcher, when that keeps every rule: dispatch is concurrent,
@@ -288,12 +311,12 @@ func (c *Conn) handOff(in *inbound) bool {
 }
 
 // accept takes one message as it is read: it handles responses and
-// cancellations at once, and returns what must be queued for the rest.
+// cancellations at once, and returns what must be queued for the rest,
+// with what it costs beyond the frame's bytes.
 func (c *Conn) accept(m *codec.Message, b *batch) work {
 	switch m.Kind {
 	case codec.Invalid:
-		c.log.Debug("rpc: invalid message", "code", m.Err.Code, "message", m.Err.Message)
-		return work{line: errorLine(m.ID, m.Err)}
+		return lineWork(c.invalidLine(m.ID, m.Err))
 	case codec.Response:
 		c.route(m)
 		return work{}
@@ -308,19 +331,37 @@ func (c *Conn) accept(m *codec.Message, b *batch) work {
 			}
 		}
 	}
-	in := c.newInbound(m, b)
+	method, copied := c.methodName(m.Method)
+	in := c.newInbound(m, method, b)
 	if m.Kind == codec.Request && !c.inflight.add(&c.mu, in) {
 		in.cancel(nil)
-		return work{line: errorLine(m.ID, codec.Errorf(codec.InvalidRequest,
-			"Invalid Request: id %s is already in use", m.ID))}
+		return lineWork(c.invalidLine(m.ID, codec.InvalidRequestError("id already in use by a request in flight")))
 	}
-	return work{in: in}
+	return work{in: in, size: messageCost + copied}
 }
 
-func (c *Conn) newInbound(m *codec.Message, b *batch) *inbound {
+// invalidLine logs why a message is answered e without being handled, and
+// returns that answer to id (nil: null).
+func (c *Conn) invalidLine(id []byte, e *codec.Error) []byte {
+	if c.log.Enabled(c.base, slog.LevelDebug) {
+		attrs := []slog.Attr{slog.Int("code", int(e.Code))}
+		if d, ok := e.Data.(codec.InvalidRequestData); ok {
+			attrs = append(attrs, slog.String("reason", d.Reason))
+		} else {
+			attrs = append(attrs, slog.String("message", e.Message))
+		}
+		if id != nil {
+			attrs = append(attrs, slog.String("id", codec.Echo(id)))
+		}
+		c.log.LogAttrs(c.base, slog.LevelDebug, "rpc: invalid message", attrs...)
+	}
+	return errorLine(id, e)
+}
+
+func (c *Conn) newInbound(m *codec.Message, method string, b *batch) *inbound {
 	in := &inbound{
 		conn:  c,
-		req:   Request{ID: m.ID, Method: c.methodName(m.Method), Params: m.Params, Meta: m.Meta},
+		req:   Request{ID: m.ID, Method: method, Params: m.Params, Meta: m.Meta},
 		batch: b,
 	}
 	in.Context, in.cancel = context.WithCancelCause(c.base)
@@ -346,20 +387,26 @@ func (c *Conn) cancelCalls(cause error) {
 // methodName returns the method name as a string, from a cache of the
 // names seen (only the reader calls it): most connections use a few
 // methods, and a string per request would be an allocation per request.
-func (c *Conn) methodName(b []byte) string {
+// copied is the bytes of a name made anew, which its request holds.
+func (c *Conn) methodName(b []byte) (name string, copied int) {
 	if name, ok := c.methods[string(b)]; ok {
-		return name
+		return name, 0
 	}
-	name := string(b)
-	if len(c.methods) < maxCachedMethods {
+	name = string(b)
+	if len(c.methods) < maxCachedMethods && len(name) <= maxCachedMethodLen {
 		c.methods[name] = name
 	}
-	return name
+	return name, len(name)
 }
 
-// maxCachedMethods bounds the method names a connection remembers: a peer
-// sending endless distinct names costs an allocation each, not memory.
-const maxCachedMethods = 256
+// maxCachedMethods and maxCachedMethodLen bound the method names a
+// connection remembers: a peer sending endless distinct names, or long
+// ones, costs an allocation each, never memory held for the connection's
+// life.
+const (
+	maxCachedMethods   = 256
+	maxCachedMethodLen = 256
+)
 
 // Errors of workQueue.push.
 var (
@@ -612,8 +659,12 @@ func (c *Conn) run(in *inbound) {
 	how := in.end()
 	if in.req.ID == nil {
 		c.notifying.Store(nil)
-		if err != nil {
-			c.log.Warn("rpc: notification handler failed", "method", in.req.Method, "error", err)
+		// A notification no method handles is not a failure: peers send
+		// notifications a server may ignore (MCP's
+		// notifications/initialized). Middleware may log it (Logging does,
+		// at Debug).
+		if err != nil && ErrorFor(in, err).Code != codec.MethodNotFound {
+			c.log.Warn("rpc: notification handler failed", "method", codec.Echo(in.req.Method), "error", err)
 		}
 		in.cancel(nil)
 		return
@@ -653,7 +704,7 @@ const streamSize = 64 << 10
 func (c *Conn) invoke(in *inbound) (result any, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			c.log.Error("rpc: handler panicked", "method", in.req.Method, "id", string(in.req.ID),
+			c.log.Error("rpc: handler panicked", "method", codec.Echo(in.req.Method), "id", codec.Echo(in.req.ID),
 				"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 			err = &panicError{value: v}
 		}
@@ -734,7 +785,7 @@ type exception struct {
 func (c *Conn) responseLine(dst []byte, in *inbound, result any, err error) (line []byte) {
 	defer func() {
 		if v := recover(); v != nil {
-			c.log.Error("rpc: encoding the response panicked", "method", in.req.Method, "id", string(in.req.ID),
+			c.log.Error("rpc: encoding the response panicked", "method", codec.Echo(in.req.Method), "id", codec.Echo(in.req.ID),
 				"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 			line = errorLine(in.req.ID, codec.NewError(codec.InternalError, "").
 				WithData(exception{Exception: fmt.Sprintf("%T", v), Message: fmt.Sprint(v)}))
@@ -746,7 +797,7 @@ func (c *Conn) responseLine(dst []byte, in *inbound, result any, err error) (lin
 	}
 	line, encErr := codec.AppendResponse(dst, in.req.ID, result)
 	if encErr != nil {
-		c.log.Error("rpc: result cannot be encoded", "method", in.req.Method, "error", encErr)
+		c.log.Error("rpc: result cannot be encoded", "method", codec.Echo(in.req.Method), "error", encErr)
 		line, _ = codec.AppendErrorResponse(dst[:0], in.req.ID, codec.NewError(codec.InternalError, "").
 			WithData(exception{Exception: fmt.Sprintf("%T", result), Message: encErr.Error()}))
 	}

@@ -13,7 +13,8 @@ import (
 // request or the connection shuts down. For a request, the result (encoded
 // with encoding/json, a json.RawMessage passed through after validation) or
 // the error is sent back; for a notification both are ignored, an error
-// being logged.
+// being logged (at Warn) unless it is MethodNotFound: a notification no
+// method handles is not a failure.
 //
 // An error that is or wraps a *codec.Error is sent as that error object. A
 // context error after the call's context ended becomes RequestCancelled or
@@ -82,6 +83,16 @@ func RequestFromContext(ctx context.Context) *Request {
 		return &in.req
 	}
 	return nil
+}
+
+// CancelledSilently reports whether, while its handler runs, the call ctx
+// belongs to was cancelled by the peer with CancelledNotification: such a
+// call gets no response at all, whatever the handler returns (the Model
+// Context Protocol's rule). Middleware uses it to record the call as
+// cancelled rather than by what its handler returned.
+func CancelledSilently(ctx context.Context) bool {
+	in := callFrom(ctx)
+	return in != nil && in.state.Load() == stateCancelledMCP
 }
 
 // ConnFromContext returns the connection whose handler ctx was given to, or

@@ -13,7 +13,12 @@ import (
 type inflightSet struct {
 	hash func(id []byte) uint64
 	m    map[uint64]*inbound
+	peak int // the most entries m has held: a map never gives back its room
 }
+
+// keepInflightRoom is the most entries' room the set keeps when it holds
+// far fewer (a sixteenth): past it, the map is made anew.
+const keepInflightRoom = 4096
 
 func newInflightSet() inflightSet {
 	seed := maphash.MakeSeed()
@@ -50,6 +55,7 @@ func (s *inflightSet) add(mu *sync.Mutex, in *inbound) bool {
 	}
 	in.next = head
 	s.m[h] = in
+	s.peak = max(s.peak, len(s.m))
 	return true
 }
 
@@ -75,8 +81,21 @@ func (s *inflightSet) removeLocked(in *inbound) {
 			s.m[h] = cur.next
 		default:
 			delete(s.m, h)
+			if s.peak > keepInflightRoom && len(s.m) < s.peak/16 {
+				s.shrink()
+			}
 		}
 		cur.next = nil
 		return
 	}
+}
+
+// shrink moves the entries into a map of their size, letting go of the
+// room a flood of requests left.
+func (s *inflightSet) shrink() {
+	m := make(map[uint64]*inbound, len(s.m))
+	for h, in := range s.m {
+		m[h] = in
+	}
+	s.m, s.peak = m, len(m)
 }

@@ -74,7 +74,7 @@ func TestSkippingAGigabyteLine(t *testing.T) {
 	t.Logf("skipping 1 GiB allocated %.1f MiB in all", float64(allocated)/(1<<20))
 	assert.Less(t, allocated, uint64(8<<20), "more than a few MiB to skip the line")
 	assert.Equal(t, []string{
-		`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: frame larger than the limit of 1048576 bytes"},"id":null}`,
+		`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"frame larger than the limit of 1048576 bytes"}},"id":null}`,
 		`{"jsonrpc":"2.0","result":3,"id":1}`,
 	}, wiretest.Lines(t, out.String()))
 }

@@ -1,12 +1,17 @@
 package rpc_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -15,6 +20,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/toolrpc/toolrpc/internal/wiretest"
 	"github.com/toolrpc/toolrpc/rpc"
@@ -26,9 +32,70 @@ import (
 //     writes a line to stderr first and exits 0 at the end of its input;
 //   - exit3: reads its input to the end, then exits with status 3;
 //   - crash: exits with status 3 at once;
-//   - stubborn: ignores the end of its input and never exits by itself.
+//   - stubborn: ignores the end of its input and never exits by itself;
+//   - stderr-flood: writes a line of floodBytes bytes to stderr, between
+//     two short ones;
+//   - stderr-json: writes slog JSON records to stderr, and a plain line;
+//   - close-stdout: reads one request, closes its stdout, and exits 0 at the
+//     end of its input;
+//   - orphan, orphan-answer: reads one request (orphan-answer answers it),
+//     starts a descendant that holds its stdout and stderr open as long as
+//     file descriptor 3 is open (mode hold), and exits with status 1.
 func childProcess(mode string) int {
 	switch mode {
+	case "stderr-flood":
+		w := bufio.NewWriter(os.Stderr)
+		w.WriteString("before\n")
+		for range floodBytes / len(xs) {
+			w.Write(xs)
+		}
+		w.WriteString("\nafter\n")
+		if err := w.Flush(); err != nil {
+			return 1
+		}
+		return 0
+	case "stderr-json":
+		log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{
+			Level: slog.LevelDebug,
+			ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+				if a.Key == slog.TimeKey && len(groups) == 0 {
+					a.Value = slog.TimeValue(childTime)
+				}
+				return a
+			},
+		}))
+		log.Warn("disk low", "free", 42, slog.Group("req", "id", "a1", "n", 7), "tags", []string{"x", "y"})
+		log.Debug("below the parent's level")
+		fmt.Fprintln(os.Stderr, "plain text")
+		return 0
+	case "close-stdout":
+		in := bufio.NewReader(os.Stdin)
+		if _, err := in.ReadBytes('\n'); err != nil {
+			return 2
+		}
+		_ = os.Stdout.Close()
+		_, _ = io.Copy(io.Discard, in)
+		return 0
+	case "orphan", "orphan-answer":
+		line, err := bufio.NewReader(os.Stdin).ReadBytes('\n')
+		if err != nil {
+			return 2
+		}
+		if mode == "orphan-answer" {
+			var req struct{ ID json.RawMessage }
+			_ = json.Unmarshal(line, &req)
+			fmt.Printf(`{"jsonrpc":"2.0","result":3,"id":%s}`+"\n", req.ID)
+		}
+		hold := child("hold")
+		hold.Stdout, hold.Stderr = os.Stdout, os.Stderr
+		hold.ExtraFiles = []*os.File{os.NewFile(3, "hold")}
+		if err := hold.Start(); err != nil {
+			return 2
+		}
+		return 1
+	case "hold":
+		_, _ = io.Copy(io.Discard, os.NewFile(3, "hold"))
+		return 0
 	case "serve":
 		fmt.Fprintln(os.Stderr, "child: serving")
 		if err := rpc.Serve(context.Background(), os.Stdin, os.Stdout, newArith(), &rpc.Options{Logger: quiet}); err != nil {
@@ -69,9 +136,12 @@ var stray = rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, er
 	return "ok", nil
 })
 
+// child is the test binary as a child process in mode (see childProcess).
+// Built with -race, it exits without the race runtime's 1 s pause.
 func child(mode string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "TOOLRPC_TEST_PROCESS="+mode)
+	cmd.Env = append(os.Environ(), "TOOLRPC_TEST_PROCESS="+mode,
+		"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 	return cmd
 }
 
@@ -193,4 +263,126 @@ func TestServeStdioKeepsStrayOutputOffTheProtocol(t *testing.T) {
 	for _, s := range []string{"stray println", "stray write to fd 1", "stray subprocess", `"result":"ok"`} {
 		assert.Contains(t, stdout, s)
 	}
+}
+
+// floodBytes is the length of the line the stderr-flood child writes.
+const floodBytes = 32 << 20
+
+// childTime is the time of the records the stderr-json child writes.
+var childTime = time.Date(2001, 2, 3, 4, 5, 6, 7e6, time.UTC)
+
+// stderrLog returns a logger writing JSON lines to w, for the records of a
+// process's standard error: the pid's value is "N", and the record's time
+// is "now" unless it is the child's own (childTime).
+func stderrLog(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+		switch {
+		case len(groups) > 0:
+		case a.Key == "pid" && a.Value.Kind() == slog.KindInt64:
+			return slog.String("pid", "N")
+		case a.Key == slog.TimeKey && a.Value.Kind() == slog.KindTime && !a.Value.Time().Equal(childTime):
+			return slog.String(slog.TimeKey, "now")
+		}
+		return a
+	}}))
+}
+
+// A line of the tool server's stderr over the cap is cut to the cap, and
+// its record says how many bytes were dropped; the rest of the line is
+// skipped as it is read, never held, and the next line is forwarded.
+func TestProcessStderrLineIsCapped(t *testing.T) {
+	for _, limit := range []int{0, 1000} {
+		t.Run(fmt.Sprintf("MaxStderrLine=%d", limit), func(t *testing.T) {
+			var logs wiretest.Buffer
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			p, err := rpc.StartProcess(context.Background(), child("stderr-flood"), nil,
+				&rpc.ProcessOptions{Options: rpc.Options{Logger: quiet}, Stderr: stderrLog(&logs), MaxStderrLine: limit})
+			require.NoError(t, err)
+			wiretest.Receive(t, p.Exited(), "the process to exit")
+			require.NoError(t, p.Close())
+			runtime.ReadMemStats(&after)
+			allocated := after.TotalAlloc - before.TotalAlloc
+			t.Logf("forwarding a line of %d MiB allocated %.2f MiB in all", floodBytes>>20, float64(allocated)/(1<<20))
+			assert.Less(t, allocated, uint64(2<<20), "the line is not held")
+			if limit == 0 {
+				limit = rpc.DefaultMaxStderrLine
+			}
+			assert.Equal(t, []string{
+				`{"time":"now","level":"INFO","msg":"tool server stderr","pid":"N","line":"before"}`,
+				`{"time":"now","level":"INFO","msg":"tool server stderr","pid":"N","line":"` + strings.Repeat("x", limit) +
+					`","dropped":` + strconv.Itoa(floodBytes-limit) + `}`,
+				`{"time":"now","level":"INFO","msg":"tool server stderr","pid":"N","line":"after"}`,
+			}, wiretest.Lines(t, logs.String()))
+		})
+	}
+}
+
+// A line of the tool server's stderr that is a JSON log record (slog's
+// JSONHandler) is forwarded as a record: its time, level, message and
+// attributes. Other lines are forwarded as they are, in "line".
+func TestProcessStderrJSONRecords(t *testing.T) {
+	var logs wiretest.Buffer
+	p, err := rpc.StartProcess(context.Background(), child("stderr-json"), nil,
+		&rpc.ProcessOptions{Options: rpc.Options{Logger: quiet}, Stderr: stderrLog(&logs)})
+	require.NoError(t, err)
+	wiretest.Receive(t, p.Exited(), "the process to exit")
+	require.NoError(t, p.Close())
+	assert.Equal(t, []string{
+		`{"time":"2001-02-03T04:05:06.007Z","level":"WARN","msg":"disk low","pid":"N","free":42,"req":{"id":"a1","n":7},"tags":["x","y"]}`,
+		`{"time":"now","level":"INFO","msg":"tool server stderr","pid":"N","line":"plain text"}`,
+	}, wiretest.Lines(t, logs.String()), "the Debug record is below the parent's level")
+}
+
+// The exit of the tool server ends the session, even when a descendant of
+// it holds its stdout open: a call waiting fails at once with ErrClosed,
+// saying how the process exited (an answer written before the exit is
+// still delivered); later calls fail too; and Close leaves no goroutine
+// behind, though the descendant still holds the pipes.
+func TestProcessExitEndsTheSession(t *testing.T) {
+	for _, mode := range []string{"orphan", "orphan-answer"} {
+		t.Run(mode, func(t *testing.T) {
+			holdR, holdW, err := os.Pipe()
+			require.NoError(t, err)
+			defer holdW.Close() // lets the descendant go
+			cmd := child(mode)
+			cmd.ExtraFiles = []*os.File{holdR}
+			p, err := rpc.StartProcess(context.Background(), cmd, nil, &rpc.ProcessOptions{Options: rpc.Options{Logger: quiet}})
+			require.NoError(t, err)
+			require.NoError(t, holdR.Close())
+
+			called := make(chan error, 1)
+			var sum int
+			go func() { called <- p.Call(context.Background(), "add", []int{1, 2}, &sum) }()
+			err = wiretest.Receive(t, called, "the call to end")
+			var exit *exec.ExitError
+			if mode == "orphan-answer" {
+				require.NoError(t, err, "the answer written before the exit")
+				assert.Equal(t, 3, sum)
+			} else {
+				assert.ErrorIs(t, err, rpc.ErrClosed)
+				assert.ErrorContains(t, err, "exited: exit status 1")
+				if assert.ErrorAs(t, err, &exit) {
+					assert.Equal(t, 1, exit.ExitCode())
+				}
+			}
+			wiretest.Receive(t, p.Done(), "the connection to end")
+			assert.ErrorIs(t, p.Call(context.Background(), "add", []int{1, 2}, nil), rpc.ErrClosed, "a later call")
+			require.ErrorAs(t, p.Close(), &exit)
+			assert.Equal(t, 1, exit.ExitCode())
+			goleak.VerifyNone(t) // the descendant still holds the pipes
+		})
+	}
+}
+
+// A tool server that closes its stdout and lives on can answer nothing
+// more: the calls waiting fail, saying so.
+func TestProcessClosingItsOutputEndsTheCalls(t *testing.T) {
+	p, err := rpc.StartProcess(context.Background(), child("close-stdout"), nil, &rpc.ProcessOptions{Options: rpc.Options{Logger: quiet}})
+	require.NoError(t, err)
+	err = p.Call(context.Background(), "add", []int{1, 2}, nil)
+	assert.ErrorIs(t, err, rpc.ErrClosed)
+	assert.ErrorContains(t, err, "closed its standard output")
+	require.NoError(t, p.Close(), "it exits 0 at the end of its input")
 }

@@ -9,8 +9,9 @@ import (
 // reader pushes, the dispatcher pops.
 //
 // It is bounded, in items and in bytes: a push waits while size items, or
-// maxBytes bytes of frames, wait, which stops the reader (backpressure). An
-// empty queue always takes an item, whatever its size. But while a call of
+// items holding maxBytes bytes of memory (work.size: their frames and their
+// decoded form), wait, which stops the reader (backpressure). An empty
+// queue always takes an item, whatever its size. But while a call of
 // ours awaits the peer's response, the response may be behind the peer's
 // requests in the input: the reader must read on to find it, and a push
 // then goes past the bounds, up to awaitingFactor (16) times them.
@@ -19,7 +20,7 @@ type workQueue struct {
 	cond     sync.Cond
 	items    []work
 	head     int
-	bytes    int         // the frames' bytes waiting
+	bytes    int         // the memory the items waiting hold (work.size)
 	size     int         // the soft bound on items
 	hard     int         // the bound on items while awaiting
 	maxBytes int         // the soft bound on bytes
@@ -109,10 +110,16 @@ func (q *workQueue) pop() (work, bool) {
 	q.bytes -= w.size
 	if q.head == len(q.items) {
 		q.items, q.head = q.items[:0], 0
+		if cap(q.items) > keepQueueCap {
+			q.items = nil // a flood is over: let go of its room
+		}
 	}
 	q.cond.Broadcast()
 	return w, true
 }
+
+// keepQueueCap is the most room for items a queue keeps once it is empty.
+const keepQueueCap = DefaultQueueSize
 
 // drain takes every item left.
 func (q *workQueue) drain() []work {

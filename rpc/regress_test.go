@@ -134,7 +134,7 @@ func TestBatchIDsStayInFlightUntilTheBatchIsAnswered(t *testing.T) {
 	require.NoError(t, pw.Close())
 	require.NoError(t, c.Wait())
 	assert.Equal(t, []string{
-		`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: id 1 is already in use"},"id":1}`,
+		`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"id already in use by a request in flight"}},"id":1}`,
 		`[{"jsonrpc":"2.0","result":"fast","id":1},{"jsonrpc":"2.0","result":"slow","id":2}]`,
 		`{"jsonrpc":"2.0","result":"fast","id":1}`,
 	}, wiretest.Lines(t, out.String()))

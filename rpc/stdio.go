@@ -28,13 +28,24 @@ type StdioOptions struct {
 // back. (On systems without dup2, only os.Stdout is redirected.)
 //
 // A peer that closes the protocol's pipe makes writing fail with EPIPE,
-// which ends serving with that error; through the duplicate, it is not the
-// SIGPIPE that kills a Go program writing to a closed standard output.
+// which ends serving with that error. Logging never ends the server: while
+// ServeStdio runs, a write to a closed standard error (or standard output)
+// fails with EPIPE and is lost, instead of killing the process with
+// SIGPIPE (Go's rule for those two files unless the program asks for the
+// signal, which ServeStdio does while it serves; see os/signal).
+//
+// Standard error is the parent's to read, and is not buffered: once a
+// parent that never reads it has let its pipe fill, every write there
+// waits, a handler's too (one that logs, or prints). Such a handler is a
+// handler that does not return; it does not keep ServeStdio from returning
+// when ctx is done, after Options.ShutdownGrace (the connection's own
+// records then never wait for standard error).
 func ServeStdio(ctx context.Context, h Handler, opts *StdioOptions) error {
 	var o StdioOptions
 	if opts != nil {
 		o = *opts
 	}
+	defer catchSIGPIPE()()
 	out := os.Stdout
 	if !o.KeepStdout {
 		protocol, restore, err := takeStdout()

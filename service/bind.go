@@ -5,11 +5,13 @@ import (
 	"encoding"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
 	"strconv"
 
+	"github.com/toolrpc/toolrpc/codec"
 	"github.com/toolrpc/toolrpc/internal/fields"
 	"github.com/toolrpc/toolrpc/internal/scan"
 )
@@ -266,7 +268,7 @@ func numberToken(b []byte, i int, want string) (tok []byte, end int, integer boo
 	}
 	tok, end, integer, fe = number(b, i)
 	if fe == nil && want == "integer" && !integer {
-		fe = &FieldError{Rule: "type", Param: "integer", Message: fmt.Sprintf("expected an integer, got %s", tok)}
+		fe = &FieldError{Rule: "type", Param: "integer", Message: "expected an integer, got " + codec.Echo(tok)}
 	}
 	if fe != nil {
 		return nil, i, false, fe
@@ -276,7 +278,7 @@ func numberToken(b []byte, i int, want string) (tok []byte, end int, integer boo
 
 // rangeError reports the number tok, which does not fit in type t.
 func rangeError(tok []byte, t reflect.Type) *FieldError {
-	return &FieldError{Rule: "range", Param: t.String(), Message: fmt.Sprintf("%s does not fit in %s", tok, t)}
+	return &FieldError{Rule: "range", Param: t.String(), Message: codec.Echo(tok) + " does not fit in " + t.String()}
 }
 
 func isNumberStart(b []byte, i int) bool {
@@ -459,7 +461,7 @@ func decodeNumber(_ decodeState, b []byte, i int, v reflect.Value) (int, *FieldE
 			return i, fe
 		}
 		if n, st := scan.Number(s, 0); st != scan.OK || n != len(s) {
-			return i, &FieldError{Rule: "type", Param: "number", Message: fmt.Sprintf("expected a number, got %q", s)}
+			return i, &FieldError{Rule: "type", Param: "number", Message: "expected a number, got " + quoted(s)}
 		}
 		v.SetString(string(s))
 		return end, nil
@@ -506,7 +508,7 @@ func quotedDecoder(dec decodeFunc) decodeFunc {
 		if v.Kind() == reflect.String {
 			// The string holds a JSON string.
 			if len(s) == 0 || s[0] != '"' {
-				return i, &FieldError{Rule: "type", Param: "string", Message: fmt.Sprintf("expected a quoted JSON string, got %q", s)}
+				return i, &FieldError{Rule: "type", Param: "string", Message: "expected a quoted JSON string, got " + quoted(s)}
 			}
 		}
 		n, fe := dec(d, s, 0, v)
@@ -514,7 +516,7 @@ func quotedDecoder(dec decodeFunc) decodeFunc {
 			return i, fe
 		}
 		if n != len(s) {
-			return i, &FieldError{Rule: "type", Param: v.Type().String(), Message: fmt.Sprintf("invalid value %q", s)}
+			return i, &FieldError{Rule: "type", Param: v.Type().String(), Message: "invalid value " + quoted(s)}
 		}
 		return end, nil
 	}
@@ -604,7 +606,7 @@ func anyValue(d decodeState, b []byte, i int) (any, int, *FieldError) {
 }
 
 func duplicate(key []byte) *FieldError {
-	return &FieldError{Rule: "duplicate", Message: fmt.Sprintf("member %q given more than once", key)}
+	return &FieldError{Rule: "duplicate", Message: "member " + quoted(key) + " given more than once"}
 }
 
 // eachElement calls fn for each element of the array at b[i], with its
@@ -800,7 +802,7 @@ func (bd *binder) mapDecoder(t reflect.Type) (decodeFunc, error) {
 			}
 			k, err := key(name)
 			if err != nil {
-				fe := &FieldError{Rule: "type", Param: kt.String(), Message: fmt.Sprintf("key %q: %v", name, err)}
+				fe := &FieldError{Rule: "type", Param: kt.String(), Message: "key " + quoted(name) + ": " + keyError(err)}
 				return at, fe.under(keySegment(name))
 			}
 			if v.MapIndex(k).IsValid() {
@@ -879,7 +881,7 @@ func structDecoder(fields []field) decodeFunc {
 				continue
 			}
 			if !(skipMeta && string(name) == "_meta") && !d.allowUnknown {
-				fe := &FieldError{Rule: "unknown", Message: fmt.Sprintf("unknown field %q", name)}
+				fe := &FieldError{Rule: "unknown", Message: "unknown field " + quoted(name)}
 				return at, fe.under(fieldSegment(name))
 			}
 			var fe *FieldError
@@ -924,17 +926,29 @@ func countError(want, got int) *FieldError {
 		Message: fmt.Sprintf("expected %d positional %s, got %d", want, noun, got)}
 }
 
+// keyError says why a map key could not be parsed: for a number, the reason
+// alone (strconv's text repeats the whole key).
+func keyError(err error) string {
+	var ne *strconv.NumError
+	if errors.As(err, &ne) {
+		return ne.Err.Error()
+	}
+	return err.Error()
+}
+
 // Path segments of a FieldError, innermost last.
 func indexSegment(j int) string { return "[" + strconv.Itoa(j) + "]" }
 
-func keySegment(name []byte) string { return "[" + strconv.Quote(string(name)) + "]" }
+// keySegment is the segment of a map key or an odd member name: the name
+// (shortened by codec.Echo) quoted as a JSON string, in brackets.
+func keySegment(name []byte) string { return "[" + quoted(name) + "]" }
 
-// fieldSegment is the segment of an unknown member: its name, or the name
-// quoted in brackets when it could not be read back as one segment (empty,
-// or holding '.', '[' or ']').
+// fieldSegment is the segment of an unknown member: its name (shortened by
+// codec.Echo), or keySegment when it could not be read back as one segment
+// (empty, or holding '.', '[' or ']').
 func fieldSegment(name []byte) string {
 	if len(name) == 0 || bytes.ContainsAny(name, ".[]") {
 		return keySegment(name)
 	}
-	return string(name)
+	return codec.Echo(name)
 }

@@ -138,7 +138,7 @@ func TestBindErrorsNameTheirPath(t *testing.T) {
 		{`{"nest_ptr":{"a.b":1}}`, `nest_ptr["a.b"]`, "unknown", `unknown field "a.b"`},
 		{`{"arr":["a"]}`, "arr", "count", "expected 2 elements, got 1"},
 		{`{"any":{"a":{"b":1,"b":2}}}`, `any["a"]["b"]`, "duplicate", `member "b" given more than once`},
-		{`{"int_keys":{"x":true}}`, `int_keys["x"]`, "type", `key "x": strconv.ParseInt: parsing "x": invalid syntax`},
+		{`{"int_keys":{"x":true}}`, `int_keys["x"]`, "type", `key "x": invalid syntax`},
 		{`{"quoted":42}`, "quoted", "type", "expected a string, got a number"},
 		{`{"p":true}`, "p", "type", "expected an integer, got a boolean"},
 	}

@@ -14,7 +14,7 @@
 //
 //	svc := service.New(nil)
 //	if err := svc.Register("", Calc{}); err != nil { ... }
-//	err := rpc.Serve(ctx, os.Stdin, os.Stdout, svc, nil)
+//	err := rpc.ServeStdio(ctx, svc, nil)
 //
 // Everything is worked out at registration: which methods can be served, how
 // their params decode (a decoder per type, built once), which need
@@ -27,4 +27,13 @@
 // path at fault (items[2].qty). Validation uses go-playground/validator's
 // validate tags; its failures are reported the same way, with the rule and
 // its parameter.
+//
+// An InvalidParams answer costs a bounded amount, whatever the params: its
+// data, [FieldErrors], lists at most [MaxFieldErrors] (100) problems, then
+// one entry of rule "more" that counts the rest; what the peer sent (a
+// member name, a key, a value) is repeated at most [codec.MaxEcho] (256)
+// bytes at a time, cut before a character and followed by "…" and its
+// length, as [codec.Echo] does; a [FieldError]'s Field, Param and Message
+// are at most [MaxFieldText] (1 KiB) each. FieldErrors is a
+// [codec.Appender]: the answer is encoded once, straight into its line.
 package service

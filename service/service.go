@@ -33,8 +33,10 @@ type Options struct {
 	// SkipUnservable skips, with a warning logged, an exported method whose
 	// shape cannot be served, instead of failing its registration.
 	SkipUnservable bool
-	// Logger receives the warnings of SkipUnservable. Default:
-	// slog.Default().
+	// Logger receives the warnings of SkipUnservable. Registration comes
+	// before any connection: give it the connection's logger
+	// (rpc.Options.Logger), as package toolrpc does, for one logger to get
+	// every record. Default: slog.Default().
 	Logger *slog.Logger
 }
 
@@ -89,16 +91,28 @@ func New(opts *Options) *Service {
 //
 //	M([ctx context.Context,] [params...]) ([R,] [error])
 //
-// Params are bound as follows:
-//   - one struct (or pointer to struct) P: named params fill P by JSON field
-//     names; positional params fill its fields in declaration order;
-//   - one slice P: positional params, the whole array;
-//   - one map P: named params;
-//   - one json.RawMessage: the params as they came;
-//   - any other single parameter, or several: positional params, one each.
+// Params are bound by what the method takes after the context:
+//   - one struct P (or *P): named params fill P by JSON field name;
+//     positional params give one value per exported field, in declaration
+//     order; absent params leave P at its zero value;
+//   - one slice: positional params, the whole array; absent params, a nil
+//     slice; named params are refused;
+//   - one map: named params, by key; absent params, a nil map; positional
+//     params are refused;
+//   - one json.RawMessage: the params as they came, named or positional;
+//     absent params, nil;
+//   - nothing: absent params, [] or {} (an object with only _meta too);
+//     any other params are refused;
+//   - anything else (a type that implements json.Unmarshaler or
+//     encoding.TextUnmarshaler included), or several parameters: positional
+//     params, one value per parameter, exactly as many; named params are
+//     refused, and so are absent ones (rule count), since no parameter has
+//     a value then.
 //
-// Absent params leave every parameter at its zero value. Params that are
-// structs are then validated by their validate tags.
+// A refusal is an InvalidParams error whose data lists each problem (see
+// FieldError). A "_meta" member of named params is the protocol's metadata,
+// never bound (rpc.Request.Meta holds it). Params that are structs, or
+// slices of structs, are then validated by their validate tags.
 //
 // Register fails if rcvr has no servable method, if a name is taken or
 // reserved (rpc.), or if an exported method cannot be served (its name and
@@ -544,11 +558,13 @@ func emptyParams(b []byte) bool {
 	return empty && fe == nil
 }
 
-// check validates the decoded params that need it, given by pointer.
+// check validates the decoded params that need it, given by pointer. Every
+// element of a params array is validated, so that the count of problems
+// not listed is exact; only the first MaxFieldErrors are described.
 func (m *method) check(ctx context.Context, ptrs []reflect.Value) error {
-	var all []*FieldError
-	for j, p := range m.params {
-		if !p.validate || j >= len(ptrs) {
+	var p problems
+	for j, param := range m.params {
+		if !param.validate || j >= len(ptrs) {
 			continue
 		}
 		prefix := ""
@@ -556,29 +572,26 @@ func (m *method) check(ctx context.Context, ptrs []reflect.Value) error {
 			prefix = indexSegment(j)
 		}
 		v := ptrs[j]
-		if k := derefType(p).Kind(); k == reflect.Slice || k == reflect.Array {
+		if k := derefType(param).Kind(); k == reflect.Slice || k == reflect.Array {
 			sv := v.Elem()
 			for e := range sv.Len() {
 				ev := sv.Index(e)
 				if ev.Kind() == reflect.Pointer && ev.IsNil() {
 					continue
 				}
-				errs, err := m.svc.validate.check(ctx, ev, prefix+indexSegment(e))
-				if err != nil {
+				elemPrefix := ""
+				if p.room() > 0 {
+					elemPrefix = prefix + indexSegment(e) // only a described problem needs it
+				}
+				if err := m.svc.validate.check(ctx, ev, elemPrefix, &p); err != nil {
 					return err
 				}
-				all = append(all, errs...)
 			}
 			continue
 		}
-		errs, err := m.svc.validate.check(ctx, v, prefix)
-		if err != nil {
+		if err := m.svc.validate.check(ctx, v, prefix, &p); err != nil {
 			return err
 		}
-		all = append(all, errs...)
 	}
-	if len(all) > 0 {
-		return invalidParams(all...)
-	}
-	return nil
+	return p.err()
 }

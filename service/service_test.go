@@ -158,13 +158,30 @@ func TestMethodShapes(t *testing.T) {
 
 func TestBinding(t *testing.T) {
 	tests := []struct{ name, transcript string }{
+		// The README's params table, column "no params", and Register's
+		// doc comment, shape by shape.
 		{"absent params: the zero value, then validated", `
 			--> {"jsonrpc":"2.0","method":"add","id":1}
 			<-- {"jsonrpc":"2.0","result":0,"id":1}
 			--> {"jsonrpc":"2.0","method":"sum","id":2}
 			<-- {"jsonrpc":"2.0","result":0,"id":2}
 			--> {"jsonrpc":"2.0","method":"quotient","id":3}
-			<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"b","rule":"ne","param":"0","message":"b must not be 0"}]},"id":3}`},
+			<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"b","rule":"ne","param":"0","message":"b must not be 0"}]},"id":3}
+			--> {"jsonrpc":"2.0","method":"addPtr","id":4}
+			<-- {"jsonrpc":"2.0","result":0,"id":4}
+			--> {"jsonrpc":"2.0","method":"variadic","id":5}
+			<-- {"jsonrpc":"2.0","result":"","id":5}
+			--> {"jsonrpc":"2.0","method":"count","id":6}
+			<-- {"jsonrpc":"2.0","result":0,"id":6}
+			--> {"jsonrpc":"2.0","method":"raw","id":7}
+			<-- {"jsonrpc":"2.0","result":null,"id":7}`},
+		{"absent params for positional parameters: -32602 (count)", `
+			--> {"jsonrpc":"2.0","method":"pow","id":1}
+			<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"","rule":"count","param":"2","message":"expected 2 positional params, got 0"}]},"id":1}
+			--> {"jsonrpc":"2.0","method":"negate","id":2}
+			<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"","rule":"count","param":"1","message":"expected 1 positional param, got 0"}]},"id":2}
+			--> {"jsonrpc":"2.0","method":"any","id":3}
+			<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"","rule":"count","param":"1","message":"expected 1 positional param, got 0"}]},"id":3}`},
 		{"no params: absent, empty, or only _meta", `
 			--> {"jsonrpc":"2.0","method":"nothing","params":[],"id":1}
 			<-- {"jsonrpc":"2.0","result":null,"id":1}

@@ -14,21 +14,30 @@ import (
 )
 
 // FieldError is one problem with a call's params. An InvalidParams error
-// carries a list of them as its data:
+// carries a list of them, FieldErrors, as its data:
 //
 //	{"code":-32602,"message":"Invalid params","data":[
 //	  {"field":"b","rule":"ne","param":"0","message":"b must not be 0"}]}
+//
+// What a peer sent is repeated in a FieldError at most codec.MaxEcho (256)
+// bytes at a time (a member name, a map key, a value), shortened by
+// codec.Echo ("…" and the original length follow what is kept), and each of
+// Field, Param and Message is at most MaxFieldText bytes, shortened the same
+// way.
 type FieldError struct {
 	// Field is the JSON path of the value at fault (items[2].qty), or ""
 	// for the params as a whole. Map keys, and member names that are empty
-	// or hold '.', '[' or ']', are quoted in brackets: tags["a.b"].
+	// or hold '.', '[' or ']', are quoted as JSON strings in brackets:
+	// tags["a.b"].
 	Field string `json:"field"`
 	// Rule is the validation tag that failed (required, ne, max, ...), or
 	// what decoding found: type (a value of the wrong JSON type), range (a
 	// number that does not fit), unknown (a member that matches no field),
 	// duplicate (a member given twice), count (the wrong number of
-	// positional params or array elements), shape (positional params where
-	// names are needed, or the reverse), syntax (not JSON).
+	// positional params, none at all included, or of array elements),
+	// shape (positional params where names are needed, or the reverse),
+	// syntax (not JSON). The rule more ends a list cut at MaxFieldErrors:
+	// Param says how many problems were left out.
 	Rule string `json:"rule"`
 	// Param is the rule's parameter (the 0 of ne=0), or the type expected.
 	Param string `json:"param,omitempty"`
@@ -38,6 +47,22 @@ type FieldError struct {
 	path []string // segments, innermost first, while decoding
 }
 
+// MaxFieldErrors is the most problems one InvalidParams answer lists. When
+// there are more, the list holds the first MaxFieldErrors and then one more
+// entry that counts the rest:
+//
+//	{"field":"","rule":"more","param":"900","message":"900 more problems not listed"}
+//
+// Every problem is still found (every element of a params array is
+// validated, so the count is exact), but only the first MaxFieldErrors are
+// described.
+const MaxFieldErrors = 100
+
+// MaxFieldText is the most bytes of a FieldError's Field, Param or Message;
+// a longer one (a path many levels deep, the text of a custom decoder's
+// error) is shortened as codec.Shorten does.
+const MaxFieldText = 1024
+
 // under records that the error lies under the path segment seg (a field
 // name, or "[2]", or `["key"]`), and returns e.
 func (e *FieldError) under(seg string) *FieldError {
@@ -45,29 +70,124 @@ func (e *FieldError) under(seg string) *FieldError {
 	return e
 }
 
-// finish sets Field from the segments gathered.
+// finish sets Field from the segments gathered, and bounds every text.
 func (e *FieldError) finish() {
-	for i := len(e.path) - 1; i >= 0; i-- {
-		e.Field = joinPath(e.Field, e.path[i])
+	if len(e.path) > 0 {
+		n := len(e.Field)
+		for _, seg := range e.path {
+			n += len(seg) + 1
+		}
+		var b strings.Builder
+		b.Grow(n)
+		b.WriteString(e.Field)
+		for i := len(e.path) - 1; i >= 0; i-- {
+			if needsDot(b.Len(), e.path[i]) {
+				b.WriteByte('.')
+			}
+			b.WriteString(e.path[i])
+		}
+		e.Field, e.path = b.String(), nil
 	}
-	e.path = nil
+	e.Field = codec.Shorten(e.Field, MaxFieldText)
+	e.Param = codec.Shorten(e.Param, MaxFieldText)
+	e.Message = codec.Shorten(e.Message, MaxFieldText)
 }
 
 // joinPath appends the path segment or path seg to the path p: items +
 // [2] is items[2], items[2] + qty is items[2].qty.
 func joinPath(p, seg string) string {
-	if p == "" || seg == "" || seg[0] == '[' {
-		return p + seg
+	if needsDot(len(p), seg) {
+		return p + "." + seg
 	}
-	return p + "." + seg
+	return p + seg
 }
 
-// invalidParams is the InvalidParams error that carries errs.
-func invalidParams(errs ...*FieldError) *codec.Error {
-	for _, e := range errs {
-		e.finish()
+// needsDot reports whether seg joins a path of n bytes after a dot.
+func needsDot(n int, seg string) bool { return n > 0 && seg != "" && seg[0] != '[' }
+
+// quoted is a string a peer sent, shortened by codec.Echo and quoted as a
+// JSON string: how a FieldError names a key or a value.
+func quoted[T ~string | ~[]byte](s T) string {
+	return string(codec.AppendString(nil, codec.Echo(s)))
+}
+
+// FieldErrors is the data of an InvalidParams error: the problems found, at
+// most MaxFieldErrors of them and then, when there were more, an entry
+// (rule more) that counts the rest.
+type FieldErrors []*FieldError
+
+// AppendJSON appends the list as a JSON array, the value encoding/json
+// would give (escapes aside); it makes FieldErrors a codec.Appender, so that
+// an answer is encoded once, straight into its line.
+func (l FieldErrors) AppendJSON(dst []byte) ([]byte, error) {
+	if l == nil {
+		return append(dst, "null"...), nil
 	}
-	return codec.NewError(codec.InvalidParams, "").WithData(errs)
+	dst = append(dst, '[')
+	for i, e := range l {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		if e == nil {
+			dst = append(dst, "null"...)
+			continue
+		}
+		dst = append(dst, `{"field":`...)
+		dst = codec.AppendString(dst, e.Field)
+		dst = append(dst, `,"rule":`...)
+		dst = codec.AppendString(dst, e.Rule)
+		if e.Param != "" {
+			dst = append(dst, `,"param":`...)
+			dst = codec.AppendString(dst, e.Param)
+		}
+		dst = append(dst, `,"message":`...)
+		dst = codec.AppendString(dst, e.Message)
+		dst = append(dst, '}')
+	}
+	return append(dst, ']'), nil
+}
+
+// problems gathers the FieldErrors of one answer: the first MaxFieldErrors,
+// finished, and a count of the rest.
+type problems struct {
+	list FieldErrors
+	more int
+}
+
+// room is how many more problems the list takes.
+func (p *problems) room() int { return MaxFieldErrors - len(p.list) }
+
+// add adds e to the list, or counts it once the list is full.
+func (p *problems) add(e *FieldError) {
+	if p.room() <= 0 {
+		p.more++
+		return
+	}
+	e.finish()
+	p.list = append(p.list, e)
+}
+
+// err is the InvalidParams error that carries the problems, or nil.
+func (p *problems) err() error {
+	if len(p.list) == 0 {
+		return nil
+	}
+	list := p.list
+	if p.more > 0 {
+		n, noun := strconv.Itoa(p.more), " more problems not listed"
+		if p.more == 1 {
+			noun = " more problem not listed"
+		}
+		list = append(list, &FieldError{Rule: "more", Param: n, Message: n + noun})
+	}
+	return codec.NewError(codec.InvalidParams, "").WithData(list)
+}
+
+// invalidParams is the InvalidParams error that carries e.
+func invalidParams(e *FieldError) error {
+	var p problems
+	p.add(e)
+	return p.err()
 }
 
 // hasValidateTags reports whether t, or a type it holds, has a field with a
@@ -99,30 +219,32 @@ type validation struct {
 }
 
 // check validates the struct (or pointer to struct) x, whose JSON path is
-// prefix, and returns a FieldError per failure.
-func (val validation) check(ctx context.Context, x reflect.Value, prefix string) ([]*FieldError, error) {
+// prefix, and adds a FieldError per failure to p: only as many as p has
+// room for are described, the rest are counted.
+func (val validation) check(ctx context.Context, x reflect.Value, prefix string, p *problems) error {
 	err := val.v.StructCtx(ctx, x.Interface())
 	if err == nil {
-		return nil, nil
+		return nil
 	}
 	var verrs validator.ValidationErrors
 	if !errors.As(err, &verrs) {
-		return nil, err
+		return err
 	}
 	t := x.Type()
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	out := make([]*FieldError, 0, len(verrs))
-	for _, fe := range verrs {
+	described := verrs[:max(0, min(len(verrs), p.room()))]
+	for _, fe := range described {
 		field := joinPath(prefix, jsonPath(t, fe.StructNamespace()))
 		e := &FieldError{Rule: fe.Tag(), Param: fe.Param(), Message: ruleMessage(field, fe)}
 		if field != "" {
 			e.path = []string{field}
 		}
-		out = append(out, e)
+		p.add(e)
 	}
-	return out, nil
+	p.more += len(verrs) - len(described)
+	return nil
 }
 
 // jsonPath turns a validator namespace of Go names ("Params.Items[2].Qty")
@@ -182,7 +304,7 @@ func jsonPath(t reflect.Type, ns string) string {
 				next = next.Elem()
 			}
 			if next != nil && next.Kind() == reflect.Map {
-				b.WriteString("[" + strconv.Quote(key) + "]")
+				b.WriteString("[" + quoted(key) + "]")
 			} else {
 				b.WriteString("[" + key + "]")
 			}

@@ -3,8 +3,13 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"fmt"
+	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -12,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/toolrpc/toolrpc/codec"
 	"github.com/toolrpc/toolrpc/internal/wiretest"
 )
 
@@ -89,15 +95,23 @@ func TestCountThroughTheBinary(t *testing.T) {
 	assert.Equal(t, want, wiretest.Lines(t, stdout), "progress before the result, in order")
 }
 
-// A long count is cancelled through the binary's real stdin.
-func TestCancelThroughTheBinary(t *testing.T) {
-	bin := buildCalculator(t)
+// startCalculator starts the binary with pipes to its stdin and from its
+// stdout, and its stderr to stderr (nil: discarded).
+func startCalculator(t *testing.T, bin string, stderr io.Writer) (*exec.Cmd, io.WriteCloser, io.Reader) {
+	t.Helper()
 	cmd := exec.Command(bin)
+	cmd.Stderr = stderr
 	stdin, err := cmd.StdinPipe()
 	require.NoError(t, err)
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
+	return cmd, stdin, stdout
+}
+
+// A long count is cancelled through the binary's real stdin.
+func TestCancelThroughTheBinary(t *testing.T) {
+	cmd, stdin, stdout := startCalculator(t, buildCalculator(t), nil)
 	lines := bufio.NewScanner(stdout)
 	wiretest.Send(t, stdin, `{"jsonrpc":"2.0","id":7,"method":"count","params":{"n":10,"delay_ms":60000,"_meta":{"progressToken":"x"}}}`)
 	require.True(t, lines.Scan())
@@ -108,4 +122,88 @@ func TestCancelThroughTheBinary(t *testing.T) {
 	require.NoError(t, stdin.Close())
 	assert.False(t, lines.Scan(), "nothing more")
 	require.NoError(t, cmd.Wait(), "exit 0 at the end of the input")
+}
+
+// readLine reads one line from r, however long, and returns its length and
+// at most its first keep bytes: a test reading an unbounded answer must not
+// hold it.
+func readLine(t *testing.T, r *bufio.Reader, keep int) (n int, head string) {
+	t.Helper()
+	var b strings.Builder
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if room := keep - b.Len(); room > 0 {
+			b.Write(chunk[:min(len(chunk), room)])
+		}
+		n += len(chunk)
+		if err != bufio.ErrBufferFull {
+			require.NoError(t, err)
+			return n, b.String()
+		}
+	}
+}
+
+// peakRSS is the most memory the process pid has held (VmHWM), in bytes.
+func peakRSS(t *testing.T, pid int) int {
+	t.Helper()
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Skipf("no /proc here: %v", err)
+	}
+	for line := range strings.Lines(string(status)) {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+			require.NoError(t, err, line)
+			return kb << 10
+		}
+	}
+	t.Fatalf("no VmHWM in %s", status)
+	return 0
+}
+
+// What a peer sends is repeated at most codec.MaxEcho bytes at a time, in
+// answers and logs alike, and an error answer costs a bounded amount: an
+// 8 MiB member name is answered in under 1 KiB, with the server's peak RSS
+// under 4x the line plus 16 MiB (the line read, the runtime, the
+// collector's slack: 33 MiB measured); an unexpected response and a request
+// with 8 MiB ids are logged in under 2 KiB each (the request's answer echoes
+// its id whole, as the specification requires). Before: an 80 MiB answer
+// (the name quoted twice over, twice), a peak of 60x the line, 4 bytes
+// logged per id byte.
+func TestHostileLinesThroughTheBinary(t *testing.T) {
+	var stderr wiretest.Buffer
+	cmd, stdin, stdout := startCalculator(t, buildCalculator(t), &stderr)
+	out := bufio.NewReaderSize(stdout, 64<<10)
+
+	const size = 8 << 20
+	name := strings.Repeat("\x7f", size)
+	kept := strings.Repeat("\x7f", codec.MaxEcho) + "…(8388609 bytes)"
+	hostile := `{"jsonrpc":"2.0","method":"subtract","params":{"` + name + `.":1},"id":1}`
+	wiretest.Send(t, stdin, hostile)
+	n, answer := readLine(t, out, 4<<10)
+	assert.Equal(t, `{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[`+
+		`{"field":"[\"`+kept+`\"]","rule":"unknown","message":"unknown field \"`+kept+`\""}]},"id":1}`+"\n", answer)
+	assert.Less(t, n, 1<<10, "the answer's size")
+	peak := peakRSS(t, cmd.Process.Pid)
+	assert.Less(t, peak, 4*len(hostile)+16<<20, "peak RSS %d MiB for a line of %d MiB", peak>>20, len(hostile)>>20)
+	t.Logf("peak RSS %d KiB for a line of %d KiB", peak>>10, len(hostile)>>10)
+
+	id := `"` + name + `"`
+	wiretest.Send(t, stdin, `{"jsonrpc":"2.0","result":1,"id":`+id+`}`)
+	wiretest.Send(t, stdin, `{"jsonrpc":"2.0","method":"nosuch","id":`+id+`}`)
+	const notFound = `{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":`
+	n, answer = readLine(t, out, len(notFound)+8)
+	assert.Equal(t, notFound+id[:8], answer)
+	assert.Equal(t, len(notFound)+len(id)+len("}\n"), n, "the id of a response is echoed whole")
+	require.NoError(t, stdin.Close())
+	require.NoError(t, cmd.Wait())
+
+	logs := wiretest.Lines(t, stderr.String())
+	require.Len(t, logs, 3, "the bad params, the unexpected response, the unknown method")
+	for _, want := range []string{"unexpected response dropped", "Method not found"} {
+		i := slices.IndexFunc(logs, func(l string) bool { return strings.Contains(l, want) })
+		require.GreaterOrEqual(t, i, 0, want)
+		require.Less(t, len(logs[i]), 2<<10, "the record's size: %s", want) // before its text is shown
+		assert.Contains(t, logs[i], `\x7f…(8388610 bytes)`, "the id is cut: %s", want)
+	}
 }

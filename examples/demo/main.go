@@ -16,7 +16,6 @@ import (
 	"strings"
 
 	"github.com/toolrpc/toolrpc/examples/calculator/calc"
-	"github.com/toolrpc/toolrpc/middleware"
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
@@ -53,15 +52,13 @@ var steps = []struct {
 }
 
 func run(out io.Writer) error {
-	quiet := slog.New(slog.DiscardHandler)
-	svc, err := calc.New(&calc.Calculator{Log: quiet})
+	h, err := calc.Server().Handler(&calc.Calculator{})
 	if err != nil {
 		return err
 	}
-	h := middleware.Default(quiet)(svc)
 	opts := &rpc.Options{
-		Sequential: true, // answers in request order, for a readable transcript
-		Logger:     quiet,
+		Sequential: true,                          // answers in request order, for a readable transcript
+		Logger:     slog.New(slog.DiscardHandler), // the one logger: the calls' records too
 	}
 	for i, step := range steps {
 		if i > 0 {

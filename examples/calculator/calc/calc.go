@@ -5,23 +5,22 @@ package calc
 
 import (
 	"context"
-	"log/slog"
 	"time"
 
+	"github.com/toolrpc/toolrpc"
 	"github.com/toolrpc/toolrpc/middleware"
+	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/service"
 )
 
 // Calculator's exported methods are the server's methods, named in
 // snake_case (GetData is get_data).
-type Calculator struct {
-	Log *slog.Logger // where the notifications are logged
-}
+type Calculator struct{}
 
-// New returns a Service serving c, with snake_case method names.
-func New(c *Calculator) (*service.Service, error) {
-	svc := service.New(&service.Options{Names: service.SnakeCase, Logger: c.Log})
-	return svc, svc.Register("", c)
+// Server is how a Calculator is served: the default stack, and method
+// names in snake_case, as the specification's examples call them.
+func Server() *toolrpc.Server {
+	return &toolrpc.Server{Service: service.Options{Names: service.SnakeCase}}
 }
 
 // SubtractParams are subtract's params, by name or by position.
@@ -84,11 +83,17 @@ func (c *Calculator) Count(ctx context.Context, p CountParams) (int, error) {
 }
 
 // Update, NotifyHello and NotifySum are the specification's notifications:
-// they are logged.
-func (c *Calculator) Update(xs []int) { c.Log.Info("update", "values", xs) }
+// they are logged, through the server's logger.
+func (c *Calculator) Update(ctx context.Context, xs []int) {
+	rpc.LoggerFromContext(ctx).Info("update", "values", xs)
+}
 
 // NotifyHello logs its argument.
-func (c *Calculator) NotifyHello(n int) { c.Log.Info("notify_hello", "n", n) }
+func (c *Calculator) NotifyHello(ctx context.Context, n int) {
+	rpc.LoggerFromContext(ctx).Info("notify_hello", "n", n)
+}
 
 // NotifySum logs the sum of its arguments.
-func (c *Calculator) NotifySum(xs []int) { c.Log.Info("notify_sum", "sum", c.Sum(xs)) }
+func (c *Calculator) NotifySum(ctx context.Context, xs []int) {
+	rpc.LoggerFromContext(ctx).Info("notify_sum", "sum", c.Sum(xs))
+}

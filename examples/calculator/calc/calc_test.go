@@ -1,7 +1,6 @@
 package calc_test
 
 import (
-	"log/slog"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -9,7 +8,6 @@ import (
 
 	"github.com/toolrpc/toolrpc/examples/calculator/calc"
 	"github.com/toolrpc/toolrpc/internal/wiretest"
-	"github.com/toolrpc/toolrpc/middleware"
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
@@ -20,10 +18,9 @@ func TestMain(m *testing.M) {
 
 func server(t *testing.T) rpc.Handler {
 	t.Helper()
-	quiet := slog.New(slog.DiscardHandler)
-	svc, err := calc.New(&calc.Calculator{Log: quiet})
+	h, err := calc.Server().Handler(&calc.Calculator{})
 	require.NoError(t, err)
-	return middleware.Default(quiet)(svc)
+	return h
 }
 
 func TestCount(t *testing.T) {
