@@ -156,7 +156,9 @@ func (s *subject) disagreement(v verdict) string {
 		for _, p := range v.problems {
 			// A member, or a map key, given twice (maybe spelled twice: "1"
 			// and "01" are the same int key): JSON Schema reads no duplicates.
-			if p.Rule != "duplicate" && !s.annotated(p.Field) {
+			// "more" counts the problems past the list's bound: the listed
+			// ones are judged.
+			if p.Rule != "duplicate" && p.Rule != "more" && !s.annotated(p.Field) {
 				return fmt.Sprintf("the schema accepts, the server refuses: %+v", v.problems)
 			}
 		}
