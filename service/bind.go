@@ -10,9 +10,9 @@ import (
 	"math"
 	"reflect"
 	"strconv"
-	"strings"
 
 	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/fields"
 	"github.com/toolrpc/toolrpc/internal/scan"
 )
 
@@ -124,97 +124,13 @@ type field struct {
 	dec    decodeFunc
 }
 
-// structFields lists the fields of struct type t that JSON decodes, in
-// declaration order, with the dominance rules of encoding/json for fields
-// promoted from embedded structs.
+// structFields lists the fields of struct type t that JSON decodes, as
+// fields.Of computes them for the binder and the schema alike.
 func structFields(t reflect.Type) []field {
-	type candidate struct {
-		field
-		depth  int
-		tagged bool
-	}
-	var all []candidate
-	var walk func(t reflect.Type, index []int, ptrs bool, depth int, seen map[reflect.Type]bool)
-	walk = func(t reflect.Type, index []int, ptrs bool, depth int, seen map[reflect.Type]bool) {
-		if seen[t] {
-			return
-		}
-		seen[t] = true
-		for i := range t.NumField() {
-			sf := t.Field(i)
-			tag := sf.Tag.Get("json")
-			if tag == "-" {
-				continue
-			}
-			name, opts, _ := strings.Cut(tag, ",")
-			ft := sf.Type
-			if sf.Anonymous {
-				et := ft
-				if et.Kind() == reflect.Pointer {
-					et = et.Elem()
-				}
-				if !sf.IsExported() && et.Kind() != reflect.Struct {
-					continue
-				}
-				if name == "" && et.Kind() == reflect.Struct {
-					walk(et, append(append([]int(nil), index...), i), ptrs || ft.Kind() == reflect.Pointer, depth+1, seen)
-					continue
-				}
-			} else if !sf.IsExported() {
-				continue
-			}
-			tagged := name != ""
-			if name == "" {
-				name = sf.Name
-			}
-			quoted := false
-			for _, o := range strings.Split(opts, ",") {
-				if o == "string" {
-					switch ft.Kind() {
-					case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-						reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
-						reflect.Float32, reflect.Float64, reflect.String:
-						quoted = true
-					}
-				}
-			}
-			all = append(all, candidate{
-				field: field{name: name, goName: sf.Name, index: append(append([]int(nil), index...), i),
-					ptrs: ptrs, quoted: quoted, typ: ft},
-				depth: depth, tagged: tagged,
-			})
-		}
-		delete(seen, t)
-	}
-	walk(t, nil, false, 0, map[reflect.Type]bool{})
-
-	// A name held by fields at several depths goes to the shallowest; at the
-	// same depth, to the only tagged one; otherwise to none.
-	byName := map[string][]int{}
-	for i, c := range all {
-		byName[c.name] = append(byName[c.name], i)
-	}
-	var out []field
-	for i, c := range all {
-		rivals := byName[c.name]
-		if len(rivals) == 1 {
-			out = append(out, c.field)
-			continue
-		}
-		best := -1
-		ambiguous := false
-		for _, j := range rivals {
-			r := all[j]
-			switch {
-			case best < 0 || r.depth < all[best].depth || (r.depth == all[best].depth && r.tagged && !all[best].tagged):
-				best, ambiguous = j, false
-			case r.depth == all[best].depth && r.tagged == all[best].tagged:
-				ambiguous = true
-			}
-		}
-		if best == i && !ambiguous {
-			out = append(out, c.field)
-		}
+	fs := fields.Of(t)
+	out := make([]field, len(fs))
+	for i, f := range fs {
+		out[i] = field{name: f.Name, goName: f.GoName, index: f.Index, ptrs: f.Ptrs, quoted: f.Quoted, typ: f.Type}
 	}
 	return out
 }

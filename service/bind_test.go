@@ -167,31 +167,3 @@ func TestBindRecursiveTypes(t *testing.T) {
 	require.Nil(t, fe)
 	assert.Equal(t, "c", v.Children[0].Children[0].Name)
 }
-
-func TestFieldDominance(t *testing.T) {
-	type A struct {
-		Name string `json:"name"`
-		X    int
-	}
-	type B struct {
-		Name string `json:"name"`
-		X    int
-	}
-	type Tagged struct {
-		X int `json:"X"`
-	}
-	// Built at run time: go vet rightly flags repeated json tags in source.
-	outer := reflect.StructOf([]reflect.StructField{
-		{Name: "A", Type: reflect.TypeFor[A](), Anonymous: true},
-		{Name: "B", Type: reflect.TypeFor[B](), Anonymous: true},
-		{Name: "Tagged", Type: reflect.TypeFor[Tagged](), Anonymous: true},
-		{Name: "Name", Type: reflect.TypeFor[string](), Tag: `json:"name"`},
-	})
-	got := map[string][]int{}
-	for _, f := range structFields(outer) {
-		got[f.name] = f.index
-	}
-	// The outer name wins over A's and B's (shallower); X goes to the only
-	// tagged field among those at the same depth.
-	assert.Equal(t, map[string][]int{"name": {3}, "X": {2, 0}}, got)
-}
