@@ -1,14 +1,17 @@
 package calc_test
 
 import (
+	"encoding/json"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
 	"github.com/toolrpc/toolrpc/examples/calculator/calc"
 	"github.com/toolrpc/toolrpc/internal/wiretest"
 	"github.com/toolrpc/toolrpc/rpc"
+	"github.com/toolrpc/toolrpc/service"
 )
 
 // TestMain fails the package's tests if any goroutine outlives them.
@@ -64,4 +67,28 @@ func TestCountCancelled(t *testing.T) {
 			--> {"jsonrpc":"2.0","id":2,"method":"sum","params":[1,2]}
 			<-- {"jsonrpc":"2.0","result":3,"id":2}`, nil)
 	})
+}
+
+// TestSchemas holds what the calculator publishes of its methods: divide's
+// b must not be 0, sum takes an array of integers, every method has a
+// description.
+func TestSchemas(t *testing.T) {
+	svc := service.New(&calc.Server().Service)
+	require.NoError(t, svc.Register("", &calc.Calculator{}))
+	for _, m := range svc.Describe() {
+		assert.NotEmpty(t, m.Description, m.Name)
+	}
+	schemaOf := func(name string) string {
+		m, ok := svc.Method(name)
+		require.True(t, ok, name)
+		b, err := json.Marshal(m.Params)
+		require.NoError(t, err)
+		return string(b)
+	}
+	assert.Equal(t, `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{`+
+		`"a":{"description":"the dividend","type":["number","null"]},`+
+		`"b":{"description":"the divisor, not zero","type":"number","not":{"const":0}}},`+
+		`"required":["b"],"additionalProperties":false}`, schemaOf("divide"))
+	assert.Equal(t, `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"array",`+
+		`"items":{"type":["integer","null"],"minimum":-9223372036854775808,"maximum":9223372036854775807}}`, schemaOf("sum"))
 }
