@@ -219,6 +219,16 @@ type LabelParams struct {
 func (Mislabelled) Label(LabelParams) error { return nil }
 func (Mislabelled) Fine() error             { return nil }
 
+// Malformed has a validate tag that validator panics on at the first call:
+// its schema cannot be made either, and it is refused at registration.
+type Malformed struct{}
+
+type MalformedParams struct {
+	N int `json:"n" validate:"min=1,,max=3"`
+}
+
+func (Malformed) Check(MalformedParams) error { return nil }
+
 // TestDescribeErrors: a method whose schema cannot be made is refused at
 // registration, or skipped with a warning under SkipUnservable.
 func TestDescribeErrors(t *testing.T) {
@@ -231,6 +241,10 @@ func TestDescribeErrors(t *testing.T) {
 	require.NoError(t, svc.Register("", Mislabelled{}))
 	assert.Equal(t, []string{"fine"}, svc.Methods())
 	assert.Contains(t, logs.String(), "Mislabelled.Label cannot be served")
+
+	err = service.New(nil).Register("", Malformed{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `service: method service_test.Malformed.Check cannot be served: params: schema: field N: validate tag "min=1,,max=3": an empty rule`)
 }
 
 // Documents documents its methods.
