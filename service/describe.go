@@ -110,7 +110,7 @@ func methodDocs(rcvr any, t reflect.Type, promoted map[string]bool) (map[string]
 func (s *Service) Describe() []MethodInfo {
 	out := make([]MethodInfo, 0, len(s.methods))
 	for _, name := range s.Methods() {
-		out = append(out, s.methods[name].info)
+		out = append(out, *s.methods[name].info)
 	}
 	return out
 }
@@ -122,12 +122,12 @@ func (s *Service) Method(name string) (MethodInfo, bool) {
 	if m == nil {
 		return MethodInfo{}, false
 	}
-	return m.info, true
+	return *m.info, true
 }
 
 // describe computes m's params and result schemas.
 func (s *Service) describe(m *method) error {
-	info := &m.info
+	info := m.info
 	info.Name = m.name
 	var err error
 	switch m.mode {

@@ -162,7 +162,7 @@ func (s *Service) Register(namespace string, rcvr any) error {
 		}
 		meth, err := s.plan(name, v, m.Func)
 		if err == nil {
-			meth.info.GoName = m.Name
+			meth.info = &MethodInfo{GoName: m.Name}
 			meth.info.Title, meth.info.Description = docs[m.Name].Title, docs[m.Name].Description
 			err = s.describe(meth)
 		}
@@ -264,8 +264,8 @@ type method struct {
 	result   reflect.Type // R, when there is one
 	fields   decodeFunc   // bindStruct: positional decoder
 	svc      *Service
-	validate bool       // some param needs the validator
-	info     MethodInfo // what Describe says of it
+	validate bool        // some param needs the validator
+	info     *MethodInfo // what Describe says of it
 }
 
 // param is one Go parameter after the context.
