@@ -91,12 +91,17 @@ var documentedType = reflect.TypeFor[Documented]()
 
 // methodDocs returns the docs of rcvr, checking that every key names an
 // exported method of t that is not promoted from an embedded field.
-func methodDocs(rcvr any, t reflect.Type, promoted map[string]bool) (map[string]MethodDoc, error) {
+func methodDocs(rcvr any, t reflect.Type, promoted map[string]bool) (docs map[string]MethodDoc, err error) {
 	d, ok := rcvr.(Documented)
 	if !ok {
 		return nil, nil
 	}
-	docs := d.MethodDocs()
+	defer func() {
+		if r := recover(); r != nil {
+			docs, err = nil, fmt.Errorf("service: %s.MethodDocs panicked: %v", t, r)
+		}
+	}()
+	docs = d.MethodDocs()
 	for name := range docs {
 		if m, ok := t.MethodByName(name); !ok || !m.IsExported() || promoted[name] || name == "MethodDocs" {
 			return nil, fmt.Errorf("service: %s.MethodDocs documents %q, which is not a method of %s", t, name, t)

@@ -260,6 +260,9 @@ type typo struct{ key string }
 
 func (typo) Add(Pair) int { return 0 }
 func (t typo) MethodDocs() map[string]service.MethodDoc {
+	if t.key == "" {
+		panic("no docs")
+	}
 	return map[string]service.MethodDoc{t.key: {Description: "x"}}
 }
 
@@ -282,4 +285,7 @@ func TestMethodDocs(t *testing.T) {
 		require.Error(t, err, key)
 		assert.Contains(t, err.Error(), `service: service_test.typo.MethodDocs documents "`+key+`", which is not a method`)
 	}
+	err := service.New(nil).Register("", typo{})
+	require.Error(t, err)
+	assert.Equal(t, "service: service_test.typo.MethodDocs panicked: no docs", err.Error())
 }
