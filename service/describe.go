@@ -79,7 +79,7 @@ type MethodDoc struct {
 // method names (Divide, not divide, whatever the name mapper makes of
 // them), and each must name an exported method of the value, not one
 // promoted from an embedded field, or registration fails (a typo would otherwise lose a description silently).
-// MethodDocs itself is not served.
+// MethodDocs itself is not served; a panic in it fails registration.
 //
 // The description lives next to the code it describes, in Go, rather than
 // in a second file that can drift from it.

@@ -1,9 +1,11 @@
 package calc_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
@@ -11,6 +13,7 @@ import (
 	"github.com/toolrpc/toolrpc/examples/calculator/calc"
 	"github.com/toolrpc/toolrpc/internal/wiretest"
 	"github.com/toolrpc/toolrpc/rpc"
+	"github.com/toolrpc/toolrpc/schema"
 	"github.com/toolrpc/toolrpc/service"
 )
 
@@ -71,12 +74,25 @@ func TestCountCancelled(t *testing.T) {
 
 // TestSchemas holds what the calculator publishes of its methods: divide's
 // b must not be 0, sum takes an array of integers, every method has a
-// description.
+// description and schemas that a JSON Schema 2020-12 validator compiles.
 func TestSchemas(t *testing.T) {
 	svc := service.New(&calc.Server().Service)
 	require.NoError(t, svc.Register("", &calc.Calculator{}))
 	for _, m := range svc.Describe() {
 		assert.NotEmpty(t, m.Description, m.Name)
+		for _, s := range []*schema.Schema{m.Params, m.Result} {
+			if s == nil {
+				continue
+			}
+			b, err := json.Marshal(s)
+			require.NoError(t, err)
+			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+			require.NoError(t, err)
+			c := jsonschema.NewCompiler()
+			require.NoError(t, c.AddResource("mem:///s.json", doc))
+			_, err = c.Compile("mem:///s.json")
+			assert.NoError(t, err, "%s: %s", m.Name, b)
+		}
 	}
 	schemaOf := func(name string) string {
 		m, ok := svc.Method(name)
