@@ -413,13 +413,27 @@ func (c *Conn) supervise() {
 	close(c.done)
 }
 
-// logLate logs a warning once the grace period is over, without waiting
-// for it to be written: the connection waits for nothing more, and a log
-// that blocks (a standard error nobody reads) must not keep it from
-// finishing.
+// logLate logs a warning once the grace period is over. It waits for the
+// record to be written, but no longer than lateLogWait (or the grace period,
+// when longer): a log that blocks (a standard error nobody reads) must not
+// keep the connection from finishing, and one that does not block must not
+// be lost to a program that exits as soon as Serve returns.
 func (c *Conn) logLate(msg string) {
-	go c.log.Warn(msg, "grace", c.grace)
+	written := make(chan struct{})
+	go func() {
+		defer close(written)
+		c.log.Warn(msg, "grace", c.grace)
+	}()
+	t := time.NewTimer(max(c.grace, lateLogWait))
+	defer t.Stop()
+	select {
+	case <-written:
+	case <-t.C:
+	}
 }
+
+// lateLogWait is the least logLate waits for its record to be written.
+const lateLogWait = time.Second
 
 // writeErr writes one line (its '\n' is appended, in line's spare capacity
 // when there is some: the writer then needs no copy). A write failure shuts
