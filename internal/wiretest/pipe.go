@@ -6,9 +6,11 @@ import (
 	"context"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 
+	"github.com/toolrpc/toolrpc/codec"
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
@@ -122,6 +124,12 @@ func (p *Pair) Close(tb testing.TB) {
 	}
 }
 
+// Fill returns a string that fills a codec.Writer's room for lines waiting
+// (codec.DefaultMaxPending): a line holding it, queued behind a blocked
+// write, makes the next line wait. Stalled.Drain shows it as "<4 MiB>".
+// It is made once, when first asked for.
+var Fill = sync.OnceValue(func() string { return strings.Repeat("x", codec.DefaultMaxPending) })
+
 // Stalled is a connection served (rpc.Serve) over io.Pipes by a peer that
 // reads nothing of its output until Drain: until then every write to it
 // blocks, as against a peer that never reads. It is used inside a
@@ -150,8 +158,8 @@ func (s *Stalled) Send(t testing.TB, line string) {
 }
 
 // Drain reads the connection's output at last, ends its input, and returns
-// the lines it wrote (without their newlines, however long) and what Serve
-// returned.
+// the lines it wrote (without their newlines, however long, Fill shown as
+// "<4 MiB>") and what Serve returned.
 func (s *Stalled) Drain(t testing.TB) (lines []string, served error) {
 	t.Helper()
 	read := make(chan []string, 1)
@@ -164,7 +172,7 @@ func (s *Stalled) Drain(t testing.TB) (lines []string, served error) {
 				read <- lines
 				return
 			}
-			lines = append(lines, strings.TrimSuffix(line, "\n"))
+			lines = append(lines, strings.ReplaceAll(strings.TrimSuffix(line, "\n"), Fill(), "<4 MiB>"))
 		}
 	}()
 	_ = s.in.Close()
