@@ -62,6 +62,9 @@ type Writer struct {
 	// it, in the order they were withdrawn; they are cut out when pending
 	// is taken for writing.
 	holes []span
+	// flushFn is w.flush, made once: a goroutine started with it costs no
+	// allocation (go w.flush() allocates its closure each time).
+	flushFn func()
 }
 
 // span is a part of a buffer: [at, end).
@@ -75,6 +78,7 @@ type Ticket struct{ at, end int64 }
 func NewWriter(w io.Writer) *Writer {
 	cw := &Writer{w: w}
 	cw.drained.L = &cw.mu
+	cw.flushFn = cw.flush
 	return cw
 }
 
@@ -214,7 +218,7 @@ func (w *Writer) queueLocked(body []byte) Ticket {
 	t.end = w.base + int64(len(w.pending))
 	if !w.writing {
 		w.writing = true
-		go w.flush()
+		go w.flushFn()
 	}
 	return t
 }

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -177,6 +178,69 @@ func TestTimeoutLeavesThePeersCancellationAlone(t *testing.T) {
 		--> {"jsonrpc":"2.0","method":"wait","id":1}
 		--> {"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}
 		<-- {"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":1}`, nil)
+}
+
+// A progress report waits for room in an output the peer does not read
+// only as long as the call's context lets it: when the call times out
+// (Timeout) or the peer cancels it, ReportProgress returns ctx.Err(), the
+// report is not written, and the call is answered after the reports
+// queued before. (It waited with no context: the call was never answered.)
+func TestProgressEndsWithTheCallsContext(t *testing.T) {
+	reports := []string{
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1,"total":3}}`,
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":2,"total":3,"message":"<4 MiB>"}}`,
+	}
+	tests := []struct {
+		name   string
+		end    func(t *testing.T, s *wiretest.Stalled)
+		err    error
+		answer string
+	}{
+		{
+			name: "the call times out", err: context.DeadlineExceeded,
+			end:    func(*testing.T, *wiretest.Stalled) { time.Sleep(time.Second) }, // the bubble's clock
+			answer: `{"jsonrpc":"2.0","error":{"code":-32001,"message":"Request timed out","data":{"timeout":"1s"}},"id":1}`,
+		},
+		{
+			name: "the peer cancels the call", err: context.Canceled,
+			end: func(t *testing.T, s *wiretest.Stalled) {
+				s.Send(t, `{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}`)
+			},
+			answer: `{"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":1}`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				waited := make(chan error, 1)
+				h := middleware.Chain(middleware.Timeout(time.Second), middleware.Progress(nil))(
+					rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+						// The first is being written, blocked; the second fills
+						// the room behind it; the third waits for room.
+						if err := middleware.ReportProgress(ctx, 1, 3, ""); err != nil {
+							return nil, err
+						}
+						if err := middleware.ReportProgress(ctx, 2, 3, wiretest.Fill()); err != nil {
+							return nil, err
+						}
+						err := middleware.ReportProgress(ctx, 3, 3, "")
+						waited <- err
+						return nil, err
+					}))
+				s := wiretest.NewStalled(context.Background(), h, nil)
+				s.Send(t, `{"jsonrpc":"2.0","method":"work","params":{"_meta":{"progressToken":"t"}},"id":1}`)
+				synctest.Wait() // the third report waits for room in the output
+				tt.end(t, s)
+				synctest.Wait()
+				if err, ok := wiretest.Ready(t, waited, "ReportProgress to return from its wait once the call's context ended"); ok {
+					assert.ErrorIs(t, err, tt.err)
+				}
+				lines, served := s.Drain(t)
+				assert.Equal(t, append(reports, tt.answer), lines)
+				assert.NoError(t, served)
+			})
+		})
+	}
 }
 
 func TestLogging(t *testing.T) {

@@ -110,7 +110,9 @@ func Progress(opts *ProgressOptions) Middleware {
 // after the last (ProgressOptions.MinInterval). It returns
 // ErrProgressNotIncreasing for a progress not above the last one sent,
 // rpc.ErrAnswered once the call's response is written, ErrNoReporter if no
-// Progress middleware handles the call, or the error of writing.
+// Progress middleware handles the call, ctx.Err() once ctx is done (a
+// report waiting for room in an output the peer does not read waits no
+// longer, and is not sent: see rpc.Notify), or the error of writing.
 func ReportProgress(ctx context.Context, progress, total float64, message string) error {
 	st := reporting(ctx)
 	if st == nil {

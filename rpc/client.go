@@ -271,6 +271,12 @@ func (c *Conn) send(ctx context.Context, line []byte) (codec.Ticket, error) {
 	if ctx.Done() == nil {
 		return codec.Ticket{}, c.writeErr(line)
 	}
+	return c.queueLine(ctx, line)
+}
+
+// queueLine hands a line (its '\n' is appended) to the writer
+// (codec.Writer.Enqueue), as send does with a context that can end.
+func (c *Conn) queueLine(ctx context.Context, line []byte) (codec.Ticket, error) {
 	t, err := c.w.Enqueue(ctx, append(line, '\n'))
 	if err != nil && err == ctx.Err() {
 		return t, err

@@ -357,3 +357,97 @@ func TestNothingIsWrittenAfterServeReturns(t *testing.T) {
 		})
 	}
 }
+
+// A handler's notifications, and its calls back to the peer, wait for room
+// in an output the peer does not read only as long as their context lets
+// them: however the context ends, each returns ctx.Err() and nothing of its
+// line is written. The notifications queued before it are written whole,
+// and before the call's response. (They waited with no context: the
+// handler blocked for good, whatever ended its call.)
+func TestHandlerNotificationsEndWithTheirContexts(t *testing.T) {
+	const (
+		a = `{"jsonrpc":"2.0","method":"a"}`
+		b = `{"jsonrpc":"2.0","method":"b","params":["<4 MiB>"]}`
+	)
+	type ending func(t *testing.T, s *wiretest.Stalled, stop context.CancelFunc)
+	cancelRequest := func(t *testing.T, s *wiretest.Stalled, _ context.CancelFunc) {
+		s.Send(t, `{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}`)
+	}
+	tests := []struct {
+		name     string
+		deadline bool // the handler gives its context a deadline of 1 s
+		callBack bool // the write that waits is a call back to the peer
+		end      ending
+		err      error // what the waiting Notify (or Call) returns
+		want     []string
+		served   error
+	}{
+		{
+			name: "the peer cancels the call", end: cancelRequest, err: context.Canceled,
+			want: []string{a, b, `{"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":1}`},
+		},
+		{
+			name: "the peer cancels the call with no answer (MCP)", err: context.Canceled,
+			end: func(t *testing.T, s *wiretest.Stalled, _ context.CancelFunc) {
+				s.Send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)
+			},
+			want: []string{a, b},
+		},
+		{
+			name: "its deadline passes", deadline: true, err: context.DeadlineExceeded,
+			end:  func(*testing.T, *wiretest.Stalled, context.CancelFunc) { time.Sleep(time.Second) }, // the bubble's clock
+			want: []string{a, b, `{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"exception":"context.deadlineExceededError","message":"context deadline exceeded"}},"id":1}`},
+		},
+		{
+			name: "the connection shuts down", err: context.Canceled, served: context.Canceled,
+			end:  func(_ *testing.T, _ *wiretest.Stalled, stop context.CancelFunc) { stop() },
+			want: []string{a, b, `{"jsonrpc":"2.0","error":{"code":-32000,"message":"Server shutting down"},"id":1}`},
+		},
+		{
+			name: "a call back to the peer, cancelled", callBack: true, end: cancelRequest, err: context.Canceled,
+			want: []string{a, b, `{"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":1}`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				waited := make(chan error, 1)
+				h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+					if tt.deadline {
+						var cancel context.CancelFunc
+						ctx, cancel = context.WithTimeout(ctx, time.Second)
+						defer cancel()
+					}
+					// a is being written, blocked; b fills the room behind it.
+					if err := rpc.Notify(ctx, "a", nil); err != nil {
+						return nil, err
+					}
+					if err := rpc.Notify(ctx, "b", []string{wiretest.Fill()}); err != nil {
+						return nil, err
+					}
+					var err error
+					if tt.callBack {
+						err = rpc.ConnFromContext(ctx).Call(ctx, "back", nil, nil)
+					} else {
+						err = rpc.Notify(ctx, "c", nil)
+					}
+					waited <- err
+					return nil, err
+				})
+				ctx, stop := context.WithCancel(context.Background())
+				defer stop()
+				s := wiretest.NewStalled(ctx, h, nil)
+				s.Send(t, `{"jsonrpc":"2.0","method":"work","id":1}`)
+				synctest.Wait() // the handler waits for room in the output
+				tt.end(t, s, stop)
+				synctest.Wait()
+				if err, ok := wiretest.Ready(t, waited, "the handler to return from its wait once its context ended"); ok {
+					assert.ErrorIs(t, err, tt.err)
+				}
+				lines, served := s.Drain(t)
+				assert.Equal(t, tt.want, lines)
+				assert.ErrorIs(t, served, tt.served)
+			})
+		})
+	}
+}

@@ -738,8 +738,13 @@ func (c *Conn) refuseCall(in *inbound, code codec.Code) {
 	}
 }
 
-// notify writes a notification on behalf of the call, unless it is answered.
-func (in *inbound) notify(method string, params any) error {
+// notify writes a notification on behalf of the call, unless it is
+// answered. It is queued as our own calls' lines are (Conn.queueLine):
+// waiting for room in a blocked output no longer than ctx, never writing
+// in the handler's goroutine. Once queued, it is written before the call's
+// response, which waits for notifyMu. (Not Conn.send: a handler's context
+// can end, and asking for its Done channel would allocate it.)
+func (in *inbound) notify(ctx context.Context, method string, params any) error {
 	buf := getBuffer()
 	defer putBuffer(buf)
 	line, err := codec.AppendRequest(*buf, nil, method, params)
@@ -752,7 +757,8 @@ func (in *inbound) notify(method string, params any) error {
 	if in.state.Load() == stateDone {
 		return ErrAnswered
 	}
-	return in.conn.writeErr(line)
+	_, err = in.conn.queueLine(ctx, line)
+	return err
 }
 
 // panicError is a recovered panic.

@@ -114,6 +114,12 @@ func ConnFromContext(ctx context.Context) *Conn {
 // written, Notify sends nothing and returns ErrAnswered. params must encode
 // to a JSON object or array, or be nil.
 //
+// Notify returns once the notification is queued for writing. Like
+// Conn.Notify, it waits for room in a blocked output only as long as ctx
+// lets it, and never writes in the calling goroutine: once ctx is done
+// (the call cancelled, its deadline passed, the connection shutting
+// down), it returns ctx.Err() and nothing of the notification is written.
+//
 // Notify returns ErrNoCall if ctx belongs to no call. To notify the peer
 // independently of any call, use Conn.Notify.
 func Notify(ctx context.Context, method string, params any) error {
@@ -121,5 +127,5 @@ func Notify(ctx context.Context, method string, params any) error {
 	if in == nil {
 		return ErrNoCall
 	}
-	return in.notify(method, params)
+	return in.notify(ctx, method, params)
 }

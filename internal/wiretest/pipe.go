@@ -5,8 +5,12 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"strings"
+	"sync"
 	"testing"
+	"testing/synctest"
 
+	"github.com/toolrpc/toolrpc/codec"
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
@@ -118,4 +122,64 @@ func (p *Pair) Close(tb testing.TB) {
 	if err := p.Client.Wait(); err != nil {
 		tb.Error("client:", err)
 	}
+}
+
+// Fill returns a string that fills a codec.Writer's room for lines waiting
+// (codec.DefaultMaxPending): a line holding it, queued behind a blocked
+// write, makes the next line wait. Stalled.Drain shows it as "<4 MiB>".
+// It is made once, when first asked for.
+var Fill = sync.OnceValue(func() string { return strings.Repeat("x", codec.DefaultMaxPending) })
+
+// Stalled is a connection served (rpc.Serve) over io.Pipes by a peer that
+// reads nothing of its output until Drain: until then every write to it
+// blocks, as against a peer that never reads. It is used inside a
+// synctest bubble (synctest.Test), whose clock its connection keeps.
+type Stalled struct {
+	in     *io.PipeWriter // the connection's input
+	out    *io.PipeReader // its output, unread until Drain
+	outW   *io.PipeWriter
+	served chan error
+}
+
+// NewStalled serves h until ctx is done or the input ends. opts nil means
+// quiet logs and the other defaults.
+func NewStalled(ctx context.Context, h rpc.Handler, opts *rpc.Options) *Stalled {
+	sr, in := io.Pipe()
+	out, sw := io.Pipe()
+	s := &Stalled{in: in, out: out, outW: sw, served: make(chan error, 1)}
+	go func() { s.served <- rpc.Serve(ctx, sr, sw, h, options(opts, false)) }()
+	return s
+}
+
+// Send writes line and a newline to the connection's input.
+func (s *Stalled) Send(t testing.TB, line string) {
+	t.Helper()
+	Send(t, s.in, line)
+}
+
+// Drain reads the connection's output at last, ends its input, and returns
+// the lines it wrote (without their newlines, however long, Fill shown as
+// "<4 MiB>") and what Serve returned.
+func (s *Stalled) Drain(t testing.TB) (lines []string, served error) {
+	t.Helper()
+	read := make(chan []string, 1)
+	go func() {
+		var lines []string
+		r := bufio.NewReader(s.out)
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				read <- lines
+				return
+			}
+			lines = append(lines, strings.ReplaceAll(strings.TrimSuffix(line, "\n"), Fill(), "<4 MiB>"))
+		}
+	}()
+	_ = s.in.Close()
+	served = Receive(t, s.served, "Serve to return")
+	// A write a shutdown gave up on may still be under way: it ends once
+	// read, before the output does.
+	synctest.Wait()
+	_ = s.outW.Close()
+	return Receive(t, read, "the end of the output"), served
 }

@@ -155,6 +155,20 @@ func Receive[T any](tb testing.TB, ch <-chan T, what string) T {
 	}
 }
 
+// Ready returns the value ch holds now; with none, it fails the test
+// (going on with it) and returns false. In a synctest bubble, after
+// synctest.Wait, it checks that what had to happen did.
+func Ready[T any](tb testing.TB, ch <-chan T, what string) (v T, ok bool) {
+	tb.Helper()
+	select {
+	case v = <-ch:
+		return v, true
+	default:
+		tb.Errorf("not yet: %s", what)
+		return v, false
+	}
+}
+
 // WaitForLines waits until out holds at least n lines, failing the test
 // after Hang.
 func WaitForLines(t testing.TB, out *Buffer, n int) {
