@@ -432,7 +432,9 @@ func TestResponsesWithIDNull(t *testing.T) {
 	assert.Equal(t, 3, strings.Count(logs.String(), "unexpected response dropped"), logs.String())
 
 	wiretest.Send(t, tw, refusal) // two calls under way: it could be either's
-	assert.Eventually(t, func() bool { return strings.Contains(logs.String(), "error response with id null dropped") }, 5*time.Second, time.Millisecond)
+	wiretest.WaitUntil(t, &logs, "the refusal to be dropped", func(s string) bool {
+		return strings.Contains(s, "error response with id null dropped")
+	})
 	wiretest.Send(t, tw, `{"jsonrpc":"2.0","result":1,"id":1}`)
 	require.NoError(t, <-calls)
 	wiretest.Send(t, tw, refusal) // one call under way: it is that call's

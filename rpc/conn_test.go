@@ -270,32 +270,35 @@ func responseID(b *testing.B, line []byte) int {
 }
 
 // A batch's requests run in parallel: each entry here returns only once
-// four of them are running at the same time.
+// four of them are running at the same time. In a synctest bubble, the 5 s
+// that an entry waits alone pass only once everything else is blocked.
 func TestBatchEntriesRunInParallel(t *testing.T) {
-	var running atomic.Int32
-	barrier := make(chan struct{})
-	var once sync.Once
-	h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
-		if running.Add(1) == 4 {
-			once.Do(func() { close(barrier) })
+	synctest.Test(t, func(t *testing.T) {
+		var running atomic.Int32
+		barrier := make(chan struct{})
+		var once sync.Once
+		h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+			if running.Add(1) == 4 {
+				once.Do(func() { close(barrier) })
+			}
+			select {
+			case <-barrier:
+				return "met", nil
+			case <-time.After(5 * time.Second):
+				return "alone", nil
+			}
+		})
+		var entries []string
+		var want []string
+		for i := range 6 {
+			entries = append(entries, fmt.Sprintf(`{"jsonrpc":"2.0","method":"m","id":%d}`, i))
+			want = append(want, fmt.Sprintf(`{"jsonrpc":"2.0","result":"met","id":%d}`, i))
 		}
-		select {
-		case <-barrier:
-			return "met", nil
-		case <-time.After(5 * time.Second):
-			return "alone", nil
-		}
+		var out bytes.Buffer
+		in := "[" + strings.Join(entries, ",") + "]\n"
+		require.NoError(t, rpc.Serve(context.Background(), strings.NewReader(in), &out, h, &rpc.Options{Logger: quiet, Concurrency: 8}))
+		assert.Equal(t, "["+strings.Join(want, ",")+"]\n", out.String())
 	})
-	var entries []string
-	var want []string
-	for i := range 6 {
-		entries = append(entries, fmt.Sprintf(`{"jsonrpc":"2.0","method":"m","id":%d}`, i))
-		want = append(want, fmt.Sprintf(`{"jsonrpc":"2.0","result":"met","id":%d}`, i))
-	}
-	var out bytes.Buffer
-	in := "[" + strings.Join(entries, ",") + "]\n"
-	require.NoError(t, rpc.Serve(context.Background(), strings.NewReader(in), &out, h, &rpc.Options{Logger: quiet, Concurrency: 8}))
-	assert.Equal(t, "["+strings.Join(want, ",")+"]\n", out.String())
 }
 
 // gatedOutput is an output whose Writes wait for its gate, and which
