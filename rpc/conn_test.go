@@ -269,25 +269,34 @@ func responseID(b *testing.B, line []byte) int {
 	return id
 }
 
+// meeting returns a func that waits until n calls of it are under way at
+// once and returns "met", or returns "alone" after 5 s (run it in a
+// synctest bubble, where those pass only once everything else is
+// blocked).
+func meeting(n int32) func() string {
+	var running atomic.Int32
+	barrier := make(chan struct{})
+	var once sync.Once
+	return func() string {
+		if running.Add(1) == n {
+			once.Do(func() { close(barrier) })
+		}
+		select {
+		case <-barrier:
+			return "met"
+		case <-time.After(5 * time.Second):
+			return "alone"
+		}
+	}
+}
+
 // A batch's requests run in parallel: each entry here returns only once
 // four of them are running at the same time. In a synctest bubble, the 5 s
 // that an entry waits alone pass only once everything else is blocked.
 func TestBatchEntriesRunInParallel(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var running atomic.Int32
-		barrier := make(chan struct{})
-		var once sync.Once
-		h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
-			if running.Add(1) == 4 {
-				once.Do(func() { close(barrier) })
-			}
-			select {
-			case <-barrier:
-				return "met", nil
-			case <-time.After(5 * time.Second):
-				return "alone", nil
-			}
-		})
+		meet := meeting(4)
+		h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) { return meet(), nil })
 		var entries []string
 		var want []string
 		for i := range 6 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -261,24 +260,14 @@ func TestABatchSpreadsToWorkersThatFreeUp(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		holds := make(chan struct{})
 		holding := make(chan struct{}, 3)
-		var running atomic.Int32
-		barrier := make(chan struct{})
-		var once sync.Once
+		meet := meeting(4)
 		h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
 			if req.Method == "hold" {
 				holding <- struct{}{}
 				<-holds
 				return "held", nil
 			}
-			if running.Add(1) == 4 {
-				once.Do(func() { close(barrier) })
-			}
-			select {
-			case <-barrier:
-				return "met", nil
-			case <-time.After(5 * time.Second):
-				return "alone", nil
-			}
+			return meet(), nil
 		})
 		p := wiretest.NewPair(h, &rpc.Options{Concurrency: 4}, nil, nil)
 		defer p.Close(t)
@@ -296,10 +285,8 @@ func TestABatchSpreadsToWorkersThatFreeUp(t *testing.T) {
 		}
 		batchDone := make(chan error, 1)
 		go func() { batchDone <- p.Client.Batch(context.Background(), calls) }()
-		for running.Load() == 0 { // the batch is read: an entry runs on the free worker
-			runtime.Gosched()
-		}
-		close(holds) // three workers free up
+		synctest.Wait() // the batch is read: an entry runs on the free worker
+		close(holds)    // three workers free up
 		require.NoError(t, <-batchDone)
 		wg.Wait()
 		for i, r := range results {
