@@ -23,6 +23,11 @@ const (
 	DefaultShutdownGrace   = 5 * time.Second
 )
 
+// lateLogWait is the longest the connection waits, as it finishes, for a
+// warning it logs after the grace period (see logLate): a bound for a
+// logger that blocks, never reached by one that writes.
+const lateLogWait = time.Second
+
 // Options configure a connection. A nil *Options, and every zero field, means
 // the documented default.
 type Options struct {
@@ -413,12 +418,23 @@ func (c *Conn) supervise() {
 	close(c.done)
 }
 
-// logLate logs a warning once the grace period is over, without waiting
-// for it to be written: the connection waits for nothing more, and a log
-// that blocks (a standard error nobody reads) must not keep it from
-// finishing.
+// logLate logs a warning once the grace period is over. The record is
+// written before the connection finishes (a program that exits once Serve
+// returns still has it), unless the logger blocks (a standard error nobody
+// reads): then the connection waits for it no longer than lateLogWait, and
+// the record is written whenever the logger lets it.
 func (c *Conn) logLate(msg string) {
-	go c.log.Warn(msg, "grace", c.grace)
+	logged := make(chan struct{})
+	go func() {
+		defer close(logged)
+		c.log.Warn(msg, "grace", c.grace)
+	}()
+	t := time.NewTimer(lateLogWait)
+	defer t.Stop()
+	select {
+	case <-logged:
+	case <-t.C:
+	}
 }
 
 // writeErr writes one line (its '\n' is appended, in line's spare capacity

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -293,4 +294,66 @@ func TestABatchSpreadsToWorkersThatFreeUp(t *testing.T) {
 			assert.Equal(t, "met", r, "entry %d", i)
 		}
 	})
+}
+
+// stalling is a slog.Handler that calls stall before each record it
+// passes on.
+type stalling struct {
+	slog.Handler
+	stall func()
+}
+
+func (s stalling) Handle(ctx context.Context, r slog.Record) error {
+	s.stall()
+	return s.Handler.Handle(ctx, r)
+}
+func (s stalling) WithAttrs(as []slog.Attr) slog.Handler {
+	return stalling{s.Handler.WithAttrs(as), s.stall}
+}
+func (s stalling) WithGroup(g string) slog.Handler { return stalling{s.Handler.WithGroup(g), s.stall} }
+
+// The warning that handlers still ran after the grace period was logged
+// from a goroutine nobody waited for: a program that exited once Serve
+// returned lost it (TestMainShutdownEndsWithTheGracePeriod failed 5 runs
+// in 30). A logger that takes its time has it written before Serve
+// returns; one that blocks for good still does not hold Serve up. In a
+// synctest bubble, where the slow logger's pause and the bound on the
+// wait pass only once everything else is blocked.
+func TestLateWarningsAreWrittenBeforeServeReturns(t *testing.T) {
+	for _, blocked := range []bool{false, true} {
+		t.Run(fmt.Sprintf("blocked=%v", blocked), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var logs wiretest.Buffer
+				gate := make(chan struct{})
+				logger := slog.New(stalling{slog.NewJSONHandler(&logs, nil), func() {
+					if blocked {
+						<-gate
+					} else {
+						time.Sleep(time.Millisecond)
+					}
+				}})
+				started, release := make(chan struct{}), make(chan struct{})
+				h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+					close(started)
+					<-release // ignores its context
+					return "late", nil
+				})
+				pr, pw := io.Pipe()
+				ctx, cancel := context.WithCancel(context.Background())
+				done := make(chan error, 1)
+				go func() {
+					done <- rpc.Serve(ctx, pr, io.Discard, h, &rpc.Options{Logger: logger, ShutdownGrace: time.Nanosecond})
+				}()
+				wiretest.Send(t, pw, `{"jsonrpc":"2.0","method":"m","id":1}`)
+				<-started
+				cancel()
+				require.ErrorIs(t, wiretest.Receive(t, done, "Serve to return"), context.Canceled)
+				warned := strings.Contains(logs.String(), "handlers still running after the shutdown grace period")
+				assert.Equal(t, !blocked, warned, "the warning is written before Serve returns, unless the logger blocks")
+				close(gate)
+				close(release)
+				_ = pw.Close()
+			})
+		})
+	}
 }
