@@ -329,6 +329,8 @@ func TestLateWarningsAreWrittenBeforeServeReturns(t *testing.T) {
 					if blocked {
 						<-gate
 					} else {
+						// A slow logger, on the bubble's clock: the
+						// record is late by any measure, always.
 						time.Sleep(time.Millisecond)
 					}
 				}})
