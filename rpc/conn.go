@@ -23,11 +23,6 @@ const (
 	DefaultShutdownGrace   = 5 * time.Second
 )
 
-// lateLogWait is the longest the connection waits, as it finishes, for a
-// warning it logs after the grace period (see logLate): a bound for a
-// logger that blocks, never reached by one that writes.
-const lateLogWait = time.Second
-
 // Options configure a connection. A nil *Options, and every zero field, means
 // the documented default.
 type Options struct {
@@ -418,24 +413,27 @@ func (c *Conn) supervise() {
 	close(c.done)
 }
 
-// logLate logs a warning once the grace period is over. The record is
-// written before the connection finishes (a program that exits once Serve
-// returns still has it), unless the logger blocks (a standard error nobody
-// reads): then the connection waits for it no longer than lateLogWait, and
-// the record is written whenever the logger lets it.
+// logLate logs a warning once the grace period is over. It waits for the
+// record to be written, but no longer than lateLogWait (or the grace period,
+// when longer): a log that blocks (a standard error nobody reads) must not
+// keep the connection from finishing, and one that does not block must not
+// be lost to a program that exits as soon as Serve returns.
 func (c *Conn) logLate(msg string) {
-	logged := make(chan struct{})
+	written := make(chan struct{})
 	go func() {
-		defer close(logged)
+		defer close(written)
 		c.log.Warn(msg, "grace", c.grace)
 	}()
-	t := time.NewTimer(lateLogWait)
+	t := time.NewTimer(max(c.grace, lateLogWait))
 	defer t.Stop()
 	select {
-	case <-logged:
+	case <-written:
 	case <-t.C:
 	}
 }
+
+// lateLogWait is the least logLate waits for its record to be written.
+const lateLogWait = time.Second
 
 // writeErr writes one line (its '\n' is appended, in line's spare capacity
 // when there is some: the writer then needs no copy). A write failure shuts

@@ -18,7 +18,10 @@
 //
 // Everything is worked out at registration: which methods can be served, how
 // their params decode (a decoder per type, built once), which need
-// validation. A call looks its method up, decodes, validates, calls.
+// validation, and what each method publishes ([Service.Describe]: its
+// documentation, from [Documented], and the JSON Schemas of its params and
+// result, from package schema, with the validate tags as keywords). A call
+// looks its method up, decodes, validates, calls.
 //
 // Params are decoded strictly: member names match JSON field names exactly,
 // an unknown member or a member given twice is an error (unknown members can

@@ -15,6 +15,7 @@ import (
 	"github.com/toolrpc/toolrpc/codec"
 	"github.com/toolrpc/toolrpc/internal/scan"
 	"github.com/toolrpc/toolrpc/rpc"
+	"github.com/toolrpc/toolrpc/schema"
 )
 
 // Options configure a Service. A nil *Options, and every zero field, means
@@ -53,6 +54,7 @@ type Service struct {
 	skip         bool
 	log          *slog.Logger
 	binder       binder
+	schemas      *schema.Generator
 	methods      map[string]*method
 }
 
@@ -81,6 +83,7 @@ func New(opts *Options) *Service {
 	} else {
 		s.validate = validation{validator.New(validator.WithRequiredStructEnabled())}
 	}
+	s.schemas = schema.New(&schema.Options{AllowUnknownFields: s.allowUnknown, Validator: s.validate.v})
 	return s
 }
 
@@ -114,10 +117,16 @@ func New(opts *Options) *Service {
 // never bound (rpc.Request.Meta holds it). Params that are structs, or
 // slices of structs, are then validated by their validate tags.
 //
+// Register also computes, once, each method's description: the JSON
+// Schemas of its params and result (see MethodInfo, Describe), and the
+// documentation of a rcvr that implements Documented (whose MethodDocs is
+// not served).
+//
 // Register fails if rcvr has no servable method, if a name is taken or
-// reserved (rpc.), or if an exported method cannot be served (its name and
-// why are in the error; Options.SkipUnservable skips it instead). Methods
-// promoted from embedded fields are not served. A value (not a pointer)
+// reserved (rpc.), if an exported method cannot be served, its schema
+// included (its name and why are in the error; Options.SkipUnservable
+// skips it instead), or if MethodDocs documents a method rcvr does not
+// serve. Methods promoted from embedded fields are not served. A value (not a pointer)
 // with pointer-receiver methods is refused: register a pointer.
 func (s *Service) Register(namespace string, rcvr any) error {
 	v := reflect.ValueOf(rcvr)
@@ -129,10 +138,14 @@ func (s *Service) Register(namespace string, rcvr any) error {
 		return fmt.Errorf("service: %s has pointer-receiver methods: register a *%s", t, t)
 	}
 	promoted := promotedMethods(t)
+	docs, err := methodDocs(rcvr, t, promoted)
+	if err != nil {
+		return err
+	}
 	added := map[string]*method{}
 	for i := range t.NumMethod() {
 		m := t.Method(i)
-		if !m.IsExported() || promoted[m.Name] {
+		if !m.IsExported() || promoted[m.Name] || (m.Name == "MethodDocs" && t.Implements(documentedType)) {
 			continue
 		}
 		name := s.names(m.Name)
@@ -148,6 +161,11 @@ func (s *Service) Register(namespace string, rcvr any) error {
 			return fmt.Errorf("service: method %s.%s maps to %q, which is already registered", t, m.Name, name)
 		}
 		meth, err := s.plan(name, v, m.Func)
+		if err == nil {
+			meth.info = &MethodInfo{GoName: m.Name}
+			meth.info.Title, meth.info.Description = docs[m.Name].Title, docs[m.Name].Description
+			err = s.describe(meth)
+		}
 		if err != nil {
 			err = fmt.Errorf("service: method %s.%s cannot be served: %w", t, m.Name, err)
 			if s.skip {
@@ -246,7 +264,8 @@ type method struct {
 	result   reflect.Type // R, when there is one
 	fields   decodeFunc   // bindStruct: positional decoder
 	svc      *Service
-	validate bool // some param needs the validator
+	validate bool        // some param needs the validator
+	info     *MethodInfo // what Describe says of it
 }
 
 // param is one Go parameter after the context.

@@ -25,8 +25,23 @@ func Server() *toolrpc.Server {
 
 // SubtractParams are subtract's params, by name or by position.
 type SubtractParams struct {
-	Minuend    float64 `json:"minuend"`
-	Subtrahend float64 `json:"subtrahend"`
+	Minuend    float64 `json:"minuend" jsonschema:"the number to subtract from"`
+	Subtrahend float64 `json:"subtrahend" jsonschema:"the number to subtract"`
+}
+
+// MethodDocs describes the methods, for those who list them (a model
+// choosing a tool, an rpc.discover document): see service.Documented.
+func (c *Calculator) MethodDocs() map[string]service.MethodDoc {
+	return map[string]service.MethodDoc{
+		"Subtract":    {Description: "Returns minuend - subtrahend. Params by name or by position."},
+		"Sum":         {Description: "Adds any number of integers, given as an array."},
+		"GetData":     {Description: "Returns the JSON-RPC 2.0 specification's sample data."},
+		"Divide":      {Description: "Returns a / b; b must not be zero."},
+		"Count":       {Description: "Counts to n, reporting each step as progress, delay_ms apart, and returns n."},
+		"Update":      {Description: "Logs the values (the specification's sample notification)."},
+		"NotifyHello": {Description: "Logs its argument (the specification's sample notification)."},
+		"NotifySum":   {Description: "Logs the sum of its arguments (the specification's sample notification)."},
+	}
 }
 
 // Subtract returns minuend - subtrahend.
@@ -46,8 +61,8 @@ func (c *Calculator) GetData() []any { return []any{"hello", 5} }
 
 // DivideParams are divide's params; b must not be zero.
 type DivideParams struct {
-	A float64 `json:"a"`
-	B float64 `json:"b" validate:"ne=0"`
+	A float64 `json:"a" jsonschema:"the dividend"`
+	B float64 `json:"b" validate:"ne=0" jsonschema:"the divisor, not zero"`
 }
 
 // Divide returns a / b.
@@ -55,8 +70,8 @@ func (c *Calculator) Divide(p DivideParams) float64 { return p.A / p.B }
 
 // CountParams are count's params.
 type CountParams struct {
-	N       int `json:"n" validate:"gte=0,lte=1000000"`
-	DelayMS int `json:"delay_ms" validate:"gte=0,lte=60000"`
+	N       int `json:"n" validate:"gte=0,lte=1000000" jsonschema:"the number to count to"`
+	DelayMS int `json:"delay_ms" validate:"gte=0,lte=60000" jsonschema:"the pause between two steps, in milliseconds"`
 }
 
 // Count counts to n, reporting each step as progress (1..n of n), with

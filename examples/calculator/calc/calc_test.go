@@ -1,14 +1,20 @@
 package calc_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"testing"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
 	"github.com/toolrpc/toolrpc/examples/calculator/calc"
 	"github.com/toolrpc/toolrpc/internal/wiretest"
 	"github.com/toolrpc/toolrpc/rpc"
+	"github.com/toolrpc/toolrpc/schema"
+	"github.com/toolrpc/toolrpc/service"
 )
 
 // TestMain fails the package's tests if any goroutine outlives them.
@@ -64,4 +70,41 @@ func TestCountCancelled(t *testing.T) {
 			--> {"jsonrpc":"2.0","id":2,"method":"sum","params":[1,2]}
 			<-- {"jsonrpc":"2.0","result":3,"id":2}`, nil)
 	})
+}
+
+// TestSchemas holds what the calculator publishes of its methods: divide's
+// b must not be 0, sum takes an array of integers, every method has a
+// description and schemas that a JSON Schema 2020-12 validator compiles.
+func TestSchemas(t *testing.T) {
+	svc := service.New(&calc.Server().Service)
+	require.NoError(t, svc.Register("", &calc.Calculator{}))
+	for _, m := range svc.Describe() {
+		assert.NotEmpty(t, m.Description, m.Name)
+		for _, s := range []*schema.Schema{m.Params, m.Result} {
+			if s == nil {
+				continue
+			}
+			b, err := json.Marshal(s)
+			require.NoError(t, err)
+			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+			require.NoError(t, err)
+			c := jsonschema.NewCompiler()
+			require.NoError(t, c.AddResource("mem:///s.json", doc))
+			_, err = c.Compile("mem:///s.json")
+			assert.NoError(t, err, "%s: %s", m.Name, b)
+		}
+	}
+	schemaOf := func(name string) string {
+		m, ok := svc.Method(name)
+		require.True(t, ok, name)
+		b, err := json.Marshal(m.Params)
+		require.NoError(t, err)
+		return string(b)
+	}
+	assert.Equal(t, `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{`+
+		`"a":{"description":"the dividend","type":["number","null"]},`+
+		`"b":{"description":"the divisor, not zero","type":"number","not":{"const":0}}},`+
+		`"required":["b"],"additionalProperties":false}`, schemaOf("divide"))
+	assert.Equal(t, `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"array",`+
+		`"items":{"type":["integer","null"],"minimum":-9223372036854775808,"maximum":9223372036854775807}}`, schemaOf("sum"))
 }

@@ -1,0 +1,274 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"encoding"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"time"
+
+	"github.com/toolrpc/toolrpc/schema"
+)
+
+// MethodInfo describes a registered method: its name, its documentation,
+// and the JSON Schemas (2020-12, from package schema) of its params and
+// its result, all computed once, at registration. It is what an MCP tool
+// list or an rpc.discover document is made of.
+//
+// The schemas are shared with the Service: do not modify them.
+type MethodInfo struct {
+	// Name is the RPC method name, namespace included.
+	Name string
+	// GoName is the Go method's name.
+	GoName string
+	// Title and Description come from the registered value's [Documented]
+	// method, if any; empty otherwise.
+	Title       string
+	Description string
+	// ParamStructure says how the params may be given: [ByName],
+	// [ByPosition] or [Either] (OpenRPC's words).
+	ParamStructure ParamStructure
+	// Params is the schema of the params, when they are present; nil when
+	// the method takes none (absent params, [] or {}). Beside it:
+	//   - a method of one struct parameter takes named params (the object
+	//     of this schema) or positional params, one value per property in
+	//     the order of the properties, exactly as many (ParamStructure
+	//     Either); the schema is the named form;
+	//   - a method of several parameters, or of one of another type than a
+	//     struct, slice, map or json.RawMessage, takes an array of exactly
+	//     one value per parameter, each item the schema of its parameter
+	//     (null where the server takes it); an item whose schema holds
+	//     references ($ref: a recursive or repeated struct type) is not
+	//     inlined but left open, named in x-validate;
+	//   - named params may also hold "_meta", the protocol's metadata, never
+	//     bound; the schema does not list it;
+	//   - absent params are not described: they bind as {} would for a
+	//     struct, as nothing for a slice, a map or json.RawMessage, and are
+	//     refused where every parameter needs a value (see Register).
+	Params *schema.Schema
+	// Result is the schema of the result, nil when the method returns none
+	// (the result is null). It is conservative: it gives the JSON type that
+	// encoding/json gives the Go result type (with null for a pointer, a
+	// slice or a map, anything for a type with its own MarshalJSON), not
+	// its members, since package schema describes what is decoded and a
+	// result is encoded (where omitempty and MarshalJSON decide).
+	Result *schema.Schema
+}
+
+// ParamStructure is how a method takes its params, in OpenRPC's words.
+type ParamStructure string
+
+// The ParamStructure values.
+const (
+	ByName     ParamStructure = "by-name"     // an object
+	ByPosition ParamStructure = "by-position" // an array
+	Either     ParamStructure = "either"      // an object or an array
+)
+
+// MethodDoc documents one method.
+type MethodDoc struct {
+	Title       string // a short, human-readable name
+	Description string // what the method does, for a person or a model
+}
+
+// Documented is implemented by a registered value that documents its
+// methods. MethodDocs is called once, at registration; its keys are Go
+// method names (Divide, not divide, whatever the name mapper makes of
+// them), and each must name an exported method of the value, not one
+// promoted from an embedded field, or registration fails (a typo would otherwise lose a description silently).
+// MethodDocs itself is not served; a panic in it fails registration.
+//
+// The description lives next to the code it describes, in Go, rather than
+// in a second file that can drift from it.
+type Documented interface {
+	MethodDocs() map[string]MethodDoc
+}
+
+var documentedType = reflect.TypeFor[Documented]()
+
+// methodDocs returns the docs of rcvr, checking that every key names an
+// exported method of t that is not promoted from an embedded field.
+func methodDocs(rcvr any, t reflect.Type, promoted map[string]bool) (docs map[string]MethodDoc, err error) {
+	d, ok := rcvr.(Documented)
+	if !ok {
+		return nil, nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			docs, err = nil, fmt.Errorf("service: %s.MethodDocs panicked: %v", t, r)
+		}
+	}()
+	docs = d.MethodDocs()
+	for name := range docs {
+		if m, ok := t.MethodByName(name); !ok || !m.IsExported() || promoted[name] || name == "MethodDocs" {
+			return nil, fmt.Errorf("service: %s.MethodDocs documents %q, which is not a method of %s", t, name, t)
+		}
+	}
+	return docs, nil
+}
+
+// Describe returns the description of every registered method, sorted by
+// name.
+func (s *Service) Describe() []MethodInfo {
+	out := make([]MethodInfo, 0, len(s.methods))
+	for _, name := range s.Methods() {
+		out = append(out, *s.methods[name].info)
+	}
+	return out
+}
+
+// Method returns the description of the method registered as name, and
+// whether there is one.
+func (s *Service) Method(name string) (MethodInfo, bool) {
+	m := s.methods[name]
+	if m == nil {
+		return MethodInfo{}, false
+	}
+	return *m.info, true
+}
+
+// describe computes m's params and result schemas.
+func (s *Service) describe(m *method) error {
+	info := m.info
+	info.Name = m.name
+	var err error
+	switch m.mode {
+	case bindNone:
+		info.ParamStructure = Either
+	case bindRaw:
+		info.ParamStructure = Either
+		info.Params = &schema.Schema{Schema: schema.Dialect, Type: []string{"object", "array"}}
+	case bindStruct:
+		info.ParamStructure = Either
+		info.Params, err = s.schemas.For(m.params[0].typ)
+	case bindMap:
+		info.ParamStructure = ByName
+		info.Params, err = s.schemas.For(m.params[0].typ)
+	case bindSlice:
+		info.ParamStructure = ByPosition
+		info.Params, err = s.schemas.For(m.params[0].typ)
+	case bindPositional:
+		info.ParamStructure = ByPosition
+		info.Params, err = s.positional(m)
+	}
+	if err != nil {
+		return fmt.Errorf("params: %w", err)
+	}
+	if m.result != nil {
+		info.Result = resultSchema(m.result)
+		info.Result.Schema = schema.Dialect
+	}
+	return nil
+}
+
+// positional is the schema of the params of m, which takes one value per
+// parameter.
+func (s *Service) positional(m *method) (*schema.Schema, error) {
+	n := len(m.params)
+	out := &schema.Schema{Schema: schema.Dialect, Type: []string{"array"},
+		PrefixItems: make([]*schema.Schema, n), Items: schema.False(), MinItems: &n, MaxItems: &n}
+	for j, p := range m.params {
+		doc, err := s.schemas.For(p.typ)
+		if err != nil {
+			return nil, fmt.Errorf("parameter %d: %w", j+1, err)
+		}
+		text, err := json.Marshal(doc)
+		if err != nil {
+			return nil, fmt.Errorf("parameter %d: %w", j+1, err)
+		}
+		var item *schema.Schema
+		if doc.Defs != nil || bytes.Contains(text, []byte(`"$ref"`)) {
+			// Its references resolve against its own document, not this one.
+			item = &schema.Schema{XValidate: "the schema of " + p.typ.String()}
+		} else {
+			c := *doc
+			c.Schema = ""
+			item = &c
+		}
+		if s.takesNull(p) && !slices.Contains(item.Type, "null") && !accepts(item) {
+			item = &schema.Schema{AnyOf: []*schema.Schema{{Type: []string{"null"}}, item}}
+		}
+		out.PrefixItems[j] = item
+	}
+	return out, nil
+}
+
+// accepts reports whether s is the schema true, which takes anything.
+func accepts(s *schema.Schema) bool {
+	b, err := json.Marshal(s)
+	return err == nil && string(b) == "true"
+}
+
+// takesNull reports whether the server takes null for parameter p, given
+// by position: what its decoder makes of null, then validated as on a call.
+func (s *Service) takesNull(p param) (ok bool) {
+	defer func() {
+		if recover() != nil { // a type's own UnmarshalJSON, or a custom rule
+			ok = false
+		}
+	}()
+	probe := &method{mode: bindPositional, params: []param{p}, svc: s, validate: p.validate}
+	_, err := probe.bind(context.Background(), json.RawMessage("[null]"), nil)
+	return err == nil
+}
+
+var (
+	marshalerType     = reflect.TypeFor[json.Marshaler]()
+	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+	timeType          = reflect.TypeFor[time.Time]()
+)
+
+// resultSchema is the JSON type encoding/json gives a value of type t:
+// conservative, it says nothing of members or items beyond their JSON
+// type.
+func resultSchema(t reflect.Type) *schema.Schema {
+	switch {
+	case t == timeType:
+		return &schema.Schema{Type: []string{"string"}, Format: "date-time"}
+	case t == numberType:
+		return &schema.Schema{Type: []string{"number"}}
+	case t.Kind() == reflect.Interface,
+		t.Implements(marshalerType), reflect.PointerTo(t).Implements(marshalerType):
+		return &schema.Schema{}
+	case t.Implements(textMarshalerType):
+		return &schema.Schema{Type: []string{"string"}}
+	case reflect.PointerTo(t).Implements(textMarshalerType):
+		return &schema.Schema{} // only where the value is addressable
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return &schema.Schema{Type: []string{"boolean"}}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return &schema.Schema{Type: []string{"integer"}}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return &schema.Schema{Type: []string{"integer"}, Minimum: "0"}
+	case reflect.Float32, reflect.Float64:
+		return &schema.Schema{Type: []string{"number"}}
+	case reflect.String:
+		return &schema.Schema{Type: []string{"string"}}
+	case reflect.Pointer:
+		e := resultSchema(t.Elem())
+		if e.Type == nil || slices.Contains(e.Type, "null") {
+			return e
+		}
+		e.Type = append(e.Type, "null")
+		return e
+	case reflect.Slice:
+		if et := reflect.PointerTo(t.Elem()); t.Elem().Kind() == reflect.Uint8 &&
+			!et.Implements(marshalerType) && !et.Implements(textMarshalerType) {
+			return &schema.Schema{Type: []string{"string", "null"}, ContentEncoding: "base64"}
+		}
+		return &schema.Schema{Type: []string{"array", "null"}}
+	case reflect.Array:
+		n := t.Len()
+		return &schema.Schema{Type: []string{"array"}, MinItems: &n, MaxItems: &n}
+	case reflect.Map:
+		return &schema.Schema{Type: []string{"object", "null"}}
+	case reflect.Struct:
+		return &schema.Schema{Type: []string{"object"}}
+	}
+	return &schema.Schema{}
+}
