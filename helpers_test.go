@@ -115,6 +115,8 @@ func (h *specHandler) Handle(ctx context.Context, req *rpc.Request) (any, error)
 	case "probe.unencodable":
 		return func() {}, nil
 	case "probe.sleep":
+		// Simulated work that keeps calls under way together; what the
+		// tests assert holds however long it takes.
 		time.Sleep(20 * time.Millisecond)
 		return string(req.ID), nil
 	case "rpc.secret":

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -445,17 +446,22 @@ func TestShutdownOnContextCancel(t *testing.T) {
 	assert.Equal(t, []string{`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Server shutting down"},"id":1}`}, wiretest.Lines(t, out.String()))
 }
 
+// TestShutdownGraceForAHandlerThatIgnoresItsContext runs in a synctest
+// bubble: the grace passes on the bubble's clock, and synctest.Wait tells
+// when the late handler and all that follows it are done.
 func TestShutdownGraceForAHandlerThatIgnoresItsContext(t *testing.T) {
-	var out wiretest.Buffer
-	ctx, cancel := context.WithCancel(context.Background())
-	h, pw, done := serveWaiting(t, ctx, &out, &rpc.Options{Logger: wiretest.Quiet(), ShutdownGrace: 50 * time.Millisecond})
-	wiretest.Send(t, pw, `{"jsonrpc":"2.0","method":"probe.ignore","id":2}`)
-	<-h.start
-	cancel()
-	serveReturns(t, done, context.Canceled, "the grace period")
-	close(h.gate) // probe.ignore returns now, after Serve: nothing more is written
-	time.Sleep(10 * time.Millisecond)
-	assert.Equal(t, []string{`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Server shutting down"},"id":1}`}, wiretest.Lines(t, out.String()))
+	synctest.Test(t, func(t *testing.T) {
+		var out wiretest.Buffer
+		ctx, cancel := context.WithCancel(context.Background())
+		h, pw, done := serveWaiting(t, ctx, &out, &rpc.Options{Logger: wiretest.Quiet(), ShutdownGrace: 50 * time.Millisecond})
+		wiretest.Send(t, pw, `{"jsonrpc":"2.0","method":"probe.ignore","id":2}`)
+		<-h.start
+		cancel()
+		serveReturns(t, done, context.Canceled, "the grace period")
+		close(h.gate)   // probe.ignore returns now, after Serve: nothing more is written
+		synctest.Wait() // probe.ignore has returned, and whatever follows it is done
+		assert.Equal(t, []string{`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Server shutting down"},"id":1}`}, wiretest.Lines(t, out.String()))
+	})
 }
 
 func TestWriteErrorShutsDown(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -35,6 +36,8 @@ type slowWriter struct {
 }
 
 func (s *slowWriter) Write(p []byte) (int, error) {
+	// Slowness, simulated on the synctest bubble's clock (the test's
+	// outcome does not depend on how long it is).
 	time.Sleep(100 * time.Microsecond)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -42,33 +45,39 @@ func (s *slowWriter) Write(p []byte) (int, error) {
 	return s.out.Write(p)
 }
 
+// TestWriterConcurrentLinesNeverInterleave runs in a synctest bubble: the
+// slow writer's sleeps are on the bubble's clock, which moves only once
+// every goroutine is blocked, so lines are always queued behind a write
+// under way and gathered, whatever the machine's load.
 func TestWriterConcurrentLinesNeverInterleave(t *testing.T) {
-	sw := &slowWriter{}
-	w := NewWriter(sw)
-	const writers, each = 16, 200
-	var wg sync.WaitGroup
-	for g := range writers {
-		wg.Go(func() {
-			for i := range each {
-				// Lines of different lengths, some larger than a pipe buffer.
-				line := fmt.Sprintf(`{"g":%d,"i":%d,"pad":"%s"}`, g, i, strings.Repeat("x", (g*i)%5000))
-				assert.NoError(t, w.WriteLine([]byte(line)))
-			}
-		})
-	}
-	wg.Wait()
-	lines := strings.Split(strings.TrimSuffix(sw.out.String(), "\n"), "\n")
-	require.Len(t, lines, writers*each)
-	next := make([]int, writers)
-	for _, line := range lines {
-		var g, i int
-		_, err := fmt.Sscanf(line, `{"g":%d,"i":%d,`, &g, &i)
-		require.NoError(t, err, line)
-		assert.Equal(t, next[g], i, "each goroutine's lines stay in order")
-		next[g]++
-		assert.Equal(t, fmt.Sprintf(`{"g":%d,"i":%d,"pad":"%s"}`, g, i, strings.Repeat("x", (g*i)%5000)), line)
-	}
-	assert.Less(t, sw.writes, writers*each, "lines written while a write was under way were gathered")
+	synctest.Test(t, func(t *testing.T) {
+		sw := &slowWriter{}
+		w := NewWriter(sw)
+		const writers, each = 16, 200
+		var wg sync.WaitGroup
+		for g := range writers {
+			wg.Go(func() {
+				for i := range each {
+					// Lines of different lengths, some larger than a pipe buffer.
+					line := fmt.Sprintf(`{"g":%d,"i":%d,"pad":"%s"}`, g, i, strings.Repeat("x", (g*i)%5000))
+					assert.NoError(t, w.WriteLine([]byte(line)))
+				}
+			})
+		}
+		wg.Wait()
+		lines := strings.Split(strings.TrimSuffix(sw.out.String(), "\n"), "\n")
+		require.Len(t, lines, writers*each)
+		next := make([]int, writers)
+		for _, line := range lines {
+			var g, i int
+			_, err := fmt.Sscanf(line, `{"g":%d,"i":%d,`, &g, &i)
+			require.NoError(t, err, line)
+			assert.Equal(t, next[g], i, "each goroutine's lines stay in order")
+			next[g]++
+			assert.Equal(t, fmt.Sprintf(`{"g":%d,"i":%d,"pad":"%s"}`, g, i, strings.Repeat("x", (g*i)%5000)), line)
+		}
+		assert.Less(t, sw.writes, writers*each, "lines written while a write was under way were gathered")
+	})
 }
 
 type failWriter struct {
@@ -94,35 +103,37 @@ func TestWriterErrorSticks(t *testing.T) {
 	assert.Equal(t, epipe, w.Err())
 }
 
+// TestWriterBackpressure runs in a synctest bubble, so that synctest.Wait
+// tells when every WriteLine that will return has returned and the others
+// are blocked for good: no sleep stands as proof that none returns.
 func TestWriterBackpressure(t *testing.T) {
-	pr, pw := io.Pipe()
-	w := NewWriter(pw)
-	line := []byte(strings.Repeat("x", 1<<20))
-	const lines = 20
-	returned := make(chan int, lines)
-	for i := range lines {
-		go func() {
-			assert.NoError(t, w.WriteLine(line))
-			returned <- i
-		}()
-	}
-	// Nobody reads: one goroutine is writing (blocked in the pipe), and
-	// lines queue behind it while they fit in DefaultMaxPending: 3 lines of
-	// 1 MiB and their newlines, and a fourth would go over. Those 3 return;
-	// every other WriteLine waits.
-	queued := DefaultMaxPending / (len(line) + 1)
-	for range queued {
-		wiretestReceive(t, returned)
-	}
-	time.Sleep(20 * time.Millisecond) // would any more return?
-	assert.Zero(t, len(returned), "WriteLine returned with more than DefaultMaxPending queued")
-	got, err := io.ReadAll(io.LimitReader(pr, lines*(1<<20+1)))
-	require.NoError(t, err)
-	assert.Len(t, got, lines*(1<<20+1))
-	for range lines - queued {
-		wiretestReceive(t, returned)
-	}
-	_ = pr.Close()
+	synctest.Test(t, func(t *testing.T) {
+		pr, pw := io.Pipe()
+		w := NewWriter(pw)
+		line := []byte(strings.Repeat("x", 1<<20))
+		const lines = 20
+		returned := make(chan int, lines)
+		for i := range lines {
+			go func() {
+				assert.NoError(t, w.WriteLine(line))
+				returned <- i
+			}()
+		}
+		// Nobody reads: one goroutine is writing (blocked in the pipe), and
+		// lines queue behind it while they fit in DefaultMaxPending: 3 lines
+		// of 1 MiB and their newlines, and a fourth would go over. Those 3
+		// return; every other WriteLine waits.
+		synctest.Wait()
+		queued := DefaultMaxPending / (len(line) + 1)
+		require.Equal(t, queued, len(returned), "WriteLine calls returned with nothing read")
+		got, err := io.ReadAll(io.LimitReader(pr, lines*(1<<20+1)))
+		require.NoError(t, err)
+		assert.Len(t, got, lines*(1<<20+1))
+		for range lines {
+			wiretestReceive(t, returned)
+		}
+		_ = pr.Close()
+	})
 }
 
 // wiretestReceive is wiretest.Receive, which package codec's tests cannot

@@ -66,7 +66,10 @@ var probe = rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, er
 		<-ctx.Done()
 		return nil, ctx.Err()
 	case "stubborn":
-		time.Sleep(30 * time.Millisecond) // ignores its context
+		// Ignores its context. Only TestTimeout calls it, in a synctest
+		// bubble, where this sleep is on the bubble's clock: it ends after
+		// the 10 ms deadline, always, and costs no real time.
+		time.Sleep(30 * time.Millisecond)
 		return "late", nil
 	case "trace":
 		return middleware.TraceID(ctx), nil
@@ -163,14 +166,20 @@ func TestReportProgressWithoutTheMiddleware(t *testing.T) {
 	assert.ErrorIs(t, middleware.ReportProgress(context.Background(), 1, 2, ""), middleware.ErrNoReporter)
 }
 
+// TestTimeout runs in a synctest bubble: its clock moves only when every
+// goroutine of the connection is blocked, so "ok" always beats the 10 ms
+// deadline and "wait" and "stubborn" always reach it, however loaded the
+// machine.
 func TestTimeout(t *testing.T) {
-	wiretest.Serve(t, middleware.Timeout(10*time.Millisecond)(probe), `
-		--> {"jsonrpc":"2.0","method":"wait","id":1}
-		<-- {"jsonrpc":"2.0","error":{"code":-32001,"message":"Request timed out","data":{"timeout":"10ms"}},"id":1}
-		--> {"jsonrpc":"2.0","method":"stubborn","id":2}
-		<-- {"jsonrpc":"2.0","error":{"code":-32001,"message":"Request timed out","data":{"timeout":"10ms"}},"id":2}
-		--> {"jsonrpc":"2.0","method":"ok","id":3}
-		<-- {"jsonrpc":"2.0","result":"fine","id":3}`, nil)
+	synctest.Test(t, func(t *testing.T) {
+		wiretest.Serve(t, middleware.Timeout(10*time.Millisecond)(probe), `
+			--> {"jsonrpc":"2.0","method":"wait","id":1}
+			<-- {"jsonrpc":"2.0","error":{"code":-32001,"message":"Request timed out","data":{"timeout":"10ms"}},"id":1}
+			--> {"jsonrpc":"2.0","method":"stubborn","id":2}
+			<-- {"jsonrpc":"2.0","error":{"code":-32001,"message":"Request timed out","data":{"timeout":"10ms"}},"id":2}
+			--> {"jsonrpc":"2.0","method":"ok","id":3}
+			<-- {"jsonrpc":"2.0","result":"fine","id":3}`, nil)
+	})
 }
 
 func TestTimeoutLeavesThePeersCancellationAlone(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -432,7 +433,9 @@ func TestResponsesWithIDNull(t *testing.T) {
 	assert.Equal(t, 3, strings.Count(logs.String(), "unexpected response dropped"), logs.String())
 
 	wiretest.Send(t, tw, refusal) // two calls under way: it could be either's
-	assert.Eventually(t, func() bool { return strings.Contains(logs.String(), "error response with id null dropped") }, 5*time.Second, time.Millisecond)
+	wiretest.WaitUntil(t, &logs, "the refusal to be dropped", func(s string) bool {
+		return strings.Contains(s, "error response with id null dropped")
+	})
 	wiretest.Send(t, tw, `{"jsonrpc":"2.0","result":1,"id":1}`)
 	require.NoError(t, <-calls)
 	wiretest.Send(t, tw, refusal) // one call under way: it is that call's
@@ -585,31 +588,35 @@ func (s signalParams) MarshalJSON() ([]byte, error) {
 // A batch takes its slots (Options.MaxPendingCalls) all at once or not at
 // all: waiting for them, it holds none, so a call that fits goes through;
 // holding some while waiting for more, two batches can wait for each other
-// for ever.
+// for ever. In a synctest bubble, so that synctest.Wait tells when the
+// batch waits.
 func TestABatchWaitingForSlotsHoldsNone(t *testing.T) {
-	a := newArith()
-	p := wiretest.NewPair(a, nil, nil, &rpc.Options{MaxPendingCalls: 2})
-	defer p.Close(t)
-	blockCtx, unblock := context.WithCancel(context.Background())
-	defer unblock()
-	go func() { _ = p.Client.Call(blockCtx, "block", nil, nil) }() // holds 1 slot of 2
-	wiretest.Receive(t, a.started, "the blocking call")
+	synctest.Test(t, func(t *testing.T) {
+		a := newArith()
+		p := wiretest.NewPair(a, nil, nil, &rpc.Options{MaxPendingCalls: 2})
+		defer p.Close(t)
+		blockCtx, unblock := context.WithCancel(context.Background())
+		defer unblock()
+		go func() { _ = p.Client.Call(blockCtx, "block", nil, nil) }() // holds 1 slot of 2
+		wiretest.Receive(t, a.started, "the blocking call")
 
-	encoded := make(signalParams, 1)
-	batch := []rpc.BatchCall{{Method: "add", Params: encoded}, {Method: "add", Params: []int{3, 4}}}
-	batchDone := make(chan error, 1)
-	go func() { batchDone <- p.Client.Batch(context.Background(), batch) }()
-	wiretest.Receive(t, encoded, "the batch's first entry to be encoded")
-	// The batch needs 2 slots and 1 is free: it waits, holding none.
-	callDone := make(chan error, 1)
-	go func() { callDone <- p.Client.Call(context.Background(), "add", []int{1, 1}, nil) }()
-	require.NoError(t, wiretest.Receive(t, callDone, "a call that fits to go past the waiting batch"))
-	unblock()
-	require.NoError(t, wiretest.Receive(t, batchDone, "the batch, once the blocking call ended"))
-	wiretest.Receive(t, a.cancelled, "the server to be told the blocking call was cancelled")
-	for _, bc := range batch {
-		assert.NoError(t, bc.Err)
-	}
+		encoded := make(signalParams, 1)
+		batch := []rpc.BatchCall{{Method: "add", Params: encoded}, {Method: "add", Params: []int{3, 4}}}
+		batchDone := make(chan error, 1)
+		go func() { batchDone <- p.Client.Batch(context.Background(), batch) }()
+		wiretest.Receive(t, encoded, "the batch's first entry to be encoded")
+		synctest.Wait()
+		// The batch needs 2 slots and 1 is free: it waits, holding none.
+		callDone := make(chan error, 1)
+		go func() { callDone <- p.Client.Call(context.Background(), "add", []int{1, 1}, nil) }()
+		require.NoError(t, wiretest.Receive(t, callDone, "a call that fits to go past the waiting batch"))
+		unblock()
+		require.NoError(t, wiretest.Receive(t, batchDone, "the batch, once the blocking call ended"))
+		wiretest.Receive(t, a.cancelled, "the server to be told the blocking call was cancelled")
+		for _, bc := range batch {
+			assert.NoError(t, bc.Err)
+		}
+	})
 }
 
 // Two batches, each within MaxPendingCalls alone and over it together,

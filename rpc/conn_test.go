@@ -39,30 +39,36 @@ func TestMain(m *testing.M) {
 
 var quiet = slog.New(slog.DiscardHandler)
 
+// TestConcurrencyIsBounded runs in a synctest bubble, so that the peak is
+// reached whatever the machine's load.
 func TestConcurrencyIsBounded(t *testing.T) {
-	const limit = 3
-	var running, peak atomic.Int32
-	h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
-		n := running.Add(1)
-		for {
-			p := peak.Load()
-			if n <= p || peak.CompareAndSwap(p, n) {
-				break
+	synctest.Test(t, func(t *testing.T) {
+		const limit = 3
+		var running, peak atomic.Int32
+		h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+			n := running.Add(1)
+			for {
+				p := peak.Load()
+				if n <= p || peak.CompareAndSwap(p, n) {
+					break
+				}
 			}
+			// Holds its worker on the synctest bubble's clock, which moves only
+			// once every worker that can start has started.
+			time.Sleep(2 * time.Millisecond)
+			running.Add(-1)
+			return nil, nil
+		})
+		var in strings.Builder
+		for i := range 60 {
+			fmt.Fprintf(&in, `{"jsonrpc":"2.0","method":"m","id":%d}`+"\n", i)
 		}
-		time.Sleep(2 * time.Millisecond)
-		running.Add(-1)
-		return nil, nil
+		var out bytes.Buffer
+		require.NoError(t, rpc.Serve(context.Background(), strings.NewReader(in.String()), &out, h,
+			&rpc.Options{Logger: quiet, Concurrency: limit}))
+		assert.Equal(t, int32(limit), peak.Load())
+		assert.Equal(t, 60, strings.Count(out.String(), "\n"))
 	})
-	var in strings.Builder
-	for i := range 60 {
-		fmt.Fprintf(&in, `{"jsonrpc":"2.0","method":"m","id":%d}`+"\n", i)
-	}
-	var out bytes.Buffer
-	require.NoError(t, rpc.Serve(context.Background(), strings.NewReader(in.String()), &out, h,
-		&rpc.Options{Logger: quiet, Concurrency: limit}))
-	assert.Equal(t, int32(limit), peak.Load())
-	assert.Equal(t, 60, strings.Count(out.String(), "\n"))
 }
 
 // countingReader counts the bytes read through it.
@@ -79,6 +85,8 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 // A full queue stops the reader: by count (QueueSize) or by bytes
 // (MaxQueueBytes), the rest of the input stays unread until there is room.
+// In a synctest bubble: synctest.Wait returns once the reader is stopped
+// (or has read everything), not after a guess at how long that takes.
 func TestFullQueueStopsReading(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -94,30 +102,32 @@ func TestFullQueueStopsReading(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			gate := make(chan struct{})
-			h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
-				<-gate
-				return nil, nil
-			})
-			line := `{"jsonrpc":"2.0","method":"m","params":["` + strings.Repeat("x", tt.payload) + `"]}` + "\n"
-			pr, pw := io.Pipe()
-			cr := &countingReader{r: pr}
-			opts := tt.opts
-			opts.Logger = quiet
-			c := rpc.NewConn(context.Background(), cr, io.Discard, h, &opts)
-			go func() {
-				for range tt.lines {
-					if _, err := io.WriteString(pw, line); err != nil {
-						return
+			synctest.Test(t, func(t *testing.T) {
+				gate := make(chan struct{})
+				h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+					<-gate
+					return nil, nil
+				})
+				line := `{"jsonrpc":"2.0","method":"m","params":["` + strings.Repeat("x", tt.payload) + `"]}` + "\n"
+				pr, pw := io.Pipe()
+				cr := &countingReader{r: pr}
+				opts := tt.opts
+				opts.Logger = quiet
+				c := rpc.NewConn(context.Background(), cr, io.Discard, h, &opts)
+				go func() {
+					for range tt.lines {
+						if _, err := io.WriteString(pw, line); err != nil {
+							return
+						}
 					}
-				}
-				_ = pw.Close()
-			}()
-			time.Sleep(100 * time.Millisecond)
-			assert.Less(t, cr.n.Load(), tt.most*int64(len(line)), "the reader kept reading with a full queue")
-			close(gate)
-			require.NoError(t, c.Wait())
-			assert.Equal(t, int64(tt.lines*len(line)), cr.n.Load())
+					_ = pw.Close()
+				}()
+				synctest.Wait() // the reader reads on, or is stopped for good
+				assert.Less(t, cr.n.Load(), tt.most*int64(len(line)), "the reader kept reading with a full queue")
+				close(gate)
+				require.NoError(t, c.Wait())
+				assert.Equal(t, int64(tt.lines*len(line)), cr.n.Load())
+			})
 		})
 	}
 }
@@ -259,33 +269,45 @@ func responseID(b *testing.B, line []byte) int {
 	return id
 }
 
-// A batch's requests run in parallel: each entry here returns only once
-// four of them are running at the same time.
-func TestBatchEntriesRunInParallel(t *testing.T) {
+// meeting returns a func that waits until n calls of it are under way at
+// once and returns "met", or returns "alone" after 5 s (run it in a
+// synctest bubble, where those pass only once everything else is
+// blocked).
+func meeting(n int32) func() string {
 	var running atomic.Int32
 	barrier := make(chan struct{})
 	var once sync.Once
-	h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
-		if running.Add(1) == 4 {
+	return func() string {
+		if running.Add(1) == n {
 			once.Do(func() { close(barrier) })
 		}
 		select {
 		case <-barrier:
-			return "met", nil
+			return "met"
 		case <-time.After(5 * time.Second):
-			return "alone", nil
+			return "alone"
 		}
-	})
-	var entries []string
-	var want []string
-	for i := range 6 {
-		entries = append(entries, fmt.Sprintf(`{"jsonrpc":"2.0","method":"m","id":%d}`, i))
-		want = append(want, fmt.Sprintf(`{"jsonrpc":"2.0","result":"met","id":%d}`, i))
 	}
-	var out bytes.Buffer
-	in := "[" + strings.Join(entries, ",") + "]\n"
-	require.NoError(t, rpc.Serve(context.Background(), strings.NewReader(in), &out, h, &rpc.Options{Logger: quiet, Concurrency: 8}))
-	assert.Equal(t, "["+strings.Join(want, ",")+"]\n", out.String())
+}
+
+// A batch's requests run in parallel: each entry here returns only once
+// four of them are running at the same time. In a synctest bubble, the 5 s
+// that an entry waits alone pass only once everything else is blocked.
+func TestBatchEntriesRunInParallel(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		meet := meeting(4)
+		h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) { return meet(), nil })
+		var entries []string
+		var want []string
+		for i := range 6 {
+			entries = append(entries, fmt.Sprintf(`{"jsonrpc":"2.0","method":"m","id":%d}`, i))
+			want = append(want, fmt.Sprintf(`{"jsonrpc":"2.0","result":"met","id":%d}`, i))
+		}
+		var out bytes.Buffer
+		in := "[" + strings.Join(entries, ",") + "]\n"
+		require.NoError(t, rpc.Serve(context.Background(), strings.NewReader(in), &out, h, &rpc.Options{Logger: quiet, Concurrency: 8}))
+		assert.Equal(t, "["+strings.Join(want, ",")+"]\n", out.String())
+	})
 }
 
 // gatedOutput is an output whose Writes wait for its gate, and which

@@ -45,6 +45,9 @@ func TestWriteFailsWithEPIPE(t *testing.T) {
 type slowReader struct{ r io.Reader }
 
 func (s slowReader) Read(p []byte) (int, error) {
+	// A slow peer, simulated: it makes lines wait and be gathered, but
+	// what TestSlowReaderOfOurOutput asserts (every line whole, at most one
+	// write per line) holds whatever the timing.
 	time.Sleep(time.Millisecond)
 	return s.r.Read(p[:min(len(p), 64)])
 }

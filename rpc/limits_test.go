@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -16,33 +17,38 @@ import (
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
+// TestMaxPendingCalls runs in a synctest bubble: the third call's 50 ms
+// pass only once every goroutine is blocked, so it has surely found both
+// slots taken, and it is never late by the machine's chance.
 func TestMaxPendingCalls(t *testing.T) {
-	a := newArith()
-	p := wiretest.NewPair(a, nil, nil, &rpc.Options{MaxPendingCalls: 2})
-	defer p.Close(t)
-	block, cancelBlock := context.WithCancel(context.Background())
-	defer cancelBlock()
-	for range 2 {
-		go func() { _ = p.Client.Call(block, "block", nil, nil) }()
-		<-a.started
-	}
-	// Both slots are taken: a third call waits, as long as its context lets it.
-	short, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	assert.ErrorIs(t, p.Client.Call(short, "add", []int{1, 2}, nil), context.DeadlineExceeded)
-	// A slot frees: the next call goes through.
-	cancelBlock()
-	for range 2 { // the server's handlers end only when told
-		wiretest.Receive(t, a.cancelled, "the server to be told a call was cancelled")
-	}
-	var sum int
-	require.NoError(t, p.Client.Call(context.Background(), "add", []int{1, 2}, &sum))
-	assert.Equal(t, 3, sum)
-	assert.ErrorContains(t, p.Client.Batch(context.Background(), make([]rpc.BatchCall, 3)), "more than Options.MaxPendingCalls")
-	notes := []rpc.BatchCall{{Method: "note", Params: []int{1}, Notification: true}, {Method: "add", Params: []int{1, 2}},
-		{Method: "note", Params: []int{2}, Notification: true}}
-	require.NoError(t, p.Client.Batch(context.Background(), notes), "notifications take no slot")
-	assert.NoError(t, notes[1].Err)
+	synctest.Test(t, func(t *testing.T) {
+		a := newArith()
+		p := wiretest.NewPair(a, nil, nil, &rpc.Options{MaxPendingCalls: 2})
+		defer p.Close(t)
+		block, cancelBlock := context.WithCancel(context.Background())
+		defer cancelBlock()
+		for range 2 {
+			go func() { _ = p.Client.Call(block, "block", nil, nil) }()
+			<-a.started
+		}
+		// Both slots are taken: a third call waits, as long as its context lets it.
+		short, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		assert.ErrorIs(t, p.Client.Call(short, "add", []int{1, 2}, nil), context.DeadlineExceeded)
+		// A slot frees: the next call goes through.
+		cancelBlock()
+		for range 2 { // the server's handlers end only when told
+			wiretest.Receive(t, a.cancelled, "the server to be told a call was cancelled")
+		}
+		var sum int
+		require.NoError(t, p.Client.Call(context.Background(), "add", []int{1, 2}, &sum))
+		assert.Equal(t, 3, sum)
+		assert.ErrorContains(t, p.Client.Batch(context.Background(), make([]rpc.BatchCall, 3)), "more than Options.MaxPendingCalls")
+		notes := []rpc.BatchCall{{Method: "note", Params: []int{1}, Notification: true}, {Method: "add", Params: []int{1, 2}},
+			{Method: "note", Params: []int{2}, Notification: true}}
+		require.NoError(t, p.Client.Batch(context.Background(), notes), "notifications take no slot")
+		assert.NoError(t, notes[1].Err)
+	})
 }
 
 // endlessLine is a line of n bytes of 'x' and its newline, made on the fly.

@@ -10,6 +10,7 @@ package wiretest
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -110,17 +111,33 @@ func Steps(t testing.TB, h rpc.Handler, tr string, opts *rpc.Options) {
 	assert.Equal(t, want, Lines(t, out.String()))
 }
 
-// Buffer is a bytes.Buffer safe for concurrent use.
+// Buffer is a bytes.Buffer safe for concurrent use, which can be waited on
+// (WaitUntil).
 type Buffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu    sync.Mutex
+	b     bytes.Buffer
+	wrote chan struct{} // closed by the next Write; nil if nobody waits
 }
 
 // Write appends p.
 func (s *Buffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.wrote != nil {
+		close(s.wrote)
+		s.wrote = nil
+	}
 	return s.b.Write(p)
+}
+
+// next returns what was written and a channel closed by the next Write.
+func (s *Buffer) next() (string, <-chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.wrote == nil {
+		s.wrote = make(chan struct{})
+	}
+	return s.b.String(), s.wrote
 }
 
 // String returns what was written.
@@ -173,11 +190,23 @@ func Ready[T any](tb testing.TB, ch <-chan T, what string) (v T, ok bool) {
 // after Hang.
 func WaitForLines(t testing.TB, out *Buffer, n int) {
 	t.Helper()
-	deadline := time.Now().Add(Hang)
-	for strings.Count(out.String(), "\n") < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited for %d lines, have %q", n, out.String())
+	WaitUntil(t, out, fmt.Sprintf("%d lines", n), func(s string) bool { return strings.Count(s, "\n") >= n })
+}
+
+// WaitUntil waits, woken by each write to out, until ok holds of what out
+// holds, failing the test after Hang; what names what is awaited.
+func WaitUntil(t testing.TB, out *Buffer, what string, ok func(string) bool) {
+	t.Helper()
+	hang := time.After(Hang)
+	for {
+		s, wrote := out.next()
+		if ok(s) {
+			return
 		}
-		time.Sleep(time.Millisecond)
+		select {
+		case <-wrote:
+		case <-hang:
+			t.Fatalf("hang: still waiting for %s after %v; have %q", what, Hang, s)
+		}
 	}
 }
