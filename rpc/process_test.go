@@ -344,37 +344,44 @@ func TestProcessStderrJSONRecords(t *testing.T) {
 func TestProcessExitEndsTheSession(t *testing.T) {
 	for _, mode := range []string{"orphan", "orphan-answer"} {
 		t.Run(mode, func(t *testing.T) {
-			holdR, holdW, err := os.Pipe()
-			require.NoError(t, err)
-			defer holdW.Close() // lets the descendant go
-			cmd := child(mode)
-			cmd.ExtraFiles = []*os.File{holdR}
-			p, err := rpc.StartProcess(context.Background(), cmd, nil, &rpc.ProcessOptions{Options: rpc.Options{Logger: quiet}})
-			require.NoError(t, err)
-			require.NoError(t, holdR.Close())
-
-			called := make(chan error, 1)
-			var sum int
-			go func() { called <- p.Call(context.Background(), "add", []int{1, 2}, &sum) }()
-			err = wiretest.Receive(t, called, "the call to end")
-			var exit *exec.ExitError
-			if mode == "orphan-answer" {
-				require.NoError(t, err, "the answer written before the exit")
-				assert.Equal(t, 3, sum)
-			} else {
-				assert.ErrorIs(t, err, rpc.ErrClosed)
-				assert.ErrorContains(t, err, "exited: exit status 1")
-				if assert.ErrorAs(t, err, &exit) {
-					assert.Equal(t, 1, exit.ExitCode())
-				}
-			}
-			wiretest.Receive(t, p.Done(), "the connection to end")
-			assert.ErrorIs(t, p.Call(context.Background(), "add", []int{1, 2}, nil), rpc.ErrClosed, "a later call")
-			require.ErrorAs(t, p.Close(), &exit)
-			assert.Equal(t, 1, exit.ExitCode())
+			processExitEndsTheSession(t, mode)
 			goleak.VerifyNone(t) // the descendant still holds the pipes
 		})
 	}
+}
+
+// processExitEndsTheSession starts the child in mode orphan or
+// orphan-answer, whose descendant holds its pipes after it exits, and
+// checks that its exit ends the session; TestSoakFailureModes runs it too.
+func processExitEndsTheSession(t *testing.T, mode string) {
+	holdR, holdW, err := os.Pipe()
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = holdW.Close() }) // lets the descendant go
+	cmd := child(mode)
+	cmd.ExtraFiles = []*os.File{holdR}
+	p, err := rpc.StartProcess(context.Background(), cmd, nil, &rpc.ProcessOptions{Options: rpc.Options{Logger: quiet}})
+	require.NoError(t, err)
+	require.NoError(t, holdR.Close())
+
+	called := make(chan error, 1)
+	var sum int
+	go func() { called <- p.Call(context.Background(), "add", []int{1, 2}, &sum) }()
+	err = wiretest.Receive(t, called, "the call to end")
+	var exit *exec.ExitError
+	if mode == "orphan-answer" {
+		require.NoError(t, err, "the answer written before the exit")
+		assert.Equal(t, 3, sum)
+	} else {
+		assert.ErrorIs(t, err, rpc.ErrClosed)
+		assert.ErrorContains(t, err, "exited: exit status 1")
+		if assert.ErrorAs(t, err, &exit) {
+			assert.Equal(t, 1, exit.ExitCode())
+		}
+	}
+	wiretest.Receive(t, p.Done(), "the connection to end")
+	assert.ErrorIs(t, p.Call(context.Background(), "add", []int{1, 2}, nil), rpc.ErrClosed, "a later call")
+	require.ErrorAs(t, p.Close(), &exit)
+	assert.Equal(t, 1, exit.ExitCode())
 }
 
 // A tool server that closes its stdout and lives on can answer nothing
