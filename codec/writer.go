@@ -65,6 +65,9 @@ type Writer struct {
 	// flushFn is w.flush, made once: a goroutine started with it costs no
 	// allocation (go w.flush() allocates its closure each time).
 	flushFn func()
+	// onFail is told of a failure of w that only a goroutine of the
+	// Writer's own saw (see OnFail).
+	onFail func(error)
 }
 
 // span is a part of a buffer: [at, end).
@@ -223,11 +226,21 @@ func (w *Writer) queueLocked(body []byte) Ticket {
 	return t
 }
 
+// OnFail sets f to be told when the underlying writer fails in a goroutine
+// of the Writer's own (the one Enqueue or QueueLine start), where no caller
+// gets the error back from a write of its own. f is called at most once per
+// such goroutine, with no lock held. Set it before the Writer is used.
+func (w *Writer) OnFail(f func(error)) { w.onFail = f }
+
 // flush writes the pending lines, as the goroutine that writes.
 func (w *Writer) flush() {
 	w.mu.Lock()
 	w.flushLocked()
+	err := w.err
 	w.mu.Unlock()
+	if err != nil && err != ErrWriterClosed && w.onFail != nil {
+		w.onFail(err)
+	}
 }
 
 // refusing returns why no line can be taken (the underlying writer's

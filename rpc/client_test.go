@@ -798,3 +798,33 @@ func TestInvalidCancelNotificationIsRefused(t *testing.T) {
 		p.Close(t)
 	}
 }
+
+// A write that fails in the writer's own goroutine — a call whose context
+// can end is queued, not written by its caller — ends the connection as a
+// failed write in a caller does: the call fails at once with ErrClosed
+// wrapping the write's error, although the input is still open, and Wait
+// returns that error once the input ends.
+func TestOutputFailingBehindAQueuedCallEndsTheConnection(t *testing.T) {
+	for name, op := range map[string]func(context.Context, *rpc.Conn) error{
+		"Call":  func(ctx context.Context, c *rpc.Conn) error { return c.Call(ctx, "m", nil, nil) },
+		"Batch": func(ctx context.Context, c *rpc.Conn) error { return c.Batch(ctx, []rpc.BatchCall{{Method: "m"}}) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			outR, outW, err := os.Pipe()
+			require.NoError(t, err)
+			require.NoError(t, outR.Close()) // the peer is gone: writing gets EPIPE
+			inR, inW := io.Pipe()
+			c := rpc.NewConn(context.Background(), inR, outW, nil, &rpc.Options{Logger: quiet})
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan error, 1)
+			go func() { done <- op(ctx, c) }()
+			err = wiretest.Receive(t, done, "the call to fail")
+			assert.ErrorIs(t, err, rpc.ErrClosed)
+			assert.ErrorIs(t, err, syscall.EPIPE)
+			require.NoError(t, inW.Close())
+			assert.ErrorIs(t, c.Wait(), syscall.EPIPE)
+			_ = outW.Close()
+		})
+	}
+}

@@ -212,6 +212,9 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Opt
 		cancelMethod: o.CancelNotification,
 		done:         make(chan struct{}),
 	}
+	// A write that fails where no caller sees it (a line queued by a
+	// call whose context can end) ends the connection all the same.
+	c.w.OnFail(func(err error) { _ = c.wrote(err) })
 	if c.log == nil {
 		c.log = slog.Default()
 	}
