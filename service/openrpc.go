@@ -161,6 +161,11 @@ func (d *openrpcDoc) method(mi MethodInfo) (obj, error) {
 		if err != nil {
 			return nil, err
 		}
+		if m, ok := root.(map[string]any); ok { // the root itself, not a reference to it
+			if ref, ok := m["$ref"].(string); ok && len(m) == 1 {
+				root = d.components[strings.TrimPrefix(ref, "#/components/schemas/")]
+			}
+		}
 		params = d.descriptors(mi, root)
 	} else {
 		params = []any{}

@@ -4,9 +4,9 @@ package openrpctest
 
 import (
 	"bytes"
+	_ "embed"
 	"fmt"
 	"strings"
-	_ "embed"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
