@@ -59,11 +59,16 @@ func (s *Service) OpenRPC(info Info) (json.RawMessage, error) {
 		infoObj = append(infoObj, kv{"description", info.Description})
 	}
 	doc := obj{{"openrpc", OpenRPCVersion}, {"info", infoObj}, {"methods", methods}}
-	components := obj{{"errors", map[string]any{"InvalidParams": invalidParamsError}}}
+	var components obj
+	if d.errors {
+		components = append(components, kv{"errors", map[string]any{"InvalidParams": invalidParamsError}})
+	}
 	if len(d.components) > 0 {
 		components = append(components, kv{"schemas", d.components})
 	}
-	doc = append(doc, kv{"components", components})
+	if components != nil {
+		doc = append(doc, kv{"components", components})
+	}
 	return json.Marshal(doc)
 }
 
@@ -128,6 +133,7 @@ func (o obj) MarshalJSON() ([]byte, error) {
 type openrpcDoc struct {
 	components map[string]any
 	raw        map[string]string // each component's 2020-12 JSON, to compare
+	errors     bool              // a method refers to components.errors.InvalidParams
 }
 
 // invalidParamsError is the error object of InvalidParams, with the shape
@@ -188,6 +194,7 @@ func (d *openrpcDoc) method(mi MethodInfo) (obj, error) {
 	}
 	m = append(m, kv{"result", obj{{"name", "result"}, {"schema", result}}})
 	if mi.Params != nil {
+		d.errors = true
 		m = append(m, kv{"errors", []any{map[string]any{"$ref": "#/components/errors/InvalidParams"}}})
 	}
 	return m, nil

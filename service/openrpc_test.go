@@ -16,7 +16,7 @@ import (
 )
 
 type TreeNode struct {
-	Name     string  `json:"name" validate:"required"`
+	Name     string      `json:"name" validate:"required"`
 	Children []*TreeNode `json:"children,omitempty"`
 }
 
@@ -39,15 +39,17 @@ type Plain struct {
 	Kids []*Plain `json:"kids"`
 }
 
-func (Kinds) Tree(n TreeNode) int                          { return len(n.Children) }
-func (Kinds) Pair(a int, b string) string              { return b }
-func (Kinds) Leaves(p TwoLeaves) Leaf                  { return p.A }
-func (Kinds) Tags(m map[string]int) int                { return len(m) }
-func (Kinds) Raw(p json.RawMessage) json.RawMessage    { return p }
-func (Kinds) Nodes(a *TreeNode, b int) (*TreeNode, error)      { return a, nil }
-func (Kinds) Plain(p *Plain) int                        { return 0 }
-func (Kinds) Sum(xs []uint8) int                       { return len(xs) }
-func (Kinds) MethodDocs() map[string]service.MethodDoc { return map[string]service.MethodDoc{"Pair": {Title: "A pair"}} }
+func (Kinds) Tree(n TreeNode) int                         { return len(n.Children) }
+func (Kinds) Pair(a int, b string) string                 { return b }
+func (Kinds) Leaves(p TwoLeaves) Leaf                     { return p.A }
+func (Kinds) Tags(m map[string]int) int                   { return len(m) }
+func (Kinds) Raw(p json.RawMessage) json.RawMessage       { return p }
+func (Kinds) Nodes(a *TreeNode, b int) (*TreeNode, error) { return a, nil }
+func (Kinds) Plain(p *Plain) int                          { return 0 }
+func (Kinds) Sum(xs []uint8) int                          { return len(xs) }
+func (Kinds) MethodDocs() map[string]service.MethodDoc {
+	return map[string]service.MethodDoc{"Pair": {Title: "A pair"}}
+}
 
 // The document of every shape of method validates against the OpenRPC
 // meta-schema, its schemas in draft-07.
