@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"time"
 
 	"github.com/toolrpc/toolrpc/middleware"
@@ -43,6 +44,15 @@ type Server struct {
 	// RPC configures the connection: its limits, its concurrency, the
 	// grace period handlers get at shutdown.
 	RPC rpc.Options
+
+	// Info is what rpc.discover says of the server (see
+	// [service.Service.ServeDiscover]). Default: the program's name as the
+	// title, its module's version as the version ("(devel)" when unknown).
+	Info service.Info
+
+	// NoDiscover turns rpc.discover off: it is then answered
+	// MethodNotFound like any other rpc. name.
+	NoDiscover bool
 
 	// Middleware wraps the methods inside the default stack
 	// (middleware.Default), the first outermost: middleware.Timeout, say.
@@ -142,10 +152,28 @@ func (s *Server) handler(values []any) (rpc.Handler, []string, error) {
 			return nil, nil, err
 		}
 	}
+	if !s.NoDiscover {
+		svc.ServeDiscover(s.info())
+	}
 	// The middleware logs through each call's connection, whose logger
 	// Serve sets: handlers reach the same logger (rpc.LoggerFromContext).
 	mw := append([]middleware.Middleware{middleware.Default(nil)}, s.Middleware...)
 	return middleware.Chain(mw...)(svc), svc.Methods(), nil
+}
+
+// info is s.Info, with its defaults.
+func (s *Server) info() service.Info {
+	info := s.Info
+	if info.Title == "" {
+		info.Title = filepath.Base(os.Args[0])
+	}
+	if info.Version == "" {
+		info.Version = "(devel)"
+		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+			info.Version = bi.Main.Version
+		}
+	}
+	return info
 }
 
 // givenLogger is the logger the user set, or nil.

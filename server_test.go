@@ -244,3 +244,31 @@ func TestMainRefusesWhatItCannotServe(t *testing.T) {
 		})
 	}
 }
+
+// rpc.discover is on in a Server, with its Info, and NoDiscover turns it
+// off.
+func TestServerDiscover(t *testing.T) {
+	tests := []struct {
+		name       string
+		server     toolrpc.Server
+		transcript string
+	}{
+		{"on, with its info", toolrpc.Server{Info: service.Info{Title: "probe", Version: "2.0.0"}}, `
+			--> {"jsonrpc":"2.0","method":"rpc.discover","id":1}
+			<-- {"jsonrpc":"2.0","result":{"openrpc":"1.3.2","info":{"title":"probe","version":"2.0.0"},"methods":[{"name":"ping","params":[],"paramStructure":"either","result":{"name":"result","schema":{"type":"string"}}}]},"id":1}`},
+		{"off", toolrpc.Server{NoDiscover: true}, `
+			--> {"jsonrpc":"2.0","method":"rpc.discover","id":1}
+			<-- {"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":1}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, err := tt.server.Handler(discoverProbe{})
+			require.NoError(t, err)
+			wiretest.Serve(t, h, tt.transcript, nil)
+		})
+	}
+}
+
+type discoverProbe struct{}
+
+func (discoverProbe) Ping() string { return "pong" }

@@ -31,8 +31,15 @@ const (
 )
 
 // reservedPrefix starts the method names JSON-RPC 2.0 reserves for
-// rpc-internal methods; requests for them are answered MethodNotFound.
+// rpc-internal methods; requests for them are answered MethodNotFound,
+// before any handler runs, except for Discover.
 const reservedPrefix = "rpc."
+
+// Discover is the one name under the reserved prefix "rpc." that reaches
+// the Handler: OpenRPC's service discovery method, which the framework
+// answers (package service, with Service.ServeDiscover). A request for any
+// other rpc. name is answered MethodNotFound before any handler runs.
+const Discover = "rpc.discover"
 
 // States of an inbound call. A call moves from queued to running to done;
 // the peer's cancellation moves a queued call straight to done, and a
@@ -701,7 +708,7 @@ func (c *Conn) invoke(in *inbound) (result any, err error) {
 			err = &panicError{value: v}
 		}
 	}()
-	if c.h == nil || strings.HasPrefix(in.req.Method, reservedPrefix) {
+	if c.h == nil || (strings.HasPrefix(in.req.Method, reservedPrefix) && in.req.Method != Discover) {
 		return nil, codec.NewError(codec.MethodNotFound, "")
 	}
 	return c.h.Handle(in, &in.req)

@@ -359,3 +359,24 @@ func TestLateWarningsAreWrittenBeforeServeReturns(t *testing.T) {
 		})
 	}
 }
+
+// Of the names under rpc., only Discover reaches the handler; the others
+// are answered MethodNotFound before it runs.
+func TestReservedNamesButDiscover(t *testing.T) {
+	h := rpc.HandlerFunc(func(_ context.Context, req *rpc.Request) (any, error) {
+		return "handled " + req.Method, nil
+	})
+	wiretest.Serve(t, h, `
+		--> {"jsonrpc":"2.0","method":"rpc.discover","id":1}
+		<-- {"jsonrpc":"2.0","result":"handled rpc.discover","id":1}
+		--> {"jsonrpc":"2.0","method":"rpc.other","id":2}
+		<-- {"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":2}
+		--> {"jsonrpc":"2.0","method":"rpc.discover.x","id":3}
+		<-- {"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":3}
+		--> {"jsonrpc":"2.0","method":"rpc.Discover","id":4}
+		<-- {"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":4}
+		--> {"jsonrpc":"2.0","method":"rpc.","id":5}
+		<-- {"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":5}
+		--> {"jsonrpc":"2.0","method":"rpcdiscover","id":6}
+		<-- {"jsonrpc":"2.0","result":"handled rpcdiscover","id":6}`, nil)
+}

@@ -56,6 +56,7 @@ type Service struct {
 	binder       binder
 	schemas      *schema.Generator
 	methods      map[string]*method
+	discover     *discovery // rpc.discover, if served (see ServeDiscover)
 }
 
 // New returns an empty Service. opts may be nil.
@@ -224,6 +225,9 @@ func (s *Service) Methods() []string {
 func (s *Service) Handle(ctx context.Context, req *rpc.Request) (any, error) {
 	m := s.methods[req.Method]
 	if m == nil {
+		if req.Method == rpc.Discover && s.discover != nil {
+			return s.discoverCall(ctx, req.Params)
+		}
 		return nil, codec.NewError(codec.MethodNotFound, "")
 	}
 	return m.call(ctx, req.Params)

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/openrpctest"
 	"github.com/toolrpc/toolrpc/internal/wiretest"
 )
 
@@ -206,4 +208,32 @@ func TestHostileLinesThroughTheBinary(t *testing.T) {
 		require.Less(t, len(logs[i]), 2<<10, "the record's size: %s", want) // before its text is shown
 		assert.Contains(t, logs[i], `\x7f…(8388610 bytes)`, "the id is cut: %s", want)
 	}
+}
+
+// echo '{"jsonrpc":"2.0","method":"rpc.discover","id":1}' | calculator
+// answers the OpenRPC document; the other rpc. names stay reserved.
+func TestDiscoverThroughTheBinary(t *testing.T) {
+	bin := buildCalculator(t)
+	stdout, _ := runCalculator(t, bin, `{"jsonrpc":"2.0","method":"rpc.discover","id":1}`+"\n"+`{"jsonrpc":"2.0","method":"rpc.other","id":2}`+"\n")
+	lines := wiretest.Lines(t, stdout)
+	require.Len(t, lines, 2)
+	var discover, other string
+	for _, l := range lines {
+		if strings.HasSuffix(l, `"id":1}`) {
+			discover = l
+		} else {
+			other = l
+		}
+	}
+	assert.Equal(t, `{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":2}`, other)
+	var answer struct {
+		JSONRPC string          `json:"jsonrpc"`
+		Result  json.RawMessage `json:"result"`
+		ID      int             `json:"id"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(discover), &answer), discover)
+	assert.Equal(t, "2.0", answer.JSONRPC)
+	openrpctest.Validate(t, answer.Result)
+	assert.Contains(t, string(answer.Result), `{"openrpc":"1.3.2","info":{"title":"calculator","version":`)
+	assert.Contains(t, string(answer.Result), `{"name":"b","description":"the divisor, not zero","required":true,"schema":{"description":"the divisor, not zero","not":{"const":0},"type":"number"}}`)
 }

@@ -3,6 +3,7 @@ package calc_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -11,6 +12,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/toolrpc/toolrpc/examples/calculator/calc"
+	"github.com/toolrpc/toolrpc/internal/openrpctest"
 	"github.com/toolrpc/toolrpc/internal/wiretest"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/schema"
@@ -107,4 +109,49 @@ func TestSchemas(t *testing.T) {
 		`"required":["b"],"additionalProperties":false}`, schemaOf("divide"))
 	assert.Equal(t, `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"array",`+
 		`"items":{"type":["integer","null"],"minimum":-9223372036854775808,"maximum":9223372036854775807}}`, schemaOf("sum"))
+}
+
+// The calculator's rpc.discover document validates against the OpenRPC
+// meta-schema, and says what divide and sum take.
+func TestDiscover(t *testing.T) {
+	res, err := server(t).Handle(t.Context(), &rpc.Request{Method: rpc.Discover})
+	require.NoError(t, err)
+	doc, ok := res.(json.RawMessage)
+	require.True(t, ok, "%T", res)
+	openrpctest.Validate(t, doc)
+
+	var d struct {
+		OpenRPC string `json:"openrpc"`
+		Methods []struct {
+			Name   string `json:"name"`
+			Params []struct {
+				Name     string          `json:"name"`
+				Required bool            `json:"required"`
+				Schema   json.RawMessage `json:"schema"`
+			} `json:"params"`
+			ParamStructure string `json:"paramStructure"`
+		} `json:"methods"`
+	}
+	require.NoError(t, json.Unmarshal(doc, &d))
+	assert.Equal(t, "1.3.2", d.OpenRPC)
+	params := map[string]string{}
+	for _, m := range d.Methods {
+		for _, p := range m.Params {
+			params[m.Name+" "+p.Name] = fmt.Sprintf("%s %v %s", m.ParamStructure, p.Required, p.Schema)
+		}
+	}
+	assert.Equal(t, `either true {"description":"the divisor, not zero","not":{"const":0},"type":"number"}`, params["divide b"], "b must not be 0")
+	assert.Equal(t, `by-position false {"items":{"maximum":9223372036854775807,"minimum":-9223372036854775808,"type":["integer","null"]},"type":"array"}`,
+		params["sum params"], "sum takes an array of integers")
+}
+
+// rpc.discover takes no params; the other rpc. names stay reserved.
+func TestDiscoverWire(t *testing.T) {
+	wiretest.Serve(t, server(t), `
+		--> {"jsonrpc":"2.0","method":"rpc.discover","params":[1],"id":1}
+		<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"","rule":"count","param":"0","message":"the method takes no params"}]},"id":1}
+		--> {"jsonrpc":"2.0","method":"rpc.other","id":2}
+		<-- {"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":2}
+		--> {"jsonrpc":"2.0","method":"rpc.Discover","id":3}
+		<-- {"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":3}`, nil)
 }

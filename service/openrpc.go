@@ -1,0 +1,368 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/schema"
+)
+
+// OpenRPCVersion is the version of the OpenRPC specification that
+// [Service.OpenRPC] documents follow.
+const OpenRPCVersion = "1.3.2"
+
+// Info is the info object of an OpenRPC document: what the service is.
+type Info struct {
+	Title       string // required by OpenRPC: the service's name
+	Version     string // required by OpenRPC: the version of the service (not of OpenRPC)
+	Description string // optional
+}
+
+// OpenRPC returns the OpenRPC 1.3.2 document of the registered methods,
+// sorted by name, as JSON: info, then each method's params as content
+// descriptors (one per property of a struct taken by name, in the order
+// of its properties, required as its schema says; one per slot of params
+// taken by position; one for the whole params of a map, a slice or
+// json.RawMessage), its paramStructure, its result (null where it returns
+// none) and the errors it can answer: InvalidParams, with a list of
+// [FieldError] as data, for a method that takes params (a reference to
+// components.errors.InvalidParams).
+//
+// The schemas are those of [Service.Describe], converted from JSON Schema
+// 2020-12 to draft-07, the dialect of OpenRPC: $defs become
+// components.schemas (renamed on a clash) and references point there,
+// prefixItems becomes an items array and items after it additionalItems,
+// dependentRequired becomes dependencies, a $ref with other keywords
+// beside it goes into an allOf (draft-07 ignores them), and $schema is
+// dropped. A schema that refers to its own root is itself put in
+// components.schemas, under the method's name.
+func (s *Service) OpenRPC(info Info) (json.RawMessage, error) {
+	d := openrpcDoc{components: map[string]any{}, raw: map[string]string{}}
+	methods := make([]any, 0, len(s.methods))
+	for _, mi := range s.Describe() {
+		m, err := d.method(mi)
+		if err != nil {
+			return nil, fmt.Errorf("service: rpc.discover: method %s: %w", mi.Name, err)
+		}
+		methods = append(methods, m)
+	}
+	infoObj := obj{{"title", info.Title}, {"version", info.Version}}
+	if info.Description != "" {
+		infoObj = append(infoObj, kv{"description", info.Description})
+	}
+	doc := obj{{"openrpc", OpenRPCVersion}, {"info", infoObj}, {"methods", methods}}
+	var components obj
+	if d.errors {
+		components = append(components, kv{"errors", map[string]any{"InvalidParams": invalidParamsError}})
+	}
+	if len(d.components) > 0 {
+		components = append(components, kv{"schemas", d.components})
+	}
+	if components != nil {
+		doc = append(doc, kv{"components", components})
+	}
+	return json.Marshal(doc)
+}
+
+// ServeDiscover makes s answer rpc.discover ([rpc.Discover]) with its
+// OpenRPC document ([Service.OpenRPC]) with info. The document is built
+// at the first rpc.discover, once: register every value before serving,
+// as always. The method takes no params (absent, [] or {}), and is not
+// one of [Service.Methods]: it is the framework's, not a registered one.
+func (s *Service) ServeDiscover(info Info) {
+	s.discover = &discovery{info: info}
+}
+
+// discovery is the state of rpc.discover: its info and, once built, its
+// document.
+type discovery struct {
+	info Info
+	once sync.Once
+	doc  json.RawMessage
+	err  error
+}
+
+// discoverCall answers rpc.discover with params.
+func (s *Service) discoverCall(ctx context.Context, params json.RawMessage) (any, error) {
+	probe := &method{mode: bindNone, svc: s}
+	if _, err := probe.bind(ctx, params, nil); err != nil {
+		return nil, err
+	}
+	d := s.discover
+	d.once.Do(func() { d.doc, d.err = s.OpenRPC(d.info) })
+	if d.err != nil {
+		return nil, codec.NewError(codec.InternalError, "")
+	}
+	return d.doc, nil
+}
+
+// kv and obj are a JSON object whose members keep their order.
+type kv struct {
+	k string
+	v any
+}
+type obj []kv
+
+// MarshalJSON writes o's members in order.
+func (o obj) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, m := range o {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendQuote(b, m.k)
+		b = append(b, ':')
+		v, err := json.Marshal(m.v)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, v...)
+	}
+	return append(b, '}'), nil
+}
+
+// openrpcDoc gathers the components.schemas of a document.
+type openrpcDoc struct {
+	components map[string]any
+	raw        map[string]string // each component's 2020-12 JSON, to compare
+	errors     bool              // a method refers to components.errors.InvalidParams
+}
+
+// invalidParamsError is the error object of InvalidParams, with the shape
+// of its data, in components.errors; each method that takes params refers
+// to it.
+var invalidParamsError = obj{
+	{"code", int(codec.InvalidParams)},
+	{"message", "Invalid params"},
+	{"data", obj{
+		{"description", "one entry per problem found, at most MaxFieldErrors and then one of rule more"},
+		{"type", "array"},
+		{"items", obj{
+			{"type", "object"},
+			{"properties", obj{
+				{"field", obj{{"type", "string"}, {"description", "the JSON path of the value at fault; empty for the params as a whole"}}},
+				{"rule", obj{{"type", "string"}, {"description", "the validate rule that failed, or type, range, unknown, duplicate, count, shape, syntax, more"}}},
+				{"param", obj{{"type", "string"}, {"description", "the rule's parameter, or the type expected"}}},
+				{"message", obj{{"type", "string"}}},
+			}},
+			{"required", []string{"field", "rule", "message"}},
+			{"additionalProperties", false},
+		}},
+	}},
+}
+
+// method is the method object of mi.
+func (d *openrpcDoc) method(mi MethodInfo) (obj, error) {
+	var params []any
+	if mi.Params != nil {
+		root, err := d.convert(mi.Params, mi.Name+".params")
+		if err != nil {
+			return nil, err
+		}
+		if m, ok := root.(map[string]any); ok { // the root itself, not a reference to it
+			if ref, ok := m["$ref"].(string); ok && len(m) == 1 {
+				root = d.components[strings.TrimPrefix(ref, "#/components/schemas/")]
+			}
+		}
+		params = d.descriptors(mi, root)
+	} else {
+		params = []any{}
+	}
+	m := obj{{"name", mi.Name}}
+	if mi.Title != "" {
+		m = append(m, kv{"summary", mi.Title})
+	}
+	if mi.Description != "" {
+		m = append(m, kv{"description", mi.Description})
+	}
+	m = append(m, kv{"params", params}, kv{"paramStructure", string(mi.ParamStructure)})
+	result := any(map[string]any{"type": "null"})
+	if mi.Result != nil {
+		r, err := d.convert(mi.Result, mi.Name+".result")
+		if err != nil {
+			return nil, err
+		}
+		result = r
+	}
+	m = append(m, kv{"result", obj{{"name", "result"}, {"schema", result}}})
+	if mi.Params != nil {
+		d.errors = true
+		m = append(m, kv{"errors", []any{map[string]any{"$ref": "#/components/errors/InvalidParams"}}})
+	}
+	return m, nil
+}
+
+// descriptors are the content descriptors of the params of mi, whose
+// schema converted is root. Params that OpenRPC cannot cut into slots (a
+// slice, taken as the whole params array; a map; json.RawMessage) get one
+// descriptor, "params", whose schema is that of the whole params.
+func (d *openrpcDoc) descriptors(mi MethodInfo, root any) []any {
+	p := mi.Params
+	switch {
+	case mi.ParamStructure == ByPosition && p.PrefixItems != nil:
+		items, _ := root.(map[string]any)["items"].([]any)
+		out := make([]any, len(items))
+		for i, it := range items {
+			out[i] = obj{{"name", "param" + strconv.Itoa(i+1)}, {"required", true}, {"schema", it}}
+		}
+		return out
+	case p.Properties != nil && !slices.Contains(p.Type, "array"):
+		m, ok := root.(map[string]any)
+		props, _ := m["properties"].(map[string]any)
+		if !ok || props == nil {
+			break
+		}
+		names := p.PropertyOrder
+		for name := range p.Properties { // any not in the order, sorted
+			if !slices.Contains(names, name) {
+				names = append(slices.Clone(names), name)
+			}
+		}
+		slices.Sort(names[len(p.PropertyOrder):])
+		out := make([]any, 0, len(names))
+		for _, name := range names {
+			c := obj{{"name", name}}
+			ps := p.Properties[name]
+			if ps != nil && ps.Description != "" {
+				c = append(c, kv{"description", ps.Description})
+			}
+			c = append(c, kv{"required", slices.Contains(p.Required, name)}, kv{"schema", props[name]})
+			out = append(out, c)
+		}
+		return out
+	}
+	return []any{obj{{"name", "params"}, {"required", false}, {"schema", root}}}
+}
+
+// convert returns s in draft-07, as generic JSON, with its $defs moved to
+// d.components; a schema that refers to its own root is moved there too,
+// as name, and a reference to it returned.
+func (d *openrpcDoc) convert(s *schema.Schema, name string) (any, error) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber() // bounds such as the largest int64 stay exact
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return v, nil // true or false
+	}
+	delete(m, "$schema")
+	defs, _ := m["$defs"].(map[string]any)
+	delete(m, "$defs")
+	// Each definition's name in components, and the root's if referred to.
+	rename := map[string]string{}
+	for _, k := range slices.Sorted(maps.Keys(defs)) {
+		rename["#/$defs/"+k] = "#/components/schemas/" + d.name(k, defs[k])
+	}
+	selfRef := strings.Contains(string(b), `"$ref":"#"`)
+	if selfRef {
+		rename["#"] = "#/components/schemas/" + d.name(name, nil)
+	}
+	for k, def := range defs {
+		d.components[strings.TrimPrefix(rename["#/$defs/"+k], "#/components/schemas/")] = to07(def, rename)
+	}
+	root := to07(m, rename)
+	if selfRef {
+		d.components[strings.TrimPrefix(rename["#"], "#/components/schemas/")] = root
+		return map[string]any{"$ref": rename["#"]}, nil
+	}
+	return root, nil
+}
+
+// name is a free name in components for def, based on want: want itself
+// if free or holding the same schema already.
+func (d *openrpcDoc) name(want string, def any) string {
+	name := want
+	for i := 2; ; i++ {
+		var b []byte
+		if def != nil {
+			b, _ = json.Marshal(def)
+		}
+		have, taken := d.raw[name]
+		if !taken {
+			d.raw[name] = string(b)
+			return name
+		}
+		if def != nil && have == string(b) {
+			return name
+		}
+		name = want + "_" + strconv.Itoa(i)
+	}
+}
+
+// to07 rewrites schema v, generic JSON in 2020-12, into draft-07.
+func to07(v any, rename map[string]string) any {
+	switch v := v.(type) {
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = to07(e, rename)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			switch k {
+			case "properties", "$defs", "definitions", "dependentSchemas", "patternProperties":
+				if m, ok := e.(map[string]any); ok {
+					c := make(map[string]any, len(m))
+					for name, sub := range m {
+						c[name] = to07(sub, rename)
+					}
+					out[k] = c
+					continue
+				}
+			case "enum", "const", "required", "dependentRequired", "x-validate", "examples", "default":
+				out[k] = e // values, not schemas
+				continue
+			case "$ref":
+				if r, ok := e.(string); ok {
+					if n, ok := rename[r]; ok {
+						e = n
+					}
+				}
+				out[k] = e
+				continue
+			}
+			out[k] = to07(e, rename)
+		}
+		delete(out, "$schema")
+		if p, ok := out["prefixItems"]; ok {
+			delete(out, "prefixItems")
+			if it, ok := out["items"]; ok {
+				out["additionalItems"] = it
+			}
+			out["items"] = p
+		}
+		if dr, ok := out["dependentRequired"]; ok {
+			delete(out, "dependentRequired")
+			out["dependencies"] = dr
+		}
+		if r, ok := out["$ref"]; ok && len(out) > 1 {
+			delete(out, "$ref")
+			out["allOf"] = append([]any{map[string]any{"$ref": r}}, anySlice(out["allOf"])...)
+		}
+		return out
+	}
+	return v
+}
+
+// anySlice is v as a JSON array, or none.
+func anySlice(v any) []any {
+	s, _ := v.([]any)
+	return s
+}
