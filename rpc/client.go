@@ -576,13 +576,7 @@ func (c *Conn) routeProgress(params []byte) bool {
 // cause stands: every call fails the same way.
 func (c *Conn) failPending(cause error) {
 	c.mu.Lock()
-	if c.lost == nil {
-		c.lost = ErrClosed
-		if cause != nil && !errors.Is(cause, ErrClosed) {
-			c.lost = fmt.Errorf("%w: %w", ErrClosed, cause)
-		}
-	}
-	err := c.lost
+	err := c.loseLocked(cause)
 	pending := c.pending
 	c.pending = map[int64]*outbound{}
 	clear(c.outBatches)
@@ -592,6 +586,19 @@ func (c *Conn) failPending(cause error) {
 	for _, o := range pending {
 		o.finish(nil, err)
 	}
+}
+
+// loseLocked records why the connection is lost, unless a reason already
+// was, and returns the error every call of ours fails with from now on;
+// c.mu is held.
+func (c *Conn) loseLocked(cause error) error {
+	if c.lost == nil {
+		c.lost = ErrClosed
+		if cause != nil && !errors.Is(cause, ErrClosed) {
+			c.lost = fmt.Errorf("%w: %w", ErrClosed, cause)
+		}
+	}
+	return c.lost
 }
 
 // inputEnded fails the calls of ours waiting: with the input ended (err

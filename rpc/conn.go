@@ -455,7 +455,11 @@ func (c *Conn) wrote(err error) error {
 	case errors.Is(err, codec.ErrWriterClosed):
 		return c.closedErr()
 	}
-	c.failPending(fmt.Errorf("the output failed: %w", err))
+	// The reason first, then the shutdown, which fails the calls with it:
+	// a call that sees its error sees a connection already shutting down.
+	c.mu.Lock()
+	c.loseLocked(fmt.Errorf("the output failed: %w", err))
+	c.mu.Unlock()
 	c.shutdown(fmt.Errorf("rpc: write: %w", err)) // before the log: a log that blocks must not hold it up
 	c.log.Error("rpc: write failed; shutting down", "error", err)
 	return c.closedErr()
