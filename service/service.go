@@ -274,10 +274,13 @@ type method struct {
 
 // param is one Go parameter after the context.
 type param struct {
-	typ      reflect.Type
-	ptr      bool // typ is a pointer: decode into *typ.Elem()
-	dec      decodeFunc
-	validate bool // a struct (or pointer to one) with validate tags
+	typ reflect.Type
+	ptr bool // typ is a pointer: decode into *typ.Elem()
+	dec decodeFunc
+	// validate: the value is a struct (or a pointer to one), or a slice or
+	// array of structs, to validate: it has validate tags, or a custom
+	// Validator was given.
+	validate bool
 }
 
 var (
