@@ -29,14 +29,13 @@ const (
 type inbound struct {
 	context.Context
 	cancel context.CancelCauseFunc
-	core   *core
 	out    replier // where its answer and its notifications go
 	req    Request
 	batch  *batch   // the batch it came in, or nil
-	slot   int      // its place in the batch
 	next   *inbound // the next in flight whose id has the same hash
 
 	state atomic.Int32 // see stateQueued
+	slot  int32        // its place in the batch
 
 	// notifyMu orders the call's notifications before its response: it is
 	// held while one is written, and to mark the call done.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"reflect"
 	"sync"
 	"time"
@@ -82,7 +83,7 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Opt
 		rawW:    w,
 		r:       codec.NewReader(r, o.MaxFrameSize),
 		w:       codec.NewWriter(w),
-		dec:     codec.Decoder{MaxDepth: o.MaxDepth, MaxBatch: o.MaxBatch},
+		dec:     codec.Decoder{MaxDepth: o.MaxDepth, MaxBatch: min(o.MaxBatch, math.MaxInt32)}, // a batch entry's slot is an int32
 		grace:   positiveOr(o.ShutdownGrace, DefaultShutdownGrace),
 		methods: methodNames{},
 		done:    make(chan struct{}),
@@ -116,7 +117,7 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Opt
 // connection was given; it never returns nil and allocates nothing.
 func LoggerFromContext(ctx context.Context) *slog.Logger {
 	if in := callFrom(ctx); in != nil {
-		return in.core.log
+		return in.out.logger()
 	}
 	return slog.Default()
 }
@@ -306,6 +307,8 @@ func (c *Conn) write(line []byte) { _ = c.writeErr(line) }
 func (c *Conn) reply(line []byte) { c.write(line) }
 
 func (c *Conn) replyString(id []byte, s string) { _ = c.wrote(codec.WriteStringResponse(c.w, id, s)) }
+
+func (c *Conn) logger() *slog.Logger { return c.log }
 
 func (c *Conn) notify(ctx context.Context, line []byte) error {
 	_, err := c.queueLine(ctx, line)

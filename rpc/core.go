@@ -62,6 +62,8 @@ type replier interface {
 	// notify writes a notification line (no '\n') of a call, waiting for
 	// room no longer than ctx and never writing in the calling goroutine.
 	notify(ctx context.Context, line []byte) error
+	// logger is the logger of the calls (see LoggerFromContext).
+	logger() *slog.Logger
 }
 
 // newCore makes a dispatch core answering with h (nil: every request is
@@ -118,7 +120,6 @@ func (s *core) accept(m *codec.Message, b *batch, out replier, names methodNames
 	}
 	method, copied := names.name(m.Method)
 	in := &inbound{
-		core:  s,
 		out:   out,
 		req:   Request{ID: m.ID, Method: method, Params: m.Params, Meta: m.Meta},
 		batch: b,
@@ -180,7 +181,7 @@ func (s *core) cancelFromPeer(method string, params []byte) {
 // frees its id once the answer is on its way.
 func (s *core) answer(in *inbound, line []byte) {
 	if in.batch != nil {
-		in.batch.add(s, in.slot, line)
+		in.batch.add(s, int(in.slot), line)
 		return
 	}
 	s.forget(in)

@@ -78,7 +78,7 @@ func (c *Conn) readFrame(frame []byte) {
 		case w.line != nil:
 			b.record(i, w.line)
 		case w.in != nil:
-			w.in.slot = i
+			w.in.slot = int32(i) // MaxBatch is at most math.MaxInt32 (NewConn)
 			b.calls = append(b.calls, w.in)
 			if w.in.req.ID != nil {
 				b.pending++
