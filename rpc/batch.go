@@ -3,6 +3,8 @@ package rpc
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/toolrpc/toolrpc/codec"
 )
 
 // batch gathers the answers to one batch, and writes them as one array, in
@@ -13,10 +15,13 @@ type batch struct {
 	reqs    []*inbound // its requests, for workers to claim (see claim)
 	next    atomic.Int32
 	mu      sync.Mutex
-	arena   []byte        // the answers so far, back to back, as they came
-	answers []span        // by entry: where its answer is in arena (none: empty)
-	pending int           // answers still to come, plus one until dispatched
-	done    chan struct{} // closed once answered, when not nil (see serveFrame)
+	arena   []byte // the answers so far, back to back, as they came
+	answers []span // by entry: where its answer is in arena (none: empty)
+	pending int    // answers still to come, plus one until dispatched
+	// single is set for a lone message carried as a batch of one (see
+	// serveFrame): its answer goes out as it is, not in an array.
+	single bool
+	done   chan struct{} // closed once answered, when not nil (see serveFrame)
 }
 
 // span is a part of a batch's arena.
@@ -65,6 +70,15 @@ func (b *batch) add(s *core, slot int, line []byte) {
 	}
 	// The batch's ids are in flight until its answer is written.
 	s.inflight.removeAll(b.calls)
+	if b.done != nil {
+		defer close(b.done)
+	}
+	if b.single {
+		if a := b.answers[0]; a.end > a.at {
+			b.out.reply(b.arena[a.at:a.end])
+		}
+		return
+	}
 	buf := getBuffer()
 	defer putBuffer(buf)
 	out := append(*buf, '[')
@@ -80,7 +94,25 @@ func (b *batch) add(s *core, slot int, line []byte) {
 	if len(out) > 1 {
 		b.out.reply(append(out, ']'))
 	}
-	if b.done != nil {
-		close(b.done)
+}
+
+// fill makes the entries of a batch of msgs: answers for the invalid ones,
+// calls for the rest (see core.accept). It returns the memory they hold
+// beyond the frame's bytes.
+func (b *batch) fill(s *core, msgs []codec.Message, accept func(*codec.Message, *batch) work) (size int) {
+	for i := range msgs {
+		w := accept(&msgs[i], b)
+		switch {
+		case w.line != nil:
+			b.record(i, w.line)
+		case w.in != nil:
+			w.in.slot = int32(i) // MaxBatch is at most math.MaxInt32 (see NewConn, serveFrame)
+			b.calls = append(b.calls, w.in)
+			if w.in.req.ID != nil {
+				b.pending++
+			}
+			size += w.size
+		}
 	}
+	return size
 }

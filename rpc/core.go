@@ -35,7 +35,7 @@ type core struct {
 	notifying atomic.Pointer[inbound]
 
 	// The workers (see workers.go).
-	jobs    chan job      // work handed to idle workers; closed by closeJobs
+	jobs    chan work     // requests and batches handed to idle workers; closed by closeJobs
 	sem     chan struct{} // a token per worker goroutine
 	running sync.WaitGroup
 	openMu  sync.Mutex
@@ -75,7 +75,7 @@ func newCore(ctx context.Context, h Handler, log *slog.Logger, o *Options) *core
 		sequential: o.Sequential,
 		base:       context.WithoutCancel(ctx),
 		inflight:   newInflightSet(),
-		jobs:       make(chan job),
+		jobs:       make(chan work),
 		sem:        make(chan struct{}, positiveOr(o.Concurrency, DefaultConcurrency)),
 		stopCh:     make(chan struct{}),
 	}

@@ -71,21 +71,7 @@ func (c *Conn) readFrame(frame []byte) {
 		return
 	}
 	b := newBatch(len(msgs), c)
-	size := batchCost + cap(frame) + len(msgs)*int(unsafe.Sizeof(span{}))
-	for i := range msgs {
-		w := c.accept(&msgs[i], b)
-		switch {
-		case w.line != nil:
-			b.record(i, w.line)
-		case w.in != nil:
-			w.in.slot = int32(i) // MaxBatch is at most math.MaxInt32 (NewConn)
-			b.calls = append(b.calls, w.in)
-			if w.in.req.ID != nil {
-				b.pending++
-			}
-			size += w.size
-		}
-	}
+	size := batchCost + cap(frame) + len(msgs)*int(unsafe.Sizeof(span{})) + b.fill(c.core, msgs, c.accept)
 	c.enqueue(work{batch: b, size: size + cap(b.arena)})
 }
 

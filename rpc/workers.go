@@ -2,13 +2,6 @@ package rpc
 
 import "github.com/toolrpc/toolrpc/codec"
 
-// job is what a worker is handed: a request, or a batch to claim requests
-// from.
-type job struct {
-	in    *inbound
-	batch *batch
-}
-
 // inline reports whether in runs in the dispatching goroutine, in order: a
 // notification, or any call when sequential.
 func (s *core) inline(in *inbound) bool { return in.req.ID == nil || s.sequential }
@@ -21,7 +14,7 @@ func (s *core) start(in *inbound) {
 		s.run(in)
 		return
 	}
-	s.startJob(job{in: in})
+	s.startJob(work{in: in})
 }
 
 // startBatch runs a batch's notifications in the calling goroutine, in
@@ -45,17 +38,18 @@ func (s *core) startBatch(b *batch) {
 // it did.
 func (s *core) tryHandOff(in *inbound) bool {
 	select {
-	case s.jobs <- job{in: in}:
+	case s.jobs <- work{in: in}:
 		return true
 	default:
 		return false
 	}
 }
 
-// startJob hands j to an idle worker if there is one, else to a new one
+// startJob hands j (a request, or a batch to claim requests from) to an
+// idle worker if there is one, else to a new one
 // once there is room (Options.Concurrency). It waits for either; if the
 // core shuts down first, j's requests are answered ServerShuttingDown.
-func (s *core) startJob(j job) {
+func (s *core) startJob(j work) {
 	select {
 	case s.jobs <- j: // an idle worker took it
 		return
@@ -84,13 +78,13 @@ func (s *core) offerBatch(b *batch) {
 	s.openBatches = append(s.openBatches, b)
 	s.open.Store(int32(len(s.openBatches)))
 	s.openMu.Unlock()
-	s.startJob(job{batch: b})
+	s.startJob(work{batch: b})
 	for range len(b.reqs) - 1 {
 		select {
-		case s.jobs <- job{batch: b}:
+		case s.jobs <- work{batch: b}:
 		case s.sem <- struct{}{}:
 			s.running.Add(1)
-			go s.worker(job{batch: b})
+			go s.worker(work{batch: b})
 		default:
 			return
 		}
@@ -105,7 +99,7 @@ func (s *core) closeJobs() { close(s.jobs) }
 // kept for the core's life (at most Options.Concurrency of them): a
 // goroutine per call would start on a small stack and grow it through the
 // handler's frames every time.
-func (s *core) worker(j job) {
+func (s *core) worker(j work) {
 	defer s.running.Done()
 	for ok := true; ok; j, ok = <-s.jobs {
 		if j.in != nil {
