@@ -104,7 +104,8 @@ func CancelledSilently(ctx context.Context) bool {
 // nil if ctx belongs to no call.
 func ConnFromContext(ctx context.Context) *Conn {
 	if in := callFrom(ctx); in != nil {
-		return in.conn
+		c, _ := in.out.(*Conn)
+		return c
 	}
 	return nil
 }

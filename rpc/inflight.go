@@ -11,6 +11,7 @@ import (
 // the token, with requests whose ids share a hash chained, so that adding a
 // request needs no string made of its id.
 type inflightSet struct {
+	mu   sync.Mutex
 	hash func(id []byte) uint64
 	m    map[uint64]*inbound
 	peak int // the most entries m has held: a map never gives back its room
@@ -29,10 +30,10 @@ func newInflightSet() inflightSet {
 }
 
 // get returns the request whose id is the token id, or nil.
-func (s *inflightSet) get(mu *sync.Mutex, id []byte) *inbound {
+func (s *inflightSet) get(id []byte) *inbound {
 	h := s.hash(id)
-	mu.Lock()
-	defer mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for in := s.m[h]; in != nil; in = in.next {
 		if bytes.Equal(in.req.ID, id) {
 			return in
@@ -43,10 +44,10 @@ func (s *inflightSet) get(mu *sync.Mutex, id []byte) *inbound {
 
 // add adds in, unless a request with the same id is there; it reports
 // whether it added it.
-func (s *inflightSet) add(mu *sync.Mutex, in *inbound) bool {
+func (s *inflightSet) add(in *inbound) bool {
 	h := s.hash(in.req.ID)
-	mu.Lock()
-	defer mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	head := s.m[h]
 	for other := head; other != nil; other = other.next {
 		if bytes.Equal(other.req.ID, in.req.ID) {
@@ -60,13 +61,37 @@ func (s *inflightSet) add(mu *sync.Mutex, in *inbound) bool {
 }
 
 // remove removes in, if it is there.
-func (s *inflightSet) remove(mu *sync.Mutex, in *inbound) {
-	mu.Lock()
-	defer mu.Unlock()
+func (s *inflightSet) remove(in *inbound) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.removeLocked(in)
 }
 
-// removeLocked is remove, with the mutex held.
+// removeAll removes the requests among calls (a batch's entries), under
+// one lock.
+func (s *inflightSet) removeAll(calls []*inbound) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, in := range calls {
+		if in.req.ID != nil {
+			s.removeLocked(in)
+		}
+	}
+}
+
+// each calls fn for every request in the set, with the set locked: fn
+// must not use the set.
+func (s *inflightSet) each(fn func(in *inbound)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, in := range s.m {
+		for ; in != nil; in = in.next {
+			fn(in)
+		}
+	}
+}
+
+// removeLocked is remove, with s.mu held.
 func (s *inflightSet) removeLocked(in *inbound) {
 	h := s.hash(in.req.ID)
 	var prev *inbound

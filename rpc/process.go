@@ -148,7 +148,7 @@ func StartProcess(ctx context.Context, cmd *exec.Cmd, h Handler, opts *ProcessOp
 		if exited {
 			cause = p.exitCause()
 		}
-		p.Conn.failPending(cause)
+		p.Conn.calls.fail(cause)
 		close(p.outEnded)
 	}}
 	p.stderr = &childPipe{f: errR, exited: p.waited}
@@ -162,7 +162,7 @@ func StartProcess(ctx context.Context, cmd *exec.Cmd, h Handler, opts *ProcessOp
 		if !woken {
 			// The reader cannot be woken: end the session now, though an
 			// answer the process wrote may be left unread.
-			p.Conn.failPending(p.exitCause())
+			p.Conn.calls.fail(p.exitCause())
 			return
 		}
 		// The session ends as the reader has read what the process wrote

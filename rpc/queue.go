@@ -1,8 +1,15 @@
 package rpc
 
 import (
+	"errors"
 	"math"
 	"sync"
+)
+
+// Errors of workQueue.push.
+var (
+	errQueueFull    = errors.New("rpc: queue full")
+	errQueueStopped = errors.New("rpc: queue stopped")
 )
 
 // workQueue holds the messages read and not yet dispatched, in order. The

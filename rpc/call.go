@@ -1,0 +1,176 @@
+package rpc
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/toolrpc/toolrpc/codec"
+)
+
+// States of an inbound call. A call moves from queued to running to done;
+// the peer's cancellation moves a queued call straight to done, and a
+// running one to one of the cancelled states, which the handler's return
+// then moves to done.
+const (
+	stateQueued       int32 = iota
+	stateRunning            // the handler runs
+	stateCancelledLSP       // the handler runs; answer RequestCancelled
+	stateCancelledMCP       // the handler runs; answer nothing
+	stateDone               // answered, or being answered
+)
+
+// inbound is a request or notification from the peer, from the moment it is
+// read until it is answered. It is its handler's context too: the embedded
+// Context (cancelled with the call, with a cause) and, for callKey, itself.
+type inbound struct {
+	context.Context
+	cancel context.CancelCauseFunc
+	out    replier // where its answer and its notifications go
+	req    Request
+	batch  *batch   // the batch it came in, or nil
+	next   *inbound // the next in flight whose id has the same hash
+
+	state atomic.Int32 // see stateQueued
+	slot  int32        // its place in the batch
+
+	// notifyMu orders the call's notifications before its response: it is
+	// held while one is written, and to mark the call done.
+	notifyMu sync.Mutex
+}
+
+// Value returns the call itself for callKey, and otherwise what the
+// transport's context holds.
+func (in *inbound) Value(key any) any {
+	if key == (callKey{}) {
+		return in
+	}
+	return in.Context.Value(key)
+}
+
+// begin moves a queued call to running, unless it was cancelled first.
+func (in *inbound) begin() bool { return in.state.CompareAndSwap(stateQueued, stateRunning) }
+
+// end marks a call whose handler returned as done, and returns the state it
+// was in: stateRunning, or how the peer cancelled it while it ran.
+func (in *inbound) end() int32 {
+	in.notifyMu.Lock()
+	defer in.notifyMu.Unlock()
+	return in.state.Swap(stateDone)
+}
+
+// cancelBy records the peer's cancellation (stateCancelledLSP or
+// stateCancelledMCP). It reports whether the call was still queued, and is
+// now done without having run; a running call is only marked. A call whose
+// handler has returned is left alone: its answer stands.
+func (in *inbound) cancelBy(how int32) (wasQueued bool) {
+	for {
+		switch s := in.state.Load(); s {
+		case stateQueued:
+			if in.state.CompareAndSwap(s, stateDone) {
+				return true
+			}
+		case stateRunning:
+			if in.state.CompareAndSwap(s, how) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+}
+
+// notify writes a notification on behalf of the call, unless it is
+// answered: waiting for room in a blocked output no longer than ctx, never
+// writing in the handler's goroutine (see replier.notify). Once queued, it
+// is written before the call's response, which waits for notifyMu.
+func (in *inbound) notify(ctx context.Context, method string, params any) error {
+	buf := getBuffer()
+	defer putBuffer(buf)
+	line, err := codec.AppendRequest(*buf, nil, method, params)
+	*buf = line
+	if err != nil {
+		return err
+	}
+	in.notifyMu.Lock()
+	defer in.notifyMu.Unlock()
+	if in.state.Load() == stateDone {
+		return ErrAnswered
+	}
+	return in.out.notify(ctx, line)
+}
+
+// run calls the handler for in, unless the peer cancelled it first, and
+// answers it.
+func (s *core) run(in *inbound) {
+	if !in.begin() {
+		return // cancelled while queued, and answered then
+	}
+	if in.req.ID == nil {
+		s.notifying.Store(in)
+		if s.stopping.Load() {
+			in.cancel(ErrShutdown) // cancelCalls may have missed it
+		}
+	}
+	result, err := s.invoke(in)
+	how := in.end()
+	if in.req.ID == nil {
+		s.notifying.Store(nil)
+		// A notification no method handles is not a failure: peers send
+		// notifications a server may ignore (MCP's
+		// notifications/initialized). Middleware may log it (Logging does,
+		// at Debug).
+		if err != nil && ErrorFor(in, err).Code != codec.MethodNotFound {
+			s.log.Warn("rpc: notification handler failed", "method", codec.Echo(in.req.Method), "error", err)
+		}
+		in.cancel(nil)
+		return
+	}
+	if str, ok := result.(string); ok && err == nil && how == stateRunning && in.batch == nil && len(str) >= streamSize {
+		// A long string result is written in pieces, never copied whole.
+		in.cancel(nil)
+		s.forget(in)
+		in.out.replyString(in.req.ID, str)
+		return
+	}
+	var line []byte
+	var buf *[]byte
+	switch how {
+	case stateCancelledLSP:
+		line = errorLine(in.req.ID, codec.NewError(codec.RequestCancelled, ""))
+	case stateCancelledMCP:
+	default:
+		// Encoded in a pooled buffer: written at once, or copied into
+		// its batch, it is free again when answer returns.
+		buf = getBuffer()
+		line = s.responseLine((*buf)[:0], in, result, err)
+	}
+	in.cancel(nil)
+	s.answer(in, line)
+	if buf != nil {
+		*buf = line
+		putBuffer(buf)
+	}
+}
+
+// streamSize is the length from which a string result is written in
+// pieces.
+const streamSize = 64 << 10
+
+// invoke calls the handler, turning a panic into an error.
+func (s *core) invoke(in *inbound) (result any, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.log.Error("rpc: handler panicked", "method", codec.Echo(in.req.Method), "id", codec.Echo(in.req.ID),
+				"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			err = &panicError{value: v}
+		}
+	}()
+	if s.h == nil || (strings.HasPrefix(in.req.Method, ReservedPrefix) && in.req.Method != Discover) {
+		return nil, codec.NewError(codec.MethodNotFound, "")
+	}
+	return s.h.Handle(in, &in.req)
+}

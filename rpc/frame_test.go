@@ -1,0 +1,217 @@
+package rpc
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolrpc/toolrpc/codec"
+)
+
+// frameOut is a replier that collects what a frame is answered with, as
+// a request/response transport would.
+type frameOut struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (o *frameOut) reply(line []byte) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.lines = append(o.lines, string(line))
+}
+
+func (o *frameOut) replyString(id []byte, s string) {
+	line, err := codec.AppendResponse(nil, id, s)
+	if err != nil {
+		panic(err)
+	}
+	o.reply(line)
+}
+
+func (o *frameOut) notify(_ context.Context, line []byte) error {
+	o.reply(line)
+	return nil
+}
+
+func (o *frameOut) logger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+func (o *frameOut) taken() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	lines := o.lines
+	o.lines = nil
+	return lines
+}
+
+// frameHandler serves the methods the frame tests call.
+func frameHandler(ctx context.Context, req *Request) (any, error) {
+	switch req.Method {
+	case "echo":
+		return req.Params, nil
+	case "note":
+		if err := Notify(ctx, "note", map[string]int{"n": 1}); err != nil {
+			return nil, err
+		}
+		return "ok", nil
+	case "fail":
+		return nil, codec.NewError(-32099, "nope")
+	case "err":
+		return nil, errors.New("plain")
+	case "boom":
+		panic("boom")
+	case "big":
+		return strings.Repeat("x", streamSize+1), nil
+	case "block":
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return nil, codec.NewError(codec.MethodNotFound, "")
+}
+
+// stopCore shuts a test's core down and waits for its workers.
+func stopCore(s *core) {
+	if s.beginStop() {
+		s.stop()
+	}
+	s.closeJobs()
+	s.running.Wait()
+}
+
+// A frame served by the core alone, as a request/response transport serves
+// it, is answered exactly as the stream connection answers the same line:
+// the rules are the core's, not the stream's.
+func TestServeFrameAnswersAsTheStream(t *testing.T) {
+	big := `{"jsonrpc":"2.0","result":"` + strings.Repeat("x", streamSize+1) + `","id":1}`
+	tests := []struct {
+		name, frame string
+		want        []string
+	}{
+		{"request", `{"jsonrpc":"2.0","method":"echo","params":[1,2],"id":1}`,
+			[]string{`{"jsonrpc":"2.0","result":[1,2],"id":1}`}},
+		{"notification", `{"jsonrpc":"2.0","method":"echo","params":[1]}`, nil},
+		{"notification before the response", `{"jsonrpc":"2.0","method":"note","id":"a"}`,
+			[]string{`{"jsonrpc":"2.0","method":"note","params":{"n":1}}`, `{"jsonrpc":"2.0","result":"ok","id":"a"}`}},
+		{"batch", `[{"jsonrpc":"2.0","method":"echo","params":{"x":1},"id":1},{"jsonrpc":"2.0","method":"echo"},{"foo":1},` +
+			`{"jsonrpc":"2.0","method":"fail","id":2},{"jsonrpc":"2.0","method":"rpc.x","id":3},{"jsonrpc":"2.0","method":"boom","id":4},` +
+			`{"jsonrpc":"2.0","method":"err","id":5},{"jsonrpc":"2.0","method":"note","id":6}]`,
+			[]string{`{"jsonrpc":"2.0","method":"note","params":{"n":1}}`,
+				`[{"jsonrpc":"2.0","result":{"x":1},"id":1},` +
+					`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"jsonrpc must be the string 2.0"}},"id":null},` +
+					`{"jsonrpc":"2.0","error":{"code":-32099,"message":"nope"},"id":2},` +
+					`{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":3},` +
+					`{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"exception":"string","message":"boom"}},"id":4},` +
+					`{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"exception":"*errors.errorString","message":"plain"}},"id":5},` +
+					`{"jsonrpc":"2.0","result":"ok","id":6}]`}},
+		{"empty batch", `[]`,
+			[]string{`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"a batch must not be empty"}},"id":null}`}},
+		{"batch of invalid entries", `[1,2]`,
+			[]string{`[{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"a request must be a JSON object"}},"id":null},` +
+				`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"a request must be a JSON object"}},"id":null}]`}},
+		{"batch of notifications", `[{"jsonrpc":"2.0","method":"echo"},{"jsonrpc":"2.0","method":"note"}]`,
+			[]string{`{"jsonrpc":"2.0","method":"note","params":{"n":1}}`}},
+		{"parse error", `{bad json`,
+			[]string{`{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}`}},
+		{"too deep", `{"jsonrpc":"2.0","method":"echo","params":[[[[[1]]]]],"id":1}`,
+			[]string{`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"nested more than 4 levels deep"}},"id":null}`}},
+		{"unknown method", `{"jsonrpc":"2.0","method":"nosuch","id":9}`,
+			[]string{`{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":9}`}},
+		{"a response", `{"jsonrpc":"2.0","result":1,"id":7}`, nil},
+		{"a long string result", `{"jsonrpc":"2.0","method":"big","id":1}`, []string{big}},
+	}
+	opts := &Options{Logger: slog.New(slog.DiscardHandler), MaxDepth: 4}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stream bytes.Buffer
+			require.NoError(t, Serve(context.Background(), strings.NewReader(tt.frame+"\n"), &stream, HandlerFunc(frameHandler), opts))
+			var streamLines []string
+			if s := strings.TrimSuffix(stream.String(), "\n"); s != "" {
+				streamLines = strings.Split(s, "\n")
+			}
+			assert.Equal(t, tt.want, streamLines, "the stream")
+
+			s := newCore(context.Background(), HandlerFunc(frameHandler), opts.Logger, opts)
+			defer stopCore(s)
+			var out frameOut
+			dec := codec.Decoder{MaxDepth: opts.MaxDepth}
+			s.serveFrame(context.Background(), &dec, []byte(tt.frame), &out)
+			assert.Equal(t, tt.want, out.taken(), "the core alone")
+		})
+	}
+}
+
+// The frames one core serves share its ids in flight: a request whose id
+// is in flight in another frame is refused, and a cancellation in one
+// frame reaches a call of another.
+func TestServeFrameSharesTheIDsInFlight(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newCore(context.Background(), HandlerFunc(frameHandler), slog.New(slog.DiscardHandler), &Options{})
+		defer stopCore(s)
+		serve := func(frame string) []string {
+			var out frameOut
+			var dec codec.Decoder
+			s.serveFrame(context.Background(), &dec, []byte(frame), &out)
+			return out.taken()
+		}
+		blocked := make(chan []string)
+		go func() { blocked <- serve(`{"jsonrpc":"2.0","method":"block","id":1}`) }()
+		synctest.Wait() // the call blocks in its handler, its id in flight
+		assert.Equal(t, []string{`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"id already in use by a request in flight"}},"id":1}`},
+			serve(`{"jsonrpc":"2.0","method":"echo","id":1}`))
+		assert.Empty(t, serve(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}`))
+		assert.Equal(t, []string{`{"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":1}`}, <-blocked)
+		assert.Equal(t, []string{`{"jsonrpc":"2.0","result":null,"id":1}`},
+			serve(`{"jsonrpc":"2.0","method":"echo","id":1}`), "the id is free again")
+	})
+}
+
+// Frames run their requests within the core's concurrency bound, and a
+// core shutting down answers what it is given ServerShuttingDown.
+func TestServeFrameConcurrencyAndShutdown(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newCore(context.Background(), HandlerFunc(frameHandler), slog.New(slog.DiscardHandler), &Options{Concurrency: 1})
+		serve := func(ctx context.Context, frame string) <-chan []string {
+			done := make(chan []string, 1)
+			go func() {
+				var out frameOut
+				var dec codec.Decoder
+				s.serveFrame(ctx, &dec, []byte(frame), &out)
+				done <- out.taken()
+			}()
+			return done
+		}
+		first := serve(context.Background(), `{"jsonrpc":"2.0","method":"block","id":1}`)
+		synctest.Wait()
+		second := serve(context.Background(), `{"jsonrpc":"2.0","method":"echo","params":[2],"id":2}`)
+		synctest.Wait() // every goroutine blocked: the second waits for the one worker
+		select {
+		case lines := <-second:
+			t.Fatalf("a second request ran past Concurrency 1: %q", lines)
+		default:
+		}
+		assert.Empty(t, <-serve(context.Background(), `{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}`))
+		assert.Equal(t, []string{`{"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":1}`}, <-first)
+		assert.Equal(t, []string{`{"jsonrpc":"2.0","result":[2],"id":2}`}, <-second)
+
+		gaveUp, cancel := context.WithCancel(context.Background())
+		running := serve(gaveUp, `{"jsonrpc":"2.0","method":"block","id":3}`)
+		synctest.Wait()
+		cancel() // the transport gives up: serveFrame returns, the call runs on
+		assert.Empty(t, <-running)
+
+		require.True(t, s.beginStop())
+		s.stop()
+		s.cancelCalls(ErrShutdown)
+		assert.Equal(t, []string{`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Server shutting down"},"id":4}`},
+			<-serve(context.Background(), `{"jsonrpc":"2.0","method":"echo","id":4}`))
+		stopCore(s)
+	})
+}

@@ -1,0 +1,102 @@
+package rpc
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// Defaults of Options.
+const (
+	DefaultConcurrency     = 64
+	DefaultQueueSize       = 1024
+	DefaultMaxQueueBytes   = 256 << 20
+	DefaultMaxPendingCalls = 4096
+	DefaultShutdownGrace   = 5 * time.Second
+)
+
+// Options configure a connection. A nil *Options, and every zero field, means
+// the documented default.
+type Options struct {
+	// Logger receives the connection's logs: invalid input at debug level,
+	// unexpected responses and failed notification handlers as warnings,
+	// panics (with their stack) and write failures as errors. It is also
+	// the logger of every call (LoggerFromContext), through which handlers
+	// and middleware given no logger of their own log, so that one logger,
+	// set here once, gets every record. Default: slog.Default(), which
+	// writes to stderr.
+	Logger *slog.Logger
+
+	// MaxFrameSize is the longest line accepted, in bytes. A longer line is
+	// answered InvalidRequest (id null) and skipped without being held in
+	// memory. Default: codec.DefaultMaxFrameSize (64 MiB).
+	MaxFrameSize int
+	// MaxBatch is the most entries a batch may have; a longer one is
+	// answered with one InvalidRequest. Default: codec.DefaultMaxBatch.
+	MaxBatch int
+	// MaxDepth is the deepest nesting of arrays and objects in a message;
+	// a deeper one is answered InvalidRequest. Default:
+	// codec.DefaultMaxDepth.
+	MaxDepth int
+
+	// Concurrency is the most requests handled at once. Default:
+	// DefaultConcurrency.
+	Concurrency int
+	// Sequential handles one message at a time in arrival order, so that
+	// responses are written in the order of the requests. Concurrency is
+	// then ignored.
+	Sequential bool
+	// QueueSize is the most messages read and waiting for a handler. When
+	// the queue is full the connection stops reading until there is room —
+	// except while a call of ours awaits the peer's response, which may be
+	// behind the peer's requests: it then reads on, up to 16 times
+	// QueueSize, and answers requests beyond that ServerBusy. Default:
+	// DefaultQueueSize.
+	QueueSize int
+	// MaxQueueBytes bounds the memory the messages waiting in the queue
+	// hold, as QueueSize bounds their number: a message counts its frame's
+	// bytes plus 400 for its decoded form (a request of 40 bytes costs
+	// ten times that once decoded). A message alone in the queue is always
+	// taken. Default: DefaultMaxQueueBytes (256 MiB).
+	MaxQueueBytes int
+	// MaxPendingCalls bounds the calls of ours waiting for the peer's
+	// response; a call beyond it waits for one to end, as long as its
+	// context lets it. A batch takes one for each of its calls, all at
+	// once: it waits, holding none, until that many are free; a batch with
+	// more calls than MaxPendingCalls fails at once. Default:
+	// DefaultMaxPendingCalls.
+	MaxPendingCalls int
+
+	// CancelNotification is the notification sent to the peer when the
+	// context of a call of ours ends before its response: CancelRequest
+	// (the default: LSP's $/cancelRequest {"id": X}) or
+	// CancelledNotification (MCP's notifications/cancelled {"requestId": X}).
+	// Any other value is refused: the connection does not start (see
+	// NewConn).
+	CancelNotification string
+
+	// ShutdownGrace is how long handlers get to return once their contexts
+	// are cancelled by a shutdown (the connection's context ended, Close was
+	// called, or the output failed). After it the connection finishes
+	// anyway; a handler still running then has its response dropped.
+	// Default: DefaultShutdownGrace.
+	ShutdownGrace time.Duration
+}
+
+// check reports an option that holds none of the values it may take.
+func (o *Options) check() error {
+	switch o.CancelNotification {
+	case "", CancelRequest, CancelledNotification:
+		return nil
+	}
+	return fmt.Errorf("rpc: Options.CancelNotification is %q: want rpc.CancelRequest (%q) or rpc.CancelledNotification (%q)",
+		o.CancelNotification, CancelRequest, CancelledNotification)
+}
+
+// positiveOr is v, or d when v is zero or negative (an option's default).
+func positiveOr[T int | time.Duration](v, d T) T {
+	if v <= 0 {
+		return d
+	}
+	return v
+}

@@ -1,0 +1,150 @@
+package rpc
+
+import "github.com/toolrpc/toolrpc/codec"
+
+// inline reports whether in runs in the dispatching goroutine, in order: a
+// notification, or any call when sequential.
+func (s *core) inline(in *inbound) bool { return in.req.ID == nil || s.sequential }
+
+// start runs a call: a notification, or a request when sequential, in the
+// calling goroutine; any other request in a worker goroutine (see
+// startJob).
+func (s *core) start(in *inbound) {
+	if s.inline(in) {
+		s.run(in)
+		return
+	}
+	s.startJob(work{in: in})
+}
+
+// startBatch runs a batch's notifications in the calling goroutine, in
+// order (and everything when sequential), and hands its requests to
+// workers.
+func (s *core) startBatch(b *batch) {
+	for _, in := range b.calls {
+		if s.inline(in) {
+			s.run(in)
+		} else {
+			b.reqs = append(b.reqs, in)
+		}
+	}
+	if len(b.reqs) > 0 {
+		s.offerBatch(b)
+	}
+	b.add(s, -1, nil) // dispatched: release the batch's extra count
+}
+
+// tryHandOff gives in to an idle worker, if one waits, reporting whether
+// it did.
+func (s *core) tryHandOff(in *inbound) bool {
+	select {
+	case s.jobs <- work{in: in}:
+		return true
+	default:
+		return false
+	}
+}
+
+// startJob hands j (a request, or a batch to claim requests from) to an
+// idle worker if there is one, else to a new one
+// once there is room (Options.Concurrency). It waits for either; if the
+// core shuts down first, j's requests are answered ServerShuttingDown.
+func (s *core) startJob(j work) {
+	select {
+	case s.jobs <- j: // an idle worker took it
+		return
+	default:
+	}
+	select {
+	case s.jobs <- j:
+	case s.sem <- struct{}{}:
+		s.running.Add(1)
+		go s.worker(j)
+	case <-s.stopCh:
+		if j.in != nil {
+			s.refuseCall(j.in, codec.ServerShuttingDown)
+		} else {
+			s.drainBatch(j.batch) // stopping: answers them ServerShuttingDown
+		}
+	}
+}
+
+// offerBatch offers a batch's requests to one worker, waiting for one if
+// need be, then to more while idle ones or room remain, up to one per
+// request: the workers claim them. Until they are all claimed, the batch
+// is also open to every worker that finishes a job (see worker).
+func (s *core) offerBatch(b *batch) {
+	s.openMu.Lock()
+	s.openBatches = append(s.openBatches, b)
+	s.open.Store(int32(len(s.openBatches)))
+	s.openMu.Unlock()
+	s.startJob(work{batch: b})
+	for range len(b.reqs) - 1 {
+		select {
+		case s.jobs <- work{batch: b}:
+		case s.sem <- struct{}{}:
+			s.running.Add(1)
+			go s.worker(work{batch: b})
+		default:
+			return
+		}
+	}
+}
+
+// closeJobs ends the idle workers, and the busy ones after their call.
+// Nothing may be handed to workers any more.
+func (s *core) closeJobs() { close(s.jobs) }
+
+// worker does j, then the jobs handed to it, until closeJobs. Workers are
+// kept for the core's life (at most Options.Concurrency of them): a
+// goroutine per call would start on a small stack and grow it through the
+// handler's frames every time.
+func (s *core) worker(j work) {
+	defer s.running.Done()
+	for ok := true; ok; j, ok = <-s.jobs {
+		if j.in != nil {
+			s.run(j.in)
+		} else {
+			s.drainBatch(j.batch)
+		}
+		// Before waiting for a job: the requests of batches dispatched
+		// while every worker was busy.
+		for b := s.openBatch(); b != nil; b = s.openBatch() {
+			s.drainBatch(b)
+		}
+	}
+}
+
+// drainBatch runs the requests of b no worker has claimed, one after
+// another; once the core shuts down it answers them ServerShuttingDown
+// instead, as queued requests are.
+func (s *core) drainBatch(b *batch) {
+	for in := b.claim(); in != nil; in = b.claim() {
+		if s.stopping.Load() {
+			s.refuseCall(in, codec.ServerShuttingDown)
+			continue
+		}
+		s.run(in)
+	}
+}
+
+// openBatch returns a batch with requests no worker has claimed, or nil,
+// dropping from the list those whose requests are all claimed.
+func (s *core) openBatch() *batch {
+	if s.open.Load() == 0 {
+		return nil // the common case, without the lock
+	}
+	s.openMu.Lock()
+	defer s.openMu.Unlock()
+	defer func() { s.open.Store(int32(len(s.openBatches))) }()
+	for len(s.openBatches) > 0 {
+		b := s.openBatches[0]
+		if int(b.next.Load()) < len(b.reqs) {
+			return b
+		}
+		s.openBatches[0] = nil
+		s.openBatches = s.openBatches[1:]
+	}
+	s.openBatches = nil
+	return nil
+}
