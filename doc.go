@@ -36,7 +36,8 @@
 //
 //   - codec: the wire — frames, message classification, encoding, errors;
 //   - rpc: the connection — Serve, ServeStdio, Conn (both ends: a client
-//     too, and StartProcess), Handler, notifications, cancellation;
+//     too, and StartProcess), Handler, notifications, cancellation, and
+//     the errors a tool returns (rpc.Error, rpc.NewError and the codes);
 //   - service: plain Go values as RPC methods, with params binding and
 //     validation;
 //   - middleware: recovery, progress, logging, correlation, timeouts.

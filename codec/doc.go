@@ -7,8 +7,10 @@
 // tokens that came, so an id is echoed byte for byte. The Append functions
 // encode messages as compact single lines, and a Writer writes lines from many
 // goroutines without interleaving them. Error is the JSON-RPC error object,
-// and the Code constants name every code toolrpc uses. Echo bounds what an
-// answer or a log record repeats of a string a peer sent (MaxEcho bytes).
+// and the Code constants name every code toolrpc uses; package rpc offers
+// them under the same names, so that a tool never imports codec for its
+// errors. Echo bounds what an answer or a log record repeats of a string a
+// peer sent (MaxEcho bytes).
 //
 // The message of an InvalidRequest error is the specification's, "Invalid
 // Request"; its data, an InvalidRequestData, says which rule the message

@@ -13,10 +13,10 @@ import (
 	"github.com/toolrpc/toolrpc/internal/scan"
 )
 
-// ErrInvalidJSON is returned when a value to be written is not valid JSON:
+// errInvalidJSON is returned when a value to be written is not valid JSON:
 // a json.RawMessage that does not parse, or a json.Marshaler whose output is
 // not valid UTF-8.
-var ErrInvalidJSON = errors.New("codec: invalid JSON value")
+var errInvalidJSON = errors.New("codec: invalid JSON value")
 
 // AppendResponse appends a response line (without the '\n') that answers id
 // with result. A nil id is written as null. result is encoded with
@@ -38,17 +38,16 @@ func AppendResponse(dst, id []byte, result any) ([]byte, error) {
 func AppendErrorResponse(dst, id []byte, e *Error) ([]byte, error) {
 	start := len(dst)
 	dst = append(dst, `{"jsonrpc":"2.0","error":`...)
-	dst, err := AppendErrorObject(dst, e)
+	dst, err := appendErrorObject(dst, e)
 	if err != nil {
 		dst = append(dst[:start], `{"jsonrpc":"2.0","error":`...)
-		dst, _ = AppendErrorObject(dst, &Error{Code: InternalError, Message: "Internal error",
-			Data: map[string]string{"exception": "codec.dataError", "message": err.Error()}})
+		dst, _ = appendErrorObject(dst, InternalErrorFor("codec.dataError", err.Error()))
 	}
 	return appendID(dst, id), err
 }
 
-// AppendErrorObject appends e as a JSON-RPC error object.
-func AppendErrorObject(dst []byte, e *Error) ([]byte, error) {
+// appendErrorObject appends e as a JSON-RPC error object.
+func appendErrorObject(dst []byte, e *Error) ([]byte, error) {
 	start := len(dst)
 	dst = append(dst, `{"code":`...)
 	dst = strconv.AppendInt(dst, int64(e.Code), 10)
@@ -105,8 +104,7 @@ func appendID(dst, id []byte) []byte {
 
 // An Appender appends its own encoding as JSON, in one pass and with no
 // copy: AppendValue calls it instead of encoding/json. What it appends must
-// be one valid JSON value with no line break, or AppendValue fails with
-// ErrInvalidJSON.
+// be one valid JSON value with no line break, or AppendValue fails.
 type Appender interface {
 	AppendJSON(dst []byte) ([]byte, error)
 }
@@ -123,7 +121,7 @@ func AppendValue(dst []byte, v any) ([]byte, error) {
 		if v == nil {
 			return append(dst, "null"...), nil // as encoding/json has it
 		}
-		return AppendCompact(dst, v)
+		return appendCompact(dst, v)
 	case string:
 		return AppendString(dst, v), nil
 	case bool:
@@ -147,7 +145,7 @@ func AppendValue(dst []byte, v any) ([]byte, error) {
 	}
 	dst = dst[:len(dst)-1] // Encode ends the value with '\n'
 	if !utf8.Valid(dst[start:]) {
-		return dst[:start], ErrInvalidJSON
+		return dst[:start], errInvalidJSON
 	}
 	return dst, nil
 }
@@ -161,7 +159,7 @@ func appendJSON(dst []byte, a Appender) ([]byte, error) {
 	}
 	end, st := scan.Value(out, start, 0, scan.Unlimited)
 	if st != scan.OK || end != len(out) || bytes.ContainsAny(out[start:], "\r\n") {
-		return dst[:start], ErrInvalidJSON
+		return dst[:start], errInvalidJSON
 	}
 	return out, nil
 }
@@ -184,13 +182,13 @@ var encoders = sync.Pool{New: func() any {
 	return e
 }}
 
-// AppendCompact appends the JSON value raw without insignificant white space,
+// appendCompact appends the JSON value raw without insignificant white space,
 // after checking that raw is exactly one valid JSON value (UTF-8 included).
-func AppendCompact(dst, raw []byte) ([]byte, error) {
+func appendCompact(dst, raw []byte) ([]byte, error) {
 	i := scan.SkipSpace(raw, 0)
 	end, st := scan.Value(raw, i, 0, scan.Unlimited)
 	if st != scan.OK || scan.SkipSpace(raw, end) != len(raw) {
-		return dst, ErrInvalidJSON
+		return dst, errInvalidJSON
 	}
 	raw = raw[i:end]
 	for len(raw) > 0 {
@@ -280,34 +278,4 @@ func appendStringBody(dst []byte, s string) []byte {
 		i += size
 	}
 	return append(dst, s[start:]...)
-}
-
-// streamChunk is the size of the pieces WriteStringResponse writes.
-const streamChunk = 32 << 10
-
-// WriteStringResponse writes to w the response that answers id with the
-// string s, in pieces of about 32 KiB (Writer.WriteLineFunc), so that a
-// long result is never copied whole: the line is the one AppendResponse
-// would make.
-func WriteStringResponse(w *Writer, id []byte, s string) error {
-	return w.WriteLineFunc(func(emit func([]byte) error) error {
-		buf := make([]byte, 0, streamChunk+64)
-		buf = append(buf, `{"jsonrpc":"2.0","result":"`...)
-		for len(s) > 0 {
-			n := min(len(s), streamChunk)
-			for n < len(s) && n > 0 && !utf8.RuneStart(s[n]) {
-				n-- // never split a character: its escape depends on all of it
-			}
-			if n == 0 {
-				n = min(len(s), streamChunk) // no character starts nearby: invalid bytes
-			}
-			buf = appendStringBody(buf, s[:n])
-			if err := emit(buf); err != nil {
-				return err
-			}
-			buf, s = buf[:0], s[n:]
-		}
-		buf = appendID(append(buf, '"'), id)
-		return emit(buf)
-	})
 }

@@ -37,13 +37,13 @@ func TestAppendResponse(t *testing.T) {
 		}{A: 1}, `{"jsonrpc":"2.0","result":{"a":1},"id":1}`, nil},
 		{"slice", `1`, []string{"hello", "5"}, `{"jsonrpc":"2.0","result":["hello","5"],"id":1}`, nil},
 		{"raw compacted", `1`, json.RawMessage(" {\"a\" : [1,\n 2], \"b\": \"x y\"}\r\n"), `{"jsonrpc":"2.0","result":{"a":[1,2],"b":"x y"},"id":1}`, nil},
-		{"raw invalid", `1`, json.RawMessage(`{"a":}`), ``, ErrInvalidJSON},
-		{"raw two values", `1`, json.RawMessage(`1 2`), ``, ErrInvalidJSON},
-		{"raw empty", `1`, json.RawMessage(``), ``, ErrInvalidJSON},
+		{"raw invalid", `1`, json.RawMessage(`{"a":}`), ``, errInvalidJSON},
+		{"raw two values", `1`, json.RawMessage(`1 2`), ``, errInvalidJSON},
+		{"raw empty", `1`, json.RawMessage(``), ``, errInvalidJSON},
 		{"raw nil", `1`, json.RawMessage(nil), `{"jsonrpc":"2.0","result":null,"id":1}`, nil},
-		{"raw invalid utf-8", `1`, json.RawMessage("\"\xff\""), ``, ErrInvalidJSON},
+		{"raw invalid utf-8", `1`, json.RawMessage("\"\xff\""), ``, errInvalidJSON},
 		{"marshaler compacted", `1`, spaced{}, `{"jsonrpc":"2.0","result":{"a":[1,2]},"id":1}`, nil},
-		{"marshaler invalid utf-8", `1`, badUTF8{}, ``, ErrInvalidJSON},
+		{"marshaler invalid utf-8", `1`, badUTF8{}, ``, errInvalidJSON},
 		{"string invalid utf-8 replaced", `1`, "a\xffb", `{"jsonrpc":"2.0","result":"a\ufffdb","id":1}`, nil},
 	}
 	for _, tt := range tests {
@@ -81,6 +81,8 @@ func TestAppendErrorResponse(t *testing.T) {
 			`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"params must be an object or an array"}},"id":7}`},
 		{"raw data", `7`, &Error{Code: 42, Message: "m\n\"q\"", Data: json.RawMessage(` [ 1 ] `)},
 			`{"jsonrpc":"2.0","error":{"code":42,"message":"m\n\"q\"","data":[1]},"id":7}`},
+		{"internal error with its exception", `7`, InternalErrorFor("*fs.PathError", `open "a<b>&c": no such file`),
+			`{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"exception":"*fs.PathError","message":"open \"a<b>&c\": no such file"}},"id":7}`},
 		{"unencodable data", `7`, &Error{Code: 42, Message: "m", Data: make(chan int)},
 			`{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"exception":"codec.dataError","message":"codec: error data: json: unsupported type: chan int"}},"id":7}`},
 	}
@@ -93,6 +95,28 @@ func TestAppendErrorResponse(t *testing.T) {
 			got, _ := AppendErrorResponse(nil, id, tt.err)
 			assert.Equal(t, tt.want, string(got))
 		})
+	}
+}
+
+// InternalErrorFor's data encodes byte for byte as the two forms it
+// replaced did: the map of AppendErrorResponse and the struct of package
+// rpc, whatever the text holds (escapes, HTML, U+2028, invalid UTF-8).
+func TestInternalErrorForEncodesAsBefore(t *testing.T) {
+	type exception struct {
+		Exception string `json:"exception"`
+		Message   string `json:"message"`
+	}
+	for _, text := range []string{"", "plain", "a<b>&c", "q\"\\", "\b\f\n\r\t\x00\x1f", "\u2028\u2029", "\xff\xfe", "é😀"} {
+		got, err := AppendErrorResponse(nil, []byte("1"), InternalErrorFor(text, text))
+		require.NoError(t, err)
+		asMap, err := AppendErrorResponse(nil, []byte("1"), NewError(InternalError, "").
+			WithData(map[string]string{"exception": text, "message": text}))
+		require.NoError(t, err)
+		asStruct, err := AppendErrorResponse(nil, []byte("1"), NewError(InternalError, "").
+			WithData(exception{Exception: text, Message: text}))
+		require.NoError(t, err)
+		assert.Equal(t, string(asMap), string(got), "%q", text)
+		assert.Equal(t, string(asStruct), string(got), "%q", text)
 	}
 }
 
@@ -168,9 +192,9 @@ func FuzzAppendCompact(f *testing.F) {
 		f.Add([]byte(c))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		got, err := AppendCompact(nil, raw)
+		got, err := appendCompact(nil, raw)
 		if (err == nil) != validJSON(raw) {
-			t.Fatalf("AppendCompact(%q) error %v, reference valid=%v", raw, err, validJSON(raw))
+			t.Fatalf("appendCompact(%q) error %v, reference valid=%v", raw, err, validJSON(raw))
 		}
 		if err != nil {
 			return
@@ -178,7 +202,7 @@ func FuzzAppendCompact(f *testing.F) {
 		var want bytes.Buffer
 		require.NoError(t, json.Compact(&want, raw))
 		if string(got) != want.String() {
-			t.Fatalf("AppendCompact(%q) = %q, json.Compact gives %q", raw, got, want.String())
+			t.Fatalf("appendCompact(%q) = %q, json.Compact gives %q", raw, got, want.String())
 		}
 	})
 }
@@ -195,10 +219,10 @@ func TestAppendValueAppender(t *testing.T) {
 		err  error
 	}{
 		{`[{"a":"b"}]`, `x[{"a":"b"}]`, nil},
-		{`[1,`, `x`, ErrInvalidJSON},
-		{"[1,\n2]", `x`, ErrInvalidJSON},
-		{"\"\xff\"", `x`, ErrInvalidJSON},
-		{`1 2`, `x`, ErrInvalidJSON},
+		{`[1,`, `x`, errInvalidJSON},
+		{"[1,\n2]", `x`, errInvalidJSON},
+		{"\"\xff\"", `x`, errInvalidJSON},
+		{`1 2`, `x`, errInvalidJSON},
 	}
 	for _, tt := range tests {
 		got, err := AppendValue([]byte("x"), tt.a)

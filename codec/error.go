@@ -15,33 +15,38 @@ type Code int
 // toolrpc itself uses. Codes from -32768 to -32000 are reserved by the
 // specification; applications use codes outside that range.
 const (
-	// ParseError: the frame is not valid JSON (invalid UTF-8 included).
+	// ParseError is the code for a frame that is not valid JSON (invalid
+	// UTF-8 included).
 	ParseError Code = -32700
-	// InvalidRequest: the JSON is not a valid request object, the batch is
-	// empty, or a limit (frame size, batch length, nesting depth) was passed.
-	// toolrpc says which in its data (see InvalidRequestError).
+	// InvalidRequest is the code for JSON that is not a valid request
+	// object, an empty batch, or a limit passed (frame size, batch length,
+	// nesting depth). toolrpc says which in its data (see
+	// [InvalidRequestError]).
 	InvalidRequest Code = -32600
-	// MethodNotFound: no method of that name is served.
+	// MethodNotFound is the code for a method no one serves.
 	MethodNotFound Code = -32601
-	// InvalidParams: the params cannot be decoded into what the method
-	// takes, or they fail validation.
+	// InvalidParams is the code for params that cannot be decoded into
+	// what the method takes, or that fail validation.
 	InvalidParams Code = -32602
-	// InternalError: the handler returned an error without a JSON-RPC code,
-	// panicked, or returned a result that cannot be encoded.
+	// InternalError is the code for a handler that returned an error
+	// without a JSON-RPC code, panicked, or returned a result that cannot
+	// be encoded (see [InternalErrorFor]).
 	InternalError Code = -32603
 
-	// ServerShuttingDown: the request was read but the connection was shut
-	// down (its context cancelled, or its output failed) before it ran to
-	// completion.
+	// ServerShuttingDown is the code for a request read but not run to
+	// completion because the connection was shut down (its context
+	// cancelled, or its output failed).
 	ServerShuttingDown Code = -32000
-	// RequestTimeout: the request ran past the deadline a middleware gave it.
+	// RequestTimeout is the code for a request that ran past the deadline
+	// a middleware gave it.
 	RequestTimeout Code = -32001
-	// ServerBusy: the connection's queue was full even for reading on
-	// while it awaited the peer's response (see rpc.Options.QueueSize).
+	// ServerBusy is the code for a request that found the connection's
+	// queue full even for reading on while it awaited the peer's response
+	// (see rpc.Options.QueueSize).
 	ServerBusy Code = -32002
 
-	// RequestCancelled: the peer cancelled the request ($/cancelRequest),
-	// as in the Language Server Protocol.
+	// RequestCancelled is the code for a request the peer cancelled
+	// ($/cancelRequest), as in the Language Server Protocol.
 	RequestCancelled Code = -32800
 )
 
@@ -120,6 +125,24 @@ type InvalidRequestData struct {
 // specification's message and reason in its data, an InvalidRequestData.
 func InvalidRequestError(reason string) *Error {
 	return &Error{Code: InvalidRequest, Message: "Invalid Request", Data: InvalidRequestData{Reason: reason}}
+}
+
+// InternalErrorData is the data of the InternalError toolrpc answers with
+// when a handler fails without a JSON-RPC code, panics, or returns what
+// cannot be encoded: Exception is the Go type of the error (or panic value,
+// or result), as %T prints it, and Message its text. It encodes as
+// {"exception":"...","message":"..."}, in that order.
+type InternalErrorData struct {
+	Exception string `json:"exception"`
+	Message   string `json:"message"`
+}
+
+// InternalErrorFor returns an InternalError with the specification's
+// message, "Internal error", and an [InternalErrorData] of exception and
+// message as its data.
+func InternalErrorFor(exception, message string) *Error {
+	return &Error{Code: InternalError, Message: "Internal error",
+		Data: InternalErrorData{Exception: exception, Message: message}}
 }
 
 // WithData returns a copy of e that carries data.

@@ -198,7 +198,7 @@ func FuzzDecode(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if bytes.IndexByte(frame, '\n') >= 0 || IsBlank(frame) || len(frame) > 1<<10 {
+			if bytes.IndexByte(frame, '\n') >= 0 || isBlank(frame) || len(frame) > 1<<10 {
 				t.Fatalf("bad frame %q", frame)
 			}
 			msgs, batch := d.Decode(frame)

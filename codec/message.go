@@ -377,7 +377,7 @@ func isString(tok []byte, escaped bool, s string) bool {
 	return len(tok) > 0 && tok[0] == '"' && string(scan.Unquote(tok, escaped)) == s
 }
 
-// IsBlank reports whether b holds nothing but JSON white space.
-func IsBlank(b []byte) bool {
+// isBlank reports whether b holds nothing but JSON white space.
+func isBlank(b []byte) bool {
 	return scan.SkipSpace(b, 0) == len(b)
 }

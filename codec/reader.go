@@ -115,7 +115,7 @@ func (r *Reader) atError() ([]byte, error) {
 func (r *Reader) take(line []byte) ([]byte, error) {
 	line = trimCR(line)
 	switch {
-	case IsBlank(line):
+	case isBlank(line):
 		return nil, nil
 	case len(line) > r.max:
 		return nil, &FrameTooLargeError{Limit: r.max}
@@ -128,7 +128,7 @@ func (r *Reader) take(line []byte) ([]byte, error) {
 // *FrameTooLargeError, or nil if the line held only white space, or the
 // underlying reader's error.
 func (r *Reader) skipLine() error {
-	blank := IsBlank(r.buf[r.start:r.end])
+	blank := isBlank(r.buf[r.start:r.end])
 	tooLarge := func() error {
 		if blank {
 			return nil
@@ -146,10 +146,10 @@ func (r *Reader) skipLine() error {
 		r.fill()
 		i := bytes.IndexByte(r.buf[:r.end], '\n')
 		if i < 0 {
-			blank = blank && IsBlank(r.buf[:r.end])
+			blank = blank && isBlank(r.buf[:r.end])
 			continue
 		}
-		blank = blank && IsBlank(r.buf[:i])
+		blank = blank && isBlank(r.buf[:i])
 		r.start = i + 1
 		return tooLarge()
 	}

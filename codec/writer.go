@@ -9,14 +9,15 @@ import (
 	"sync"
 )
 
-// Errors of Writer.WriteLine.
+// Errors of a [Writer].
 var (
-	// ErrNewline: the line holds a '\n'.
+	// ErrNewline is returned for a line that holds a '\n' before its end.
 	ErrNewline = errors.New("codec: line holds a newline")
-	// ErrWriterClosed: the Writer was closed.
+	// ErrWriterClosed is returned for a line given to a Writer once it is
+	// closed (see [Writer.Close]).
 	ErrWriterClosed = errors.New("codec: writer closed")
-	// ErrWriterFull: QueueLine found more than twice DefaultMaxPending
-	// bytes already queued.
+	// ErrWriterFull is returned by [Writer.QueueLine] when it finds more
+	// than twice DefaultMaxPending bytes already queued.
 	ErrWriterFull = errors.New("codec: writer full")
 )
 
@@ -325,65 +326,6 @@ func (w *Writer) fail(err error) {
 		w.drained.Broadcast()
 	}
 }
-
-// WriteLineFunc writes one line made in parts, for a line too long to hold
-// whole: fn is called with emit, which writes a part to the underlying
-// writer at once; no other line is written until fn returns, and the
-// Writer ends the line with '\n'. A part must not hold a '\n'.
-//
-// fn must not fail once it has emitted a part: the line would be cut short.
-// An error from emit (the underlying writer's) is sticky, as for
-// WriteLine; once Close has given up on the line, emit writes nothing more
-// and returns ErrWriterClosed.
-func (w *Writer) WriteLineFunc(fn func(emit func([]byte) error) error) error {
-	w.mu.Lock()
-	for w.err == nil && !w.closing && w.writing {
-		w.drained.Wait()
-	}
-	if err := w.refusing(); err != nil {
-		w.mu.Unlock()
-		return err
-	}
-	w.writing = true
-	w.mu.Unlock()
-
-	var werr error
-	emit := func(p []byte) error {
-		if werr == nil && bytes.IndexByte(p, '\n') >= 0 {
-			werr = ErrNewline
-		}
-		for len(p) > 0 && werr == nil {
-			// The piece goes out unless Close gave up on the line.
-			if werr = w.Err(); werr == nil {
-				n := min(len(p), maxWrite)
-				_, werr = w.w.Write(p[:n])
-				p = p[n:]
-			}
-		}
-		return werr
-	}
-	ferr := fn(emit)
-	if werr == nil && ferr == nil {
-		_, werr = w.w.Write(newline)
-	}
-
-	w.mu.Lock()
-	if werr != ErrNewline {
-		w.fail(werr)
-	}
-	w.flushLocked()
-	err := w.err
-	w.mu.Unlock()
-	if err == nil {
-		err = ferr
-	}
-	if err == nil && werr == ErrNewline {
-		err = ErrNewline
-	}
-	return err
-}
-
-var newline = []byte{'\n'}
 
 // Close stops the Writer: every later WriteLine returns ErrWriterClosed
 // without writing. Lines already taken are still written: Close waits until

@@ -223,7 +223,7 @@ func TestWriterCloseGivesUpAtItsDeadline(t *testing.T) {
 // Once Close gives up, a line under way stops at the piece being written:
 // after Close returns, at most one piece (maxWrite bytes) reaches the
 // underlying writer, whether the line was taken whole (WriteLine, written
-// in one Write before) or is made in parts (WriteLineFunc, whose parts
+// in one Write before) or is made in parts (writeLineFunc, whose parts
 // went on being written).
 func TestWriterCloseStopsALineUnderWayAtAPiece(t *testing.T) {
 	long := bytes.Repeat([]byte("x"), 1<<20)
@@ -232,8 +232,8 @@ func TestWriterCloseStopsALineUnderWayAtAPiece(t *testing.T) {
 		write func(w *Writer) error
 	}{
 		{"WriteLine", func(w *Writer) error { return w.WriteLine(long) }},
-		{"WriteLineFunc", func(w *Writer) error {
-			return w.WriteLineFunc(func(emit func([]byte) error) error {
+		{"writeLineFunc", func(w *Writer) error {
+			return w.writeLineFunc(func(emit func([]byte) error) error {
 				for range 4 {
 					if err := emit(long[:256<<10]); err != nil {
 						return err
@@ -282,7 +282,7 @@ func TestWriterLineWithItsNewline(t *testing.T) {
 func TestWriteLineFunc(t *testing.T) {
 	var out bytes.Buffer
 	w := NewWriter(&out)
-	require.NoError(t, w.WriteLineFunc(func(emit func([]byte) error) error {
+	require.NoError(t, w.writeLineFunc(func(emit func([]byte) error) error {
 		for _, p := range []string{`{"a":`, `[1,`, `2]}`} {
 			if err := emit([]byte(p)); err != nil {
 				return err
@@ -292,7 +292,7 @@ func TestWriteLineFunc(t *testing.T) {
 	}))
 	require.NoError(t, w.WriteLine([]byte(`{}`)))
 	assert.Equal(t, "{\"a\":[1,2]}\n{}\n", out.String())
-	assert.Equal(t, ErrNewline, w.WriteLineFunc(func(emit func([]byte) error) error { return emit([]byte("a\nb")) }))
+	assert.Equal(t, ErrNewline, w.writeLineFunc(func(emit func([]byte) error) error { return emit([]byte("a\nb")) }))
 }
 
 // Lines written by others while a line is written in parts wait for it:
@@ -308,7 +308,7 @@ func TestWriteLineFuncKeepsOthersOut(t *testing.T) {
 					assert.NoError(t, w.WriteLine([]byte(fmt.Sprintf(`{"g":%d,"i":%d}`, g, i))))
 					continue
 				}
-				assert.NoError(t, w.WriteLineFunc(func(emit func([]byte) error) error {
+				assert.NoError(t, w.writeLineFunc(func(emit func([]byte) error) error {
 					for _, p := range []string{fmt.Sprintf(`{"g":%d,`, g), fmt.Sprintf(`"i":%d`, i), `}`} {
 						if err := emit([]byte(p)); err != nil {
 							return err

@@ -170,7 +170,7 @@ func TestPanicIsLogged(t *testing.T) {
 func ExampleServe() {
 	greet := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
 		if req.Method != "greet" {
-			return nil, codec.NewError(codec.MethodNotFound, "")
+			return nil, rpc.NewError(rpc.MethodNotFound, "")
 		}
 		return "hello", nil
 	})

@@ -21,7 +21,6 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/toolrpc/toolrpc/codec"
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
@@ -115,7 +114,7 @@ func run(ctx context.Context, out io.Writer, args []string) error {
 }
 
 func describe(err error) string {
-	var e *codec.Error
+	var e *rpc.Error
 	if errors.As(err, &e) {
 		return fmt.Sprintf("error %d %q, data %s", e.Code, e.Message, e.Data)
 	}

@@ -1,0 +1,78 @@
+package rpc_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolrpc/toolrpc/internal/wiretest"
+	"github.com/toolrpc/toolrpc/rpc"
+)
+
+// A handler answers with an error object by returning an [rpc.Error]: its
+// code, message and data go out as they are; any other error is an
+// InternalError naming its Go type.
+func ExampleNewError() {
+	divide := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+		switch string(req.Params) {
+		case "[1,0]":
+			return nil, rpc.NewError(rpc.InvalidParams, "b must not be 0")
+		case "[]":
+			return nil, rpc.NewError(rpc.InvalidParams, "").WithData(map[string]int{"want": 2, "got": 0})
+		case "[1]":
+			return nil, fmt.Errorf("dividing: %w", rpc.Errorf(-1001, "%d param of 2", 1))
+		}
+		return nil, errors.New("not implemented")
+	})
+	in := strings.NewReader(`{"jsonrpc":"2.0","method":"divide","params":[1,0],"id":1}
+{"jsonrpc":"2.0","method":"divide","params":[],"id":2}
+{"jsonrpc":"2.0","method":"divide","params":[1],"id":3}
+{"jsonrpc":"2.0","method":"divide","params":[4,2],"id":4}
+`)
+	var out bytes.Buffer
+	if err := rpc.Serve(context.Background(), in, &out, divide, &rpc.Options{Sequential: true}); err != nil {
+		panic(err)
+	}
+	fmt.Print(out.String())
+	// Output:
+	// {"jsonrpc":"2.0","error":{"code":-32602,"message":"b must not be 0"},"id":1}
+	// {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":{"got":0,"want":2}},"id":2}
+	// {"jsonrpc":"2.0","error":{"code":-1001,"message":"1 param of 2"},"id":3}
+	// {"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"exception":"*errors.errorString","message":"not implemented"}},"id":4}
+}
+
+// A call of ours answered with an error response returns an *rpc.Error;
+// the data of an InternalError decodes into an rpc.InternalErrorData, that
+// of an InvalidRequest into an rpc.InvalidRequestData.
+func TestCallErrorsUnderRPCNames(t *testing.T) {
+	h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+		if req.Method == "plain" {
+			return nil, errors.New("disk full")
+		}
+		return nil, rpc.Errorf(rpc.InvalidRequest, "Invalid Request").WithData(rpc.InvalidRequestData{Reason: "a rule"})
+	})
+	p := wiretest.NewPair(h, nil, nil, nil)
+	defer p.Close(t)
+
+	var e *rpc.Error
+	require.ErrorAs(t, p.Client.Call(context.Background(), "plain", nil, nil), &e)
+	assert.Equal(t, rpc.InternalError, e.Code)
+	assert.Equal(t, "Internal error", e.Message)
+	var exc rpc.InternalErrorData
+	require.NoError(t, json.Unmarshal(e.Data.(json.RawMessage), &exc))
+	assert.Equal(t, rpc.InternalErrorData{Exception: "*errors.errorString", Message: "disk full"}, exc)
+
+	require.ErrorAs(t, p.Client.Call(context.Background(), "invalid", nil, nil), &e)
+	assert.Equal(t, rpc.InvalidRequest, e.Code)
+	var why rpc.InvalidRequestData
+	require.NoError(t, json.Unmarshal(e.Data.(json.RawMessage), &why))
+	assert.Equal(t, "a rule", why.Reason)
+	assert.Equal(t, "jsonrpc error -32600: Invalid Request: a rule", e.Error())
+}
