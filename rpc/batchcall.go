@@ -16,7 +16,7 @@ type BatchCall struct {
 	Result any
 	// Notification sends the entry as a notification: no response.
 	Notification bool
-	// Err is set by Batch: the entry's error (a *codec.Error for an error
+	// Err is set by Batch: the entry's error (a *Error for an error
 	// response), or nil.
 	Err error
 }

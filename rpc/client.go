@@ -14,7 +14,7 @@ import (
 // an object, an array, or nil for none) and decodes the result into result
 // (a pointer; nil discards it).
 //
-// An error response comes back as a *codec.Error (errors.As) with its code,
+// An error response comes back as an *Error (errors.As) with its code,
 // message and data intact. When ctx ends first — while Call waits for a
 // slot (Options.MaxPendingCalls), for room in a blocked output, or for the
 // response — Call returns ctx.Err() at once: a request not yet taken for

@@ -18,13 +18,6 @@ func (p *panicError) Error() string { return fmt.Sprintf("panic: %v", p.value) }
 // connection answers it InternalError, with v's type as the exception.
 func PanicError(v any) error { return &panicError{value: v} }
 
-// exception is the data of an InternalError: the Go type of the error (or
-// panic value) and its message.
-type exception struct {
-	Exception string `json:"exception"`
-	Message   string `json:"message"`
-}
-
 // responseLine appends the response to in to dst. Encoding runs user code
 // (a MarshalJSON, an Error method) after the handler's own recovery: a
 // panic there becomes an InternalError too.
@@ -33,8 +26,7 @@ func (s *core) responseLine(dst []byte, in *inbound, result any, err error) (lin
 		if v := recover(); v != nil {
 			s.log.Error("rpc: encoding the response panicked", "method", codec.Echo(in.req.Method), "id", codec.Echo(in.req.ID),
 				"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-			line = errorLine(in.req.ID, codec.NewError(codec.InternalError, "").
-				WithData(exception{Exception: fmt.Sprintf("%T", v), Message: fmt.Sprint(v)}))
+			line = errorLine(in.req.ID, codec.InternalErrorFor(fmt.Sprintf("%T", v), fmt.Sprint(v)))
 		}
 	}()
 	if err != nil {
@@ -44,21 +36,20 @@ func (s *core) responseLine(dst []byte, in *inbound, result any, err error) (lin
 	line, encErr := codec.AppendResponse(dst, in.req.ID, result)
 	if encErr != nil {
 		s.log.Error("rpc: result cannot be encoded", "method", codec.Echo(in.req.Method), "error", encErr)
-		line, _ = codec.AppendErrorResponse(dst[:0], in.req.ID, codec.NewError(codec.InternalError, "").
-			WithData(exception{Exception: fmt.Sprintf("%T", result), Message: encErr.Error()}))
+		line, _ = codec.AppendErrorResponse(dst[:0], in.req.ID, codec.InternalErrorFor(fmt.Sprintf("%T", result), encErr.Error()))
 	}
 	return line
 }
 
 // ErrorFor returns the error object a connection answers with when a
-// handler, given ctx, returns err: the *codec.Error err is or wraps; for a
+// handler, given ctx, returns err: the *Error err is or wraps; for a
 // context error once ctx was cancelled, RequestCancelled (the peer
 // cancelled) or ServerShuttingDown; for PanicError, InternalError naming the
 // panic value's type; for any other error, InternalError naming its type.
 //
 // Middleware uses it to know the code a call will be answered with.
-func ErrorFor(ctx context.Context, err error) *codec.Error {
-	var e *codec.Error
+func ErrorFor(ctx context.Context, err error) *Error {
+	var e *Error
 	if errors.As(err, &e) && e != nil {
 		return e
 	}
@@ -72,11 +63,9 @@ func ErrorFor(ctx context.Context, err error) *codec.Error {
 	}
 	var p *panicError
 	if errors.As(err, &p) {
-		return codec.NewError(codec.InternalError, "").
-			WithData(exception{Exception: fmt.Sprintf("%T", p.value), Message: fmt.Sprint(p.value)})
+		return codec.InternalErrorFor(fmt.Sprintf("%T", p.value), fmt.Sprint(p.value))
 	}
-	return codec.NewError(codec.InternalError, "").
-		WithData(exception{Exception: fmt.Sprintf("%T", err), Message: errorText(err)})
+	return codec.InternalErrorFor(fmt.Sprintf("%T", err), errorText(err))
 }
 
 // errorText is err.Error(), or "<nil>" for a nil pointer whose Error method
@@ -91,7 +80,7 @@ func errorText(err error) (text string) {
 }
 
 // errorLine encodes an error response to id (nil: null).
-func errorLine(id []byte, e *codec.Error) []byte {
+func errorLine(id []byte, e *Error) []byte {
 	line, _ := codec.AppendErrorResponse(nil, id, e)
 	return line
 }

@@ -16,7 +16,7 @@ import (
 // being logged (at Warn) unless it is MethodNotFound: a notification no
 // method handles is not a failure.
 //
-// An error that is or wraps a *codec.Error is sent as that error object. A
+// An error that is or wraps an *Error is sent as that error object. A
 // context error after the call's context ended becomes RequestCancelled or
 // ServerShuttingDown, whichever ended it. Any other error is an
 // InternalError whose data names the error's Go type and holds its message.
