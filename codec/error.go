@@ -226,16 +226,26 @@ func Shorten[T ~string | ~[]byte](s T, n int) string {
 	if len(s) <= n {
 		return string(s)
 	}
-	cut := n
-	for i := 1; i < utf8.UTFMax && cut > 0 && !utf8.RuneStart(s[cut]); i++ {
-		cut-- // s[cut] is inside a character: keep it out whole
-	}
-	if !utf8.RuneStart(s[cut]) {
-		cut = n // not UTF-8 here: there is no character to keep whole
-	}
-	b := make([]byte, 0, cut+len("…( bytes)")+20)
-	b = append(b, s[:cut]...)
+	kept := CutUTF8(s, n)
+	b := make([]byte, 0, len(kept)+len("…( bytes)")+20)
+	b = append(b, kept...)
 	b = append(b, "…("...)
 	b = strconv.AppendInt(b, int64(len(s)), 10)
 	return string(append(b, " bytes)"...))
+}
+
+// CutUTF8 returns the first n bytes of s (0 <= n <= len(s)), fewer when
+// the cut would split a UTF-8 sequence: the character it would split is
+// left out whole. Where s is not UTF-8 there is no character to keep whole,
+// and the cut is at n.
+func CutUTF8[T ~string | ~[]byte](s T, n int) T {
+	if n >= len(s) {
+		return s
+	}
+	for i := n; i >= 0 && i > n-utf8.UTFMax; i-- {
+		if utf8.RuneStart(s[i]) {
+			return s[:i]
+		}
+	}
+	return s[:n]
 }

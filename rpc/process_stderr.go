@@ -9,8 +9,8 @@ import (
 	"log/slog"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
+	"github.com/toolrpc/toolrpc/codec"
 	"github.com/toolrpc/toolrpc/internal/scan"
 )
 
@@ -113,7 +113,7 @@ func (f *stderrForwarder) cut(line []byte, err error) ([]byte, int64, error) {
 	if len(line) <= f.max {
 		return line, 0, err
 	}
-	kept := cutUTF8(line, f.max)
+	kept := codec.CutUTF8(line, f.max)
 	return kept, int64(len(line) - len(kept)), err
 }
 
@@ -126,20 +126,6 @@ func trimLineEnd(line []byte) []byte {
 		}
 	}
 	return line
-}
-
-// cutUTF8 returns the first n bytes of b (n <= len(b)), fewer when the
-// n-th byte is inside a UTF-8 sequence: the cut splits no character.
-func cutUTF8(b []byte, n int) []byte {
-	if n == len(b) {
-		return b
-	}
-	for i := n; i >= 0 && i > n-utf8.UTFMax; i-- {
-		if utf8.RuneStart(b[i]) {
-			return b[:i]
-		}
-	}
-	return b[:n]
 }
 
 // forward logs one line.
