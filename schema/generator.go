@@ -42,8 +42,9 @@ type Generator struct {
 	allowUnknown bool
 	validate     *validator.Validate
 
-	mu   sync.Mutex
-	docs map[reflect.Type]generated
+	mu      sync.Mutex
+	docs    map[reflect.Type]generated // For's
+	results map[reflect.Type]generated // ForResult's
 }
 
 type generated struct {
@@ -57,7 +58,8 @@ func New(opts *Options) *Generator {
 	if opts != nil {
 		o = *opts
 	}
-	g := &Generator{allowUnknown: o.AllowUnknownFields, validate: o.Validator, docs: map[reflect.Type]generated{}}
+	g := &Generator{allowUnknown: o.AllowUnknownFields, validate: o.Validator,
+		docs: map[reflect.Type]generated{}, results: map[reflect.Type]generated{}}
 	if g.validate == nil {
 		g.validate = validator.New(validator.WithRequiredStructEnabled())
 	}
@@ -101,6 +103,7 @@ type build struct {
 	defs      map[defKey]*def
 	tagged    map[reflect.Type]bool // hasRules, memoized
 	untrusted map[reflect.Type]bool // a field's rules are not trusted, memoized
+	encoding  bool                  // ForResult's: validate rules play no part
 }
 
 type defKey struct {
@@ -200,7 +203,7 @@ func (b *build) finish(root *Schema) *Schema {
 		if d == nil || d.root || d.name != "" || !(d.recursive || d.uses > 1) {
 			return
 		}
-		d.name = defName(d.key, b.hasRules(d.key.t), taken)
+		d.name = defName(d.key, !b.encoding && b.hasRules(d.key.t), taken)
 		kept = append(kept, d)
 	}
 	visited := map[*def]bool{}

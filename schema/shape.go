@@ -70,18 +70,10 @@ func (b *build) shape(t reflect.Type, validated bool) (*Schema, error) {
 		}
 		return s, nil
 	}
+	if s := scalarShape(t); s != nil {
+		return s, nil
+	}
 	switch t.Kind() {
-	case reflect.Bool:
-		return &Schema{Type: []string{"boolean"}}, nil
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		neg, pos := intBounds(t.Bits())
-		return &Schema{Type: []string{"integer"}, Minimum: json.Number("-" + neg.String()), Maximum: json.Number(pos.String())}, nil
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return &Schema{Type: []string{"integer"}, Minimum: "0", Maximum: json.Number(uintMax(t.Bits()).String())}, nil
-	case reflect.Float32, reflect.Float64:
-		return &Schema{Type: []string{"number"}}, nil
-	case reflect.String:
-		return &Schema{Type: []string{"string"}}, nil
 	case reflect.Interface:
 		if t.NumMethod() != 0 {
 			return nil, fmt.Errorf("interface type %s cannot be decoded from JSON", t)
@@ -107,6 +99,26 @@ func (b *build) shape(t reflect.Type, validated bool) (*Schema, error) {
 		return b.ref(t, validated)
 	}
 	return nil, fmt.Errorf("type %s cannot be decoded from JSON", t)
+}
+
+// scalarShape is the schema of the JSON values of a boolean, number or string
+// type t, or nil for a type of another kind: integers within the range of
+// t.
+func scalarShape(t reflect.Type) *Schema {
+	switch t.Kind() {
+	case reflect.Bool:
+		return &Schema{Type: []string{"boolean"}}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		neg, pos := intBounds(t.Bits())
+		return &Schema{Type: []string{"integer"}, Minimum: json.Number("-" + neg.String()), Maximum: json.Number(pos.String())}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return &Schema{Type: []string{"integer"}, Minimum: "0", Maximum: json.Number(uintMax(t.Bits()).String())}
+	case reflect.Float32, reflect.Float64:
+		return &Schema{Type: []string{"number"}}
+	case reflect.String:
+		return &Schema{Type: []string{"string"}}
+	}
+	return nil
 }
 
 // arrayOf is the shape of slice or array type t with items as the schema

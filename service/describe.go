@@ -3,12 +3,10 @@ package service
 import (
 	"bytes"
 	"context"
-	"encoding"
 	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
-	"time"
 
 	"github.com/toolrpc/toolrpc/schema"
 )
@@ -50,11 +48,9 @@ type MethodInfo struct {
 	//     refused where every parameter needs a value (see Register).
 	Params *schema.Schema
 	// Result is the schema of the result, nil when the method returns none
-	// (the result is null). It is conservative: it gives the JSON type that
-	// encoding/json gives the Go result type (with null for a pointer, a
-	// slice or a map, anything for a type with its own MarshalJSON), not
-	// its members, since package schema describes what is decoded and a
-	// result is encoded (where omitempty and MarshalJSON decide).
+	// (the result is null): what encoding/json makes of the Go result type
+	// (see schema.Generator.ForResult), a struct's members included, each
+	// required unless omitempty or omitzero may leave it out.
 	Result *schema.Schema
 }
 
@@ -158,8 +154,9 @@ func (s *Service) describe(m *method) error {
 		return fmt.Errorf("params: %w", err)
 	}
 	if m.result != nil {
-		info.Result = resultSchema(m.result)
-		info.Result.Schema = schema.Dialect
+		if info.Result, err = s.schemas.ForResult(m.result); err != nil {
+			return fmt.Errorf("result: %w", err)
+		}
 	}
 	return nil
 }
@@ -213,62 +210,4 @@ func (s *Service) takesNull(p param) (ok bool) {
 	probe := &method{mode: bindPositional, params: []param{p}, svc: s, validate: p.validate}
 	_, err := probe.bind(context.Background(), json.RawMessage("[null]"), nil)
 	return err == nil
-}
-
-var (
-	marshalerType     = reflect.TypeFor[json.Marshaler]()
-	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
-	timeType          = reflect.TypeFor[time.Time]()
-)
-
-// resultSchema is the JSON type encoding/json gives a value of type t:
-// conservative, it says nothing of members or items beyond their JSON
-// type.
-func resultSchema(t reflect.Type) *schema.Schema {
-	switch {
-	case t == timeType:
-		return &schema.Schema{Type: []string{"string"}, Format: "date-time"}
-	case t == numberType:
-		return &schema.Schema{Type: []string{"number"}}
-	case t.Kind() == reflect.Interface,
-		t.Implements(marshalerType), reflect.PointerTo(t).Implements(marshalerType):
-		return &schema.Schema{}
-	case t.Implements(textMarshalerType):
-		return &schema.Schema{Type: []string{"string"}}
-	case reflect.PointerTo(t).Implements(textMarshalerType):
-		return &schema.Schema{} // only where the value is addressable
-	}
-	switch t.Kind() {
-	case reflect.Bool:
-		return &schema.Schema{Type: []string{"boolean"}}
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return &schema.Schema{Type: []string{"integer"}}
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return &schema.Schema{Type: []string{"integer"}, Minimum: "0"}
-	case reflect.Float32, reflect.Float64:
-		return &schema.Schema{Type: []string{"number"}}
-	case reflect.String:
-		return &schema.Schema{Type: []string{"string"}}
-	case reflect.Pointer:
-		e := resultSchema(t.Elem())
-		if e.Type == nil || slices.Contains(e.Type, "null") {
-			return e
-		}
-		e.Type = append(e.Type, "null")
-		return e
-	case reflect.Slice:
-		if et := reflect.PointerTo(t.Elem()); t.Elem().Kind() == reflect.Uint8 &&
-			!et.Implements(marshalerType) && !et.Implements(textMarshalerType) {
-			return &schema.Schema{Type: []string{"string", "null"}, ContentEncoding: "base64"}
-		}
-		return &schema.Schema{Type: []string{"array", "null"}}
-	case reflect.Array:
-		n := t.Len()
-		return &schema.Schema{Type: []string{"array"}, MinItems: &n, MaxItems: &n}
-	case reflect.Map:
-		return &schema.Schema{Type: []string{"object", "null"}}
-	case reflect.Struct:
-		return &schema.Schema{Type: []string{"object"}}
-	}
-	return &schema.Schema{}
 }

@@ -46,10 +46,10 @@ func TestDescribe(t *testing.T) {
 			`{` + dialect + `"type":"number"}`},
 		{"sum", "Sum", service.ByPosition,
 			`{` + dialect + `"type":"array","items":{"type":["integer","null"],` + int64s + `}}`,
-			`{` + dialect + `"type":"integer"}`},
+			`{` + dialect + `"type":"integer",` + int64s + `}`},
 		{"count", "Count", service.ByName,
 			`{` + dialect + `"type":"object","additionalProperties":{"type":["integer","null"],` + int64s + `}}`,
-			`{` + dialect + `"type":"integer"}`},
+			`{` + dialect + `"type":"integer",` + int64s + `}`},
 		{"raw", "Raw", service.Either, `{` + dialect + `"type":["object","array"]}`, `{` + dialect[:len(dialect)-1] + `}`},
 		{"pow", "Pow", service.ByPosition,
 			`{` + dialect + `"type":"array","prefixItems":[{"anyOf":[{"type":"null"},{"type":"number"}]},{"anyOf":[{"type":"null"},{"type":"integer",` + int64s + `}]}],"items":false,"minItems":2,"maxItems":2}`,
@@ -59,7 +59,7 @@ func TestDescribe(t *testing.T) {
 			`{` + dialect[:len(dialect)-1] + `}`},
 		{"sizes", "Sizes", service.Either,
 			`{` + dialect + `"type":"object","properties":{"n":{"type":["integer","null"],"minimum":-128,"maximum":127},"u":{"type":["integer","null"],"minimum":0,"maximum":18446744073709551615},"F":{"type":["number","null"]}},"additionalProperties":false}`,
-			`{` + dialect + `"type":"object"}`},
+			`{` + dialect + `"type":"object","properties":{"n":{"type":"integer","minimum":-128,"maximum":127},"u":{"type":"integer","minimum":0,"maximum":18446744073709551615},"F":{"type":"number"}},"required":["n","u","F"],"additionalProperties":false}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -99,20 +99,21 @@ func (Results) Slice() ([]Pair, error)    { return nil, nil }
 func (Results) Raw() json.RawMessage      { return nil }
 func (Results) Ctx(context.Context) error { return nil }
 
-// TestDescribeResults holds the result schemas: the JSON type encoding/json
-// gives each Go type, null where it can be null.
+// TestDescribeResults holds the result schemas: what encoding/json makes
+// of each Go type, null where it can be null (package schema tests
+// ForResult in depth).
 func TestDescribeResults(t *testing.T) {
 	svc := service.New(nil)
 	require.NoError(t, svc.Register("", Results{}))
 	want := map[string]string{
-		"ptr":    `{"type":["integer","null"]}`,
-		"bytes":  `{"type":["string","null"],"contentEncoding":"base64"}`,
-		"array":  `{"type":"array","minItems":2,"maxItems":2}`,
-		"map":    `{"type":["object","null"]}`,
+		"ptr":    `{"type":["integer","null"],"minimum":-9223372036854775808,"maximum":9223372036854775807}`,
+		"bytes":  `{"type":["string","null"],"pattern":"^[\\r\\n]*(?:(?:[A-Za-z0-9+/][\\r\\n]*){4})*(?:(?:[A-Za-z0-9+/][\\r\\n]*){2}=[\\r\\n]*=[\\r\\n]*|(?:[A-Za-z0-9+/][\\r\\n]*){3}=[\\r\\n]*)?$","contentEncoding":"base64"}`,
+		"array":  `{"type":"array","items":{"type":"string"},"minItems":2,"maxItems":2}`,
+		"map":    `{"type":["object","null"],"additionalProperties":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}}`,
 		"text":   `{"type":"string"}`,
-		"uint":   `{"type":"integer","minimum":0}`,
+		"uint":   `{"type":"integer","minimum":0,"maximum":255}`,
 		"number": `{"type":"number"}`,
-		"slice":  `{"type":["array","null"]}`,
+		"slice":  `{"type":["array","null"],"items":{"type":"object","properties":{"a":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"b":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"required":["a","b"],"additionalProperties":false}}`,
 		"raw":    `{}`,
 		"ctx":    `null`,
 	}
