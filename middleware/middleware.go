@@ -1,15 +1,3 @@
-// Package middleware wraps rpc.Handlers: panic recovery, progress
-// notifications, logging, correlation and timeouts, composed with Chain.
-//
-// A Middleware is a plain func(rpc.Handler) rpc.Handler. Default is the
-// stack a server wants with no configuration:
-//
-//	h := middleware.Default(nil)(svc)
-//	err := rpc.ServeStdio(ctx, h, &rpc.StdioOptions{Options: rpc.Options{Logger: logger}})
-//
-// Middleware given no logger logs through the connection's
-// (rpc.LoggerFromContext): one logger, set once in rpc.Options, gets every
-// record. (Package toolrpc does all of the above in one call.)
 package middleware
 
 import (
