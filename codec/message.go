@@ -11,16 +11,20 @@ type Kind uint8
 
 // The kinds of message a frame holds.
 const (
-	// Invalid: not a valid request. Err is the error to answer with, ID the
-	// id to answer to (nil: null). An InvalidRequest Err carries an
-	// InvalidRequestData saying which rule the message broke.
+	// Invalid is the kind of a message that is not a valid request. Err is
+	// the error to answer with, ID the id to answer to (nil: null). An
+	// InvalidRequest Err carries an InvalidRequestData saying which rule
+	// the message broke.
 	Invalid Kind = iota
-	// Request: a request object with an id; it must be answered.
+	// Request is the kind of a request object with an id; it must be
+	// answered.
 	Request
-	// Notification: a request object without an id; it is never answered.
+	// Notification is the kind of a request object without an id; it is
+	// never answered.
 	Notification
-	// Response: a response to a request of ours. When Err is not nil the
-	// response is malformed: it is never answered, and Err says why.
+	// Response is the kind of a response to a request of ours. When Err is
+	// not nil the response is malformed: it is never answered, and Err says
+	// why.
 	Response
 )
 
