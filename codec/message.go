@@ -39,7 +39,7 @@ func (k Kind) String() string {
 }
 
 // Message is one JSON-RPC message of a frame, classified. Its byte slices
-// alias the frame passed to Decoder.Decode; they are nil when the member is
+// alias the frame passed to [Decoder.Decode]; they are nil when the member is
 // absent. ID, Params, Meta, Result and Error are raw JSON tokens exactly as
 // they came; Method is the method name, unquoted and unescaped.
 type Message struct {
