@@ -140,8 +140,10 @@
 // [Notify]. They are written before the call's response, in the order
 // Notify was called; once the response is written, Notify sends nothing and
 // returns [ErrAnswered]. Notify waits for room in an output the peer does
-// not read only as long as its context lets it. (Progress reports are such
-// notifications: see [github.com/toolrpc/toolrpc/middleware.ReportProgress].)
+// not read only as long as its context lets it: then it returns the
+// context's error, and nothing of that notification is written. (Progress
+// reports are such notifications: see
+// [github.com/toolrpc/toolrpc/middleware.ReportProgress].)
 //
 //	--> {"jsonrpc":"2.0","method":"probe.progress","id":1}
 //	<-- {"jsonrpc":"2.0","method":"progress","params":{"done":1,"total":2}}
