@@ -182,7 +182,8 @@
 // which tells middleware the code):
 //
 //   - an [Error], or an error wrapping one ([errors.As]): that error object,
-//     code, message and data, as they are;
+//     code, message and data, as they are (data that cannot be encoded
+//     makes it an InternalError that says so);
 //   - a context error once the call's context was cancelled:
 //     RequestCancelled if the peer cancelled it, ServerShuttingDown if a
 //     shutdown did;
@@ -254,17 +255,19 @@
 //
 // At the end of the input, the connection stops reading, lets the calls
 // read so far run and answers them, then [Serve] returns nil. When reading
-// fails, the same, and Serve returns the error; a partial line before it is
-// dropped.
+// fails, the same, and Serve returns an error wrapping the reader's; a
+// partial line before it is dropped.
 //
 // When the connection's context is done, [Conn.Close] is called, or writing
 // fails, it shuts down: it stops reading, answers ServerShuttingDown (-32000)
-// every request read and not yet started, and cancels the context of every
-// running call with the cause [ErrShutdown]; a handler that then returns
-// its context's error is answered ServerShuttingDown too. Handlers get
-// [Options.ShutdownGrace] (5 s) to return; after it the connection finishes
-// anyway, and a late handler's answer is dropped. Serve returns the
-// context's cause, the write error, or nil after Close.
+// every request read and not yet started (as long as the output works), and
+// cancels the context of every running call with the cause [ErrShutdown]; a
+// handler that then returns its context's error is answered
+// ServerShuttingDown too. Handlers get [Options.ShutdownGrace] (5 s) to
+// return; after it the connection finishes anyway, and a late handler's
+// answer is dropped. Serve (and [Conn.Wait])
+// returns the context's cause, an error wrapping the write's, or, after
+// Close, nil.
 //
 //	--> {"jsonrpc":"2.0","method":"probe.wait","id":1}
 //	    (the context is cancelled)
@@ -284,8 +287,8 @@
 // wrapping [ErrBadResponse].
 //
 // When the call's context ends first, Call returns its error at once. A
-// request no write had taken yet is never sent; one sent is followed by a
-// cancellation, [Options.CancelNotification] ($/cancelRequest by default),
+// request no write had taken yet is never sent; one sent, or being
+// written (always whole), is followed by a cancellation, [Options.CancelNotification] ($/cancelRequest by default),
 // which never makes the caller wait, and the late response is dropped. When
 // the connection ends first, every call waiting and every later one fails
 // with the same error, which wraps [ErrClosed], says what happened and
