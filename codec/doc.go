@@ -83,8 +83,11 @@
 // ([ParseError], [InvalidRequest], [MethodNotFound], [InvalidParams],
 // [InternalError]), the Language Server Protocol's [RequestCancelled], and
 // toolrpc's own server errors ([ServerShuttingDown], [RequestTimeout],
-// [ServerBusy]). Package rpc offers the same type and constants under its
-// own name, for handlers. An error object read from the wire is decoded
+// [ServerBusy]). The data of an InternalError toolrpc answers with is an
+// [InternalErrorData] ([InternalErrorFor]): the Go type and the text of the
+// error, panic value or result at fault. Package rpc offers the same
+// types and constants under its own name, so that a tool never imports
+// codec for its errors. An error object read from the wire is decoded
 // strictly ([Error.UnmarshalJSON]) and keeps its data as a
 // [json.RawMessage].
 //

@@ -58,10 +58,10 @@
 // at Warn unless it is MethodNotFound (a peer may send notifications a
 // server ignores).
 //
-// Method names beginning with "rpc." are reserved: a request for one is
-// answered MethodNotFound (-32601) without reaching the Handler, except
-// [Discover] (rpc.discover, OpenRPC's discovery). A connection with a nil
-// Handler answers every request MethodNotFound.
+// Method names beginning with "rpc." ([ReservedPrefix]) are reserved: a
+// request for one is answered MethodNotFound (-32601) without reaching the
+// Handler, except [Discover] (rpc.discover, OpenRPC's discovery). A
+// connection with a nil Handler answers every request MethodNotFound.
 //
 // # Invalid input
 //
@@ -188,7 +188,7 @@
 //     RequestCancelled if the peer cancelled it, ServerShuttingDown if a
 //     shutdown did;
 //   - any other error: InternalError (-32603), data {"exception": "<its Go
-//     type>", "message": "<its text>"};
+//     type>", "message": "<its text>"} (an [InternalErrorData]);
 //   - a panic (recovered, its stack logged, never written): InternalError
 //     naming the panic value's type ([PanicError]);
 //   - a result that cannot be encoded: InternalError naming the result's
