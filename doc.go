@@ -32,15 +32,22 @@
 // # The packages underneath
 //
 // The work is done by packages that can be used without this one, for
-// what the front door does not cover:
+// what the front door does not cover; each one's documentation holds its
+// part of the contract:
 //
-//   - codec: the wire — frames, message classification, encoding, errors;
-//   - rpc: the connection — Serve, ServeStdio, Conn (both ends: a client
-//     too, and StartProcess), Handler, notifications, cancellation, and
-//     the errors a tool returns (rpc.Error, rpc.NewError and the codes);
-//   - service: plain Go values as RPC methods, with params binding and
-//     validation;
-//   - middleware: recovery, progress, logging, correlation, timeouts.
+//   - [github.com/toolrpc/toolrpc/rpc]: the connection — [rpc.Serve],
+//     [rpc.ServeStdio], [rpc.Conn] (both ends: a client too, and
+//     [rpc.StartProcess]), [rpc.Handler], notifications, cancellation, the
+//     errors a handler returns ([rpc.Error]); and the wire contract: what
+//     a connection answers to each line it reads;
+//   - [github.com/toolrpc/toolrpc/service]: plain Go values as RPC methods,
+//     with params binding and validation;
+//   - [github.com/toolrpc/toolrpc/middleware]: recovery, progress, logging,
+//     correlation, timeouts;
+//   - [github.com/toolrpc/toolrpc/schema]: JSON Schema from Go types and
+//     validate tags;
+//   - [github.com/toolrpc/toolrpc/codec]: the wire format underneath —
+//     frames, message classification, encoding.
 //
 // Nothing in them imports this package. This package also holds the
 // end-to-end tests; README.md is the tour.

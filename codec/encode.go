@@ -103,15 +103,15 @@ func appendID(dst, id []byte) []byte {
 }
 
 // An Appender appends its own encoding as JSON, in one pass and with no
-// copy: AppendValue calls it instead of encoding/json. What it appends must
-// be one valid JSON value with no line break, or AppendValue fails.
+// copy: [AppendValue] calls it instead of encoding/json. What it appends
+// must be one valid JSON value with no line break, or AppendValue fails.
 type Appender interface {
 	AppendJSON(dst []byte) ([]byte, error)
 }
 
 // AppendValue appends v encoded as compact JSON. nil is null; a
-// json.RawMessage is validated and compacted (a nil one is null); an
-// Appender appends itself; anything else is encoded by encoding/json without
+// [json.RawMessage] is validated and compacted (a nil one is null); an
+// [Appender] appends itself; anything else is encoded by encoding/json without
 // HTML escaping.
 func AppendValue(dst []byte, v any) ([]byte, error) {
 	switch v := v.(type) {

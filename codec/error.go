@@ -88,7 +88,7 @@ func (c Code) String() string {
 // Error is the JSON-RPC 2.0 error object, and a Go error.
 //
 // A handler that returns an *Error (or an error wrapping one, found with
-// errors.As) has it written as is: code, message and data. Data is encoded
+// [errors.As]) has it written as is: code, message and data. Data is encoded
 // with encoding/json when the response is written; an error object read from
 // the wire carries its data as a json.RawMessage.
 type Error struct {
@@ -98,7 +98,7 @@ type Error struct {
 }
 
 // NewError returns an error with the code and the message. An empty message
-// is replaced by the code's standard message.
+// is replaced by the code's standard message ([Code.String]).
 func NewError(code Code, message string) *Error {
 	if message == "" {
 		message = code.String()
@@ -121,8 +121,8 @@ type InvalidRequestData struct {
 	Reason string `json:"reason"`
 }
 
-// InvalidRequestError returns an InvalidRequest error with the
-// specification's message and reason in its data, an InvalidRequestData.
+// InvalidRequestError returns an [InvalidRequest] error with the
+// specification's message and reason in its data, an [InvalidRequestData].
 func InvalidRequestError(reason string) *Error {
 	return &Error{Code: InvalidRequest, Message: "Invalid Request", Data: InvalidRequestData{Reason: reason}}
 }
@@ -206,13 +206,13 @@ func (e *Error) UnmarshalJSON(b []byte) error {
 
 // MaxEcho is the most bytes of a string a peer sent (a member name, a value,
 // a method name, an id) that toolrpc repeats in an error answer or a log
-// record: Echo shortens longer ones. A response's id is the exception: it is
+// record: [Echo] shortens longer ones. A response's id is the exception: it is
 // echoed whole, as the specification requires.
 const MaxEcho = 256
 
 // Echo returns s, a string a peer sent, as toolrpc repeats it in an error
 // answer or a log record: whole when it is at most MaxEcho bytes long, else
-// shortened by Shorten to MaxEcho bytes. Its cost is bounded by MaxEcho,
+// shortened by [Shorten] to [MaxEcho] bytes. Its cost is bounded by MaxEcho,
 // however long s is.
 func Echo[T ~string | ~[]byte](s T) string { return Shorten(s, MaxEcho) }
 

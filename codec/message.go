@@ -11,16 +11,20 @@ type Kind uint8
 
 // The kinds of message a frame holds.
 const (
-	// Invalid: not a valid request. Err is the error to answer with, ID the
-	// id to answer to (nil: null). An InvalidRequest Err carries an
-	// InvalidRequestData saying which rule the message broke.
+	// Invalid is the kind of a message that is not a valid request. Err is
+	// the error to answer with, ID the id to answer to (nil: null). An
+	// InvalidRequest Err carries an InvalidRequestData saying which rule
+	// the message broke.
 	Invalid Kind = iota
-	// Request: a request object with an id; it must be answered.
+	// Request is the kind of a request object with an id; it must be
+	// answered.
 	Request
-	// Notification: a request object without an id; it is never answered.
+	// Notification is the kind of a request object without an id; it is
+	// never answered.
 	Notification
-	// Response: a response to a request of ours. When Err is not nil the
-	// response is malformed: it is never answered, and Err says why.
+	// Response is the kind of a response to a request of ours. When Err is
+	// not nil the response is malformed: it is never answered, and Err says
+	// why.
 	Response
 )
 
@@ -35,7 +39,7 @@ func (k Kind) String() string {
 }
 
 // Message is one JSON-RPC message of a frame, classified. Its byte slices
-// alias the frame passed to Decoder.Decode; they are nil when the member is
+// alias the frame passed to [Decoder.Decode]; they are nil when the member is
 // absent. ID, Params, Meta, Result and Error are raw JSON tokens exactly as
 // they came; Method is the method name, unquoted and unescaped.
 type Message struct {

@@ -52,7 +52,7 @@ type Reader struct {
 
 // NewReader returns a Reader of r whose frames are at most maxFrameSize bytes
 // long (not counting the line end). maxFrameSize <= 0 means
-// DefaultMaxFrameSize.
+// [DefaultMaxFrameSize].
 func NewReader(r io.Reader, maxFrameSize int) *Reader {
 	if maxFrameSize <= 0 {
 		maxFrameSize = DefaultMaxFrameSize

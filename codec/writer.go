@@ -21,8 +21,8 @@ var (
 	ErrWriterFull = errors.New("codec: writer full")
 )
 
-// DefaultMaxPending is how many bytes a Writer holds for a slow peer before
-// WriteLine waits for them to be written.
+// DefaultMaxPending is how many bytes a [Writer] holds for a slow peer before
+// [Writer.WriteLine] waits for them to be written.
 const DefaultMaxPending = 4 << 20
 
 // keepWriteBuffer is the largest buffer a Writer keeps once it is written.
@@ -74,7 +74,8 @@ type Writer struct {
 // span is a part of a buffer: [at, end).
 type span struct{ at, end int }
 
-// Ticket is the place of a line queued by Enqueue, for Withdraw. The zero
+// Ticket is the place of a line queued by [Writer.Enqueue], for
+// [Writer.Withdraw]. The zero
 // Ticket is no line.
 type Ticket struct{ at, end int64 }
 

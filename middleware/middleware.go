@@ -1,15 +1,3 @@
-// Package middleware wraps rpc.Handlers: panic recovery, progress
-// notifications, logging, correlation and timeouts, composed with Chain.
-//
-// A Middleware is a plain func(rpc.Handler) rpc.Handler. Default is the
-// stack a server wants with no configuration:
-//
-//	h := middleware.Default(nil)(svc)
-//	err := rpc.ServeStdio(ctx, h, &rpc.StdioOptions{Options: rpc.Options{Logger: logger}})
-//
-// Middleware given no logger logs through the connection's
-// (rpc.LoggerFromContext): one logger, set once in rpc.Options, gets every
-// record. (Package toolrpc does all of the above in one call.)
 package middleware
 
 import (
@@ -34,13 +22,13 @@ func Chain(mws ...Middleware) Middleware {
 	}
 }
 
-// Default is the stack for servers: Recover, then Logging, then Progress
-// (each with its defaults: errors logged, results at Debug level, MCP's
-// notifications/progress), all inside Correlation,
-// so that every record, the panic's included, carries the call's trace id.
+// Default is the stack for servers: [Recover], then [Logging], then
+// [Progress] (each with its defaults: errors logged, results at Debug
+// level, MCP's notifications/progress), all inside [Correlation], so that
+// every record, the panic's included, carries the call's trace id.
 // Correlation runs no code of the handler's and cannot panic; Recover is
 // outermost of everything else. A nil logger means each call's connection's
-// logger (rpc.LoggerFromContext: rpc.Options.Logger, or slog.Default(),
+// logger ([rpc.LoggerFromContext]: rpc.Options.Logger, or [slog.Default],
 // which writes to stderr).
 func Default(logger *slog.Logger) Middleware {
 	return Chain(Correlation(), Recover(logger), Logging(&LoggingOptions{Logger: logger}), Progress(nil))
@@ -57,7 +45,7 @@ func loggerFor(ctx context.Context, logger *slog.Logger) *slog.Logger {
 
 // Recover turns a panic in the handler into an InternalError whose data
 // names the panic value's type and holds its message; the stack goes to
-// logger (nil: the connection's, see rpc.LoggerFromContext), never to the
+// logger (nil: the connection's, see [rpc.LoggerFromContext]), never to the
 // wire, and the connection keeps serving. A panic in a notification's handler is logged the same way; a
 // notification is never answered.
 //

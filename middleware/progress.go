@@ -54,10 +54,12 @@ type ProgressOptions struct {
 
 // Errors of ReportProgress.
 var (
-	// ErrNoReporter: no Progress middleware handles the call.
+	// ErrNoReporter is returned when no Progress middleware handles the
+	// call.
 	ErrNoReporter = errors.New("middleware: no Progress middleware for this call")
-	// ErrProgressNotIncreasing: a report's progress is not more than the
-	// last one sent. Progress must increase (MCP requires it).
+	// ErrProgressNotIncreasing is returned for a report whose progress is
+	// not more than the last one sent. Progress must increase (MCP
+	// requires it).
 	ErrProgressNotIncreasing = errors.New("middleware: progress must increase")
 
 	errNotFinite = errors.New("middleware: progress and total must be finite numbers")

@@ -12,11 +12,11 @@ import (
 	"time"
 )
 
-// DefaultProcessGrace is how long Process.Close waits for a tool server to
+// DefaultProcessGrace is how long [Process.Close] waits for a tool server to
 // exit once its input is closed, before killing it.
 const DefaultProcessGrace = 5 * time.Second
 
-// ProcessOptions configure StartProcess. A nil *ProcessOptions, and every
+// ProcessOptions configure [StartProcess]. A nil *ProcessOptions, and every
 // zero field, means the documented default.
 type ProcessOptions struct {
 	// Options configure the connection to the process.
@@ -45,7 +45,7 @@ type ProcessOptions struct {
 // Process is a tool server running as a child process, and the connection
 // to it: its standard output is the protocol's input, its standard input
 // the protocol's output. Call, Notify and Batch come from the embedded
-// Conn.
+// [Conn].
 type Process struct {
 	*Conn
 	cmd        *exec.Cmd
@@ -66,15 +66,15 @@ type Process struct {
 // StartProcess starts cmd and connects to it; h answers the process's own
 // calls and notifications (nil: MethodNotFound). cmd's Stdin, Stdout and
 // Stderr must be unset: StartProcess wires them. ctx bounds the
-// connection, as for NewConn; to bound the process's life, give cmd a
-// context (exec.CommandContext).
+// connection, as for [NewConn]; to bound the process's life, give cmd a
+// context ([exec.CommandContext]).
 //
 // The process's exit ends the session, even when a process it started
 // holds its standard output open: once what it wrote before exiting was
 // read, calls waiting for it, and later ones, fail with an error that
-// wraps ErrClosed and says how it exited (an *exec.ExitError, for
-// errors.As, unless it exited with status 0). Its standard error is
-// forwarded until then too (see ProcessOptions.Stderr). A JSON log record
+// wraps [ErrClosed] and says how it exited (an [*exec.ExitError], for
+// [errors.As], unless it exited with status 0). Its standard error is
+// forwarded until then too (see [ProcessOptions.Stderr]). A JSON log record
 // is forwarded with every member after time, level and msg as an
 // attribute: strings, numbers (int64, uint64 or float64), booleans and
 // null as values of their kind, objects as groups (nested at most 8 deep;

@@ -5,7 +5,7 @@ import (
 	"os"
 )
 
-// StdioOptions configure ServeStdio. A nil *StdioOptions, and every zero
+// StdioOptions configure [ServeStdio]. A nil *StdioOptions, and every zero
 // field, means the documented default.
 type StdioOptions struct {
 	// Options configure the connection.
@@ -16,12 +16,12 @@ type StdioOptions struct {
 }
 
 // ServeStdio serves h on the process's standard input and output, as
-// Serve does (see it for when it returns), for a tool server.
+// [Serve] does (see it for when it returns), for a tool server.
 //
 // Standard output belongs to the protocol. Unless KeepStdout is set,
 // ServeStdio writes the protocol to a private duplicate of the process's
 // standard output and points the standard output itself (file descriptor
-// 1, and so os.Stdout) at standard error while it serves: a stray
+// 1, and so [os.Stdout]) at standard error while it serves: a stray
 // fmt.Println in a tool, a write to file descriptor 1, a subprocess that
 // inherits standard output, all land on standard error and can never
 // corrupt the protocol. When ServeStdio returns, standard output is put
@@ -38,7 +38,7 @@ type StdioOptions struct {
 // parent that never reads it has let its pipe fill, every write there
 // waits, a handler's too (one that logs, or prints). Such a handler is a
 // handler that does not return; it does not keep ServeStdio from returning
-// when ctx is done, after Options.ShutdownGrace (the connection's own
+// when ctx is done, after [Options.ShutdownGrace] (the connection's own
 // records then never wait for standard error).
 func ServeStdio(ctx context.Context, h Handler, opts *StdioOptions) error {
 	var o StdioOptions

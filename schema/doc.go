@@ -3,8 +3,8 @@
 // method's params says what the server enforces: the Go type and its tags
 // are the one source of truth.
 //
-// [Generator.For] returns the schema of the params a parameter of a Go type
-// takes, as package service binds them (the binder's strict decoding) and
+// [Generator.For] returns the [Schema] of the params a parameter of a Go type
+// takes, as package [github.com/toolrpc/toolrpc/service] binds them (the binder's strict decoding) and
 // validates them (validator, with WithRequiredStructEnabled). The property
 // that makes it worth having is tested (TestAgreement, FuzzAgreement):
 // whatever the server accepts, the schema accepts; and whatever the schema
@@ -26,7 +26,7 @@
 //     keys (a pattern: what strconv.ParseInt accepts, range included);
 //   - pointers: their element; null as below;
 //   - structs: objects, closed (additionalProperties: false) unless
-//     Options.AllowUnknownFields; each struct once, inlined where it is used
+//     [Options.AllowUnknownFields]; each struct once, inlined where it is used
 //     once, in $defs where used more often or recursively ("#": the root);
 //   - any, json.RawMessage: anything; json.Number: a number, or a string
 //     holding one; time.Time: a string, format date-time;

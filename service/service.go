@@ -42,7 +42,7 @@ type Options struct {
 }
 
 // Service turns the methods of registered Go values into RPC methods. It is
-// an rpc.Handler: serve it with rpc.Serve.
+// an [rpc.Handler]: serve it with [rpc.Serve].
 //
 // Register it all before serving: registration is not safe while Handle
 // runs. Handle is safe for concurrent use.

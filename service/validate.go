@@ -14,7 +14,7 @@ import (
 )
 
 // FieldError is one problem with a call's params. An InvalidParams error
-// carries a list of them, FieldErrors, as its data:
+// carries a list of them, [FieldErrors], as its data:
 //
 //	{"code":-32602,"message":"Invalid params","data":[
 //	  {"field":"b","rule":"ne","param":"0","message":"b must not be 0"}]}
@@ -58,9 +58,9 @@ type FieldError struct {
 // described.
 const MaxFieldErrors = 100
 
-// MaxFieldText is the most bytes of a FieldError's Field, Param or Message;
+// MaxFieldText is the most bytes of a [FieldError]'s Field, Param or Message;
 // a longer one (a path many levels deep, the text of a custom decoder's
-// error) is shortened as codec.Shorten does.
+// error) is shortened as [codec.Shorten] does.
 const MaxFieldText = 1024
 
 // under records that the error lies under the path segment seg (a field
