@@ -3,7 +3,6 @@ package middleware
 import (
 	"context"
 	"encoding/hex"
-	"log/slog"
 	"math/rand/v2"
 
 	"github.com/toolrpc/toolrpc/codec"
@@ -12,19 +11,36 @@ import (
 
 // Correlation gives every call a trace id: the one of the W3C trace context
 // in the request's params._meta.traceparent when it is valid, otherwise a
-// new random one. TraceID reads it; Logging and Recover log it.
+// new random one. [TraceID] reads it; [Logging] and [Recover] log it. A call
+// made inside a traced call (a handler calling another handler with its
+// context) shares that call's trace id.
 func Correlation() Middleware {
 	return func(next rpc.Handler) rpc.Handler {
 		return rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
-			st, ctx := stateFor(ctx, req)
-			if !st.tracing {
-				// A call inside a traced call (a handler calling another
-				// with its context) shares its trace id.
-				st.tracing, st.traceLink = true, st.outer().tracedOut()
+			if ctx.Value(traceKey{}) == nil {
+				ctx = withCallValue(ctx, req, traceKey{}, nil)
 			}
 			return next.Handle(ctx, req)
 		})
 	}
+}
+
+// traceKey is the key of a call's trace id: a string of 32 hex digits,
+// made when first read (most calls never log, and minting one is not
+// free), then kept.
+type traceKey struct{}
+
+// TraceID returns the trace id of the call ctx belongs to, as 32 lowercase
+// hex digits, or "" if no [Correlation] middleware gave it one.
+func TraceID(ctx context.Context) string {
+	id, _ := callValue(ctx, traceKey{}, mintTraceID).(string)
+	return id
+}
+
+// mintTraceID is the trace id of req, in hex.
+func mintTraceID(req *rpc.Request, _ any) any {
+	id := traceID(req)
+	return hex.EncodeToString(id[:])
 }
 
 // traceID is the trace id of req's traceparent, or a new random one.
@@ -41,16 +57,6 @@ func traceID(req *rpc.Request) [16]byte {
 		id[i], id[8+i] = byte(r[0]>>(8*i)), byte(r[1]>>(8*i))
 	}
 	return id
-}
-
-// TraceID returns the trace id of the call ctx belongs to, as 32 lowercase
-// hex digits, or "" if no Correlation middleware gave it one.
-func TraceID(ctx context.Context) string {
-	if st := traced(ctx); st != nil {
-		id := st.traceOf()
-		return hex.EncodeToString(id[:])
-	}
-	return ""
 }
 
 // parseTraceparent reads the trace id of a W3C traceparent header value,
@@ -88,17 +94,4 @@ func lowerHex(b []byte) bool {
 		}
 	}
 	return true
-}
-
-// callAttrs are the log attributes that say which call a record is about.
-func callAttrs(ctx context.Context, req *rpc.Request) []slog.Attr {
-	attrs := make([]slog.Attr, 0, 8)
-	attrs = append(attrs, slog.String("method", codec.Echo(req.Method)))
-	if req.ID != nil {
-		attrs = append(attrs, slog.String("id", codec.Echo(req.ID)))
-	}
-	if id := TraceID(ctx); id != "" {
-		attrs = append(attrs, slog.String("trace_id", id))
-	}
-	return attrs
 }

@@ -104,6 +104,21 @@ func record(ctx context.Context, logger *slog.Logger, req *rpc.Request, start ti
 	if req.IsNotification() {
 		msg = "rpc notification"
 	}
-	attrs := append(callAttrs(ctx, req), slog.Duration("duration", time.Since(start)))
+	var buf [8]slog.Attr // on the stack: 3 of the call, the duration, 4 of the outcome at most
+	attrs := append(appendCallAttrs(ctx, buf[:0], req), slog.Duration("duration", time.Since(start)))
 	logger.LogAttrs(ctx, level, msg, append(attrs, outcome...)...)
+}
+
+// appendCallAttrs appends to attrs the log attributes that say which call
+// a record is about: its method, its id (but for a notification), its
+// trace id (if it has one, see [Correlation]).
+func appendCallAttrs(ctx context.Context, attrs []slog.Attr, req *rpc.Request) []slog.Attr {
+	attrs = append(attrs, slog.String("method", codec.Echo(req.Method)))
+	if req.ID != nil {
+		attrs = append(attrs, slog.String("id", codec.Echo(req.ID)))
+	}
+	if id := TraceID(ctx); id != "" {
+		attrs = append(attrs, slog.String("trace_id", id))
+	}
+	return attrs
 }

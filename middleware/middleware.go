@@ -45,18 +45,20 @@ func loggerFor(ctx context.Context, logger *slog.Logger) *slog.Logger {
 
 // Recover turns a panic in the handler into an InternalError whose data
 // names the panic value's type and holds its message; the stack goes to
-// logger (nil: the connection's, see [rpc.LoggerFromContext]), never to the
-// wire, and the connection keeps serving. A panic in a notification's handler is logged the same way; a
-// notification is never answered.
+// logger (nil: the connection's, see [rpc.LoggerFromContext]), never to
+// the wire, and the connection keeps serving. A panic in a notification's
+// handler is logged the same way; a notification is never answered.
 //
 // The connection recovers panics too, as a last resort; Recover puts them
-// in the middleware chain, with the request's correlation in the log.
+// in the middleware chain, with the request's trace id (see [Correlation])
+// in the log.
 func Recover(logger *slog.Logger) Middleware {
 	return func(next rpc.Handler) rpc.Handler {
 		return rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (result any, err error) {
 			defer func() {
 				if v := recover(); v != nil {
-					attrs := append(callAttrs(ctx, req), slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
+					var buf [5]slog.Attr // on the stack
+					attrs := append(appendCallAttrs(ctx, buf[:0], req), slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
 					loggerFor(ctx, logger).LogAttrs(ctx, slog.LevelError, "rpc: handler panicked", attrs...)
 					result, err = nil, rpc.PanicError(v)
 				}

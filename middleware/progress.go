@@ -65,20 +65,7 @@ var (
 	errNotFinite = errors.New("middleware: progress and total must be finite numbers")
 )
 
-// progressState is a call's progress: what Progress set up, and the
-// reports so far.
-type progressState struct {
-	opts *ProgressOptions // nil: no Progress middleware
-
-	mu       sync.Mutex
-	resolved bool            // token looked up
-	token    json.RawMessage // nil: the caller wants no progress
-	seq      int
-	last     float64
-	lastAt   time.Time
-}
-
-// Progress lets handlers report progress with ReportProgress: each report
+// Progress lets handlers report progress with [ReportProgress]: each report
 // is a notification to the caller, written before the call's response. A
 // report made after the response was written is dropped. opts may be nil.
 func Progress(opts *ProgressOptions) Middleware {
@@ -97,11 +84,36 @@ func Progress(opts *ProgressOptions) Middleware {
 	}
 	return func(next rpc.Handler) rpc.Handler {
 		return rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
-			st, ctx := stateFor(ctx, req)
-			st.progress.opts = &o
-			return next.Handle(ctx, req)
+			return next.Handle(withCallValue(ctx, req, progressKey{}, &o), req)
 		})
 	}
+}
+
+// progressKey is the key of a call's *callProgress, made at its first
+// report.
+type progressKey struct{}
+
+// callProgress is the progress of one call: the caller's token and the
+// reports sent so far.
+type callProgress struct {
+	opts  *ProgressOptions
+	token json.RawMessage // nil: the caller wants no progress
+
+	mu     sync.Mutex
+	seq    int
+	last   float64
+	lastAt time.Time
+}
+
+// mintProgress is the progress of the call req, under opts (a
+// *ProgressOptions), before its first report.
+func mintProgress(req *rpc.Request, opts any) any {
+	p := &callProgress{opts: opts.(*ProgressOptions)}
+	p.token = p.opts.Token(req)
+	if p.token == nil && p.opts.UseRequestID {
+		p.token = req.ID
+	}
+	return p
 }
 
 // ReportProgress reports the progress of the call ctx belongs to: progress
@@ -109,26 +121,16 @@ func Progress(opts *ProgressOptions) Middleware {
 //
 // It returns nil when the report is sent, and also when it is not sent by
 // rule: the caller gave no progress token, or the report came too soon
-// after the last (ProgressOptions.MinInterval). It returns
-// ErrProgressNotIncreasing for a progress not above the last one sent,
-// rpc.ErrAnswered once the call's response is written, ErrNoReporter if no
-// Progress middleware handles the call, ctx.Err() once ctx is done (a
-// report waiting for room in an output the peer does not read waits no
-// longer, and is not sent: see rpc.Notify), or the error of writing.
+// after the last ([ProgressOptions.MinInterval]). It returns
+// [ErrProgressNotIncreasing] for a progress not above the last one sent,
+// [rpc.ErrAnswered] once the call's response is written, [ErrNoReporter]
+// if no [Progress] middleware handles the call, ctx.Err() once ctx is done
+// (a report waiting for room in an output the peer does not read waits no
+// longer, and is not sent: see [rpc.Notify]), or the error of writing.
 func ReportProgress(ctx context.Context, progress, total float64, message string) error {
-	st := reporting(ctx)
-	if st == nil {
+	pc, _ := callValue(ctx, progressKey{}, mintProgress).(*callProgress)
+	if pc == nil {
 		return ErrNoReporter
-	}
-	pc := &st.progress
-	pc.mu.Lock()
-	defer pc.mu.Unlock()
-	if !pc.resolved {
-		pc.resolved = true
-		pc.token = pc.opts.Token(st.req)
-		if pc.token == nil && pc.opts.UseRequestID {
-			pc.token = st.req.ID
-		}
 	}
 	if pc.token == nil {
 		return nil
@@ -136,6 +138,8 @@ func ReportProgress(ctx context.Context, progress, total float64, message string
 	if math.IsNaN(progress) || math.IsInf(progress, 0) || math.IsNaN(total) || math.IsInf(total, 0) {
 		return errNotFinite
 	}
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
 	if pc.seq > 0 && !(progress > pc.last) {
 		return ErrProgressNotIncreasing
 	}
