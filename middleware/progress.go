@@ -25,7 +25,7 @@ type Report struct {
 // progress notifications.
 type ProgressOptions struct {
 	// Method is the notification's method. Default:
-	// "notifications/progress".
+	// [rpc.ProgressNotification].
 	Method string
 	// Params builds the notification's params from the call's progress
 	// token and a report. Default: MCP's
@@ -74,7 +74,7 @@ func Progress(opts *ProgressOptions) Middleware {
 		o = *opts
 	}
 	if o.Method == "" {
-		o.Method = "notifications/progress"
+		o.Method = rpc.ProgressNotification
 	}
 	if o.Params == nil {
 		o.Params = mcpProgressParams
