@@ -1,6 +1,9 @@
 package toolrpc_test
 
 import (
+	"context"
+	"encoding/json"
+	"log/slog"
 	"os"
 	"os/exec"
 	"regexp"
@@ -9,6 +12,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolrpc/toolrpc/examples/calculator/calc"
+	"github.com/toolrpc/toolrpc/rpc"
+	"github.com/toolrpc/toolrpc/service"
 )
 
 // block is a fenced code block of the README.
@@ -68,4 +75,51 @@ func TestReadmeQuickStart(t *testing.T) {
 	assert.Equal(t, block{"sh", "" +
 		"go run ./examples/demo     # a transcript of the wire: calls, errors, a batch, progress\n" +
 		"go test -race ./...        # every test, with the race detector\n"}, blocks[3], "the two commands")
+}
+
+// TestReadmeRules holds the README's table of rules: each row's params,
+// sent to the calculator, are answered -32602 with exactly the row's data,
+// and the method's published params schema holds, at the row's JSON
+// Pointer, exactly the row's value.
+func TestReadmeRules(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	row := regexp.MustCompile("(?m)^\\| `(\\w+)` \\| `([^`]+)` \\| .+ \\| `(/[^`]*)`: `([^`]+)` \\| `(\\[.*\\])` \\|$")
+	rows := row.FindAllStringSubmatch(string(readme), -1)
+	require.Len(t, rows, 8, "the rows of the table")
+
+	srv := calc.Server()
+	srv.Logger = slog.New(slog.DiscardHandler)
+	h, err := srv.Handler(&calc.Calculator{})
+	require.NoError(t, err)
+	svc := service.New(&service.Options{Names: service.SnakeCase})
+	require.NoError(t, svc.Register("", &calc.Calculator{}))
+	for _, r := range rows {
+		method, params, pointer, value, data := r[1], r[2], r[3], r[4], r[5]
+		t.Run(method+" "+params, func(t *testing.T) {
+			_, err := h.Handle(context.Background(), &rpc.Request{ID: json.RawMessage("1"), Method: method, Params: json.RawMessage(params)})
+			var e *rpc.Error
+			require.ErrorAs(t, err, &e)
+			assert.Equal(t, rpc.InvalidParams, e.Code)
+			got, err := json.Marshal(e.Data)
+			require.NoError(t, err)
+			assert.Equal(t, data, string(got))
+
+			m, ok := svc.Method(method)
+			require.True(t, ok)
+			doc, err := json.Marshal(m.Params)
+			require.NoError(t, err)
+			var node any
+			require.NoError(t, json.Unmarshal(doc, &node))
+			for _, step := range strings.Split(pointer, "/")[1:] {
+				obj, ok := node.(map[string]any)
+				require.True(t, ok, "%s: %s is not an object in %s", pointer, step, doc)
+				node, ok = obj[step]
+				require.True(t, ok, "%s: no %s in %s", pointer, step, doc)
+			}
+			at, err := json.Marshal(node)
+			require.NoError(t, err)
+			assert.JSONEq(t, value, string(at), "%s in %s", pointer, doc)
+		})
+	}
 }
