@@ -341,21 +341,34 @@ func TestCancelledContextCause(t *testing.T) {
 	assert.ErrorIs(t, <-causes, rpc.ErrCancelled)
 }
 
-// At the end of the input, calls under way finish and are answered.
+// At the end of the input, calls under way finish and are answered. In a
+// synctest bubble: synctest.Wait tells when the end of the input has been
+// read, every call still under way.
 func TestEOFDrainsCallsUnderWay(t *testing.T) {
-	var in strings.Builder
-	var want []string
-	for i := range 50 {
-		fmt.Fprintf(&in, `{"jsonrpc":"2.0","method":"probe.sleep","id":%d}`+"\n", i)
-		want = append(want, fmt.Sprintf(`{"jsonrpc":"2.0","result":"%d","id":%d}`, i, i))
-	}
-	var out bytes.Buffer
-	start := time.Now()
-	require.NoError(t, rpc.Serve(context.Background(), strings.NewReader(in.String()), &out, newSpecHandler(),
-		&rpc.Options{Logger: wiretest.Quiet(), Concurrency: 50}))
-	got := wiretest.Lines(t, out.String())
-	assert.ElementsMatch(t, want, got)
-	t.Logf("50 calls of 20ms with concurrency 50 took %v", time.Since(start))
+	synctest.Test(t, func(t *testing.T) {
+		h := newSpecHandler()
+		h.start = make(chan string, 50)
+		pr, pw := io.Pipe()
+		var out wiretest.Buffer
+		done := make(chan error, 1)
+		go func() {
+			done <- rpc.Serve(context.Background(), pr, &out, h, &rpc.Options{Logger: wiretest.Quiet(), Concurrency: 50})
+		}()
+		var want []string
+		for i := range 50 {
+			wiretest.Send(t, pw, fmt.Sprintf(`{"jsonrpc":"2.0","method":"probe.ignore","id":%d}`, i))
+			want = append(want, fmt.Sprintf(`{"jsonrpc":"2.0","result":"%d","id":%d}`, i, i))
+		}
+		for range 50 {
+			<-h.start
+		}
+		require.NoError(t, pw.Close())
+		synctest.Wait() // the end of the input is read; every call is under way
+		require.Empty(t, done, "Serve returned with calls under way")
+		close(h.gate)
+		require.NoError(t, wiretest.Receive(t, done, "Serve to return once the calls under way are answered"))
+		assert.ElementsMatch(t, want, wiretest.Lines(t, out.String()))
+	})
 }
 
 func TestSequentialKeepsOrder(t *testing.T) {
@@ -471,13 +484,29 @@ func TestWriteErrorShutsDown(t *testing.T) {
 	serveReturns(t, done, epipe, "its output failed")
 }
 
+// A read error ends the input as its end does: the call under way is
+// answered, then Serve returns the error. In a synctest bubble:
+// synctest.Wait tells when the error has been read, the call still under
+// way.
 func TestReadErrorDrainsThenReturnsIt(t *testing.T) {
-	boom := errors.New("connection reset")
-	in := io.MultiReader(strings.NewReader(`{"jsonrpc":"2.0","method":"probe.sleep","id":1}`+"\n"+`{"jsonrpc":"2.0","met`), errReader{boom})
-	var out bytes.Buffer
-	err := rpc.Serve(context.Background(), in, &out, newSpecHandler(), &rpc.Options{Logger: wiretest.Quiet()})
-	assert.ErrorIs(t, err, boom)
-	assert.Equal(t, `{"jsonrpc":"2.0","result":"1","id":1}`+"\n", out.String(), "the call read before the error is answered; the partial line is not")
+	synctest.Test(t, func(t *testing.T) {
+		boom := errors.New("connection reset")
+		h := newSpecHandler()
+		h.start = make(chan string, 1)
+		pr, pw := io.Pipe()
+		var out wiretest.Buffer
+		done := make(chan error, 1)
+		go func() { done <- rpc.Serve(context.Background(), pr, &out, h, &rpc.Options{Logger: wiretest.Quiet()}) }()
+		_, err := io.WriteString(pw, `{"jsonrpc":"2.0","method":"probe.ignore","id":1}`+"\n"+`{"jsonrpc":"2.0","met`)
+		require.NoError(t, err)
+		assert.Equal(t, "1", <-h.start)
+		require.NoError(t, pw.CloseWithError(boom))
+		synctest.Wait() // the error is read; the call is under way
+		require.Empty(t, done, "Serve returned with a call under way")
+		close(h.gate)
+		assert.ErrorIs(t, wiretest.Receive(t, done, "Serve to return once the call under way is answered"), boom)
+		assert.Equal(t, `{"jsonrpc":"2.0","result":"1","id":1}`+"\n", out.String(), "the call read before the error is answered; the partial line is not")
+	})
 }
 
 func TestNilHandlerAnswersMethodNotFound(t *testing.T) {
@@ -549,7 +578,3 @@ func TestRequestFromContext(t *testing.T) {
 type failingWriter struct{ err error }
 
 func (f *failingWriter) Write([]byte) (int, error) { return 0, f.err }
-
-type errReader struct{ err error }
-
-func (e errReader) Read([]byte) (int, error) { return 0, e.err }
