@@ -172,6 +172,18 @@ func Receive[T any](tb testing.TB, ch <-chan T, what string) T {
 	}
 }
 
+// ReceiveN returns the next n values from ch, in the order they came,
+// failing the test if one does not come within Hang of the one before; what
+// names the values awaited.
+func ReceiveN[T any](tb testing.TB, ch <-chan T, n int, what string) []T {
+	tb.Helper()
+	out := make([]T, n)
+	for i := range out {
+		out[i] = Receive(tb, ch, fmt.Sprintf("%s (%d of %d)", what, i+1, n))
+	}
+	return out
+}
+
 // Ready returns the value ch holds now; with none, it fails the test
 // (going on with it) and returns false. In a synctest bubble, after
 // synctest.Wait, it checks that what had to happen did.
