@@ -76,14 +76,8 @@ func TestIDs(t *testing.T) {
 }
 
 func TestDuplicateIDInFlight(t *testing.T) {
-	h := newSpecHandler()
-	h.start = make(chan string, 1)
-	pr, pw := io.Pipe()
 	var out wiretest.Buffer
-	done := make(chan error, 1)
-	go func() {
-		done <- rpc.Serve(context.Background(), pr, &out, h, &rpc.Options{Logger: wiretest.Quiet()})
-	}()
+	h, pw, done := servePiped(t, context.Background(), &out, &rpc.Options{Logger: wiretest.Quiet()}, 1)
 	wiretest.Send(t, pw, `{"jsonrpc":"2.0","method":"probe.wait","id":7}`)
 	assert.Equal(t, "7", <-h.start)
 	// 7 is in flight: the same id again is refused, as are 7.0's twins only
@@ -247,14 +241,8 @@ func TestCancelledContextCause(t *testing.T) {
 // read, every call still under way.
 func TestEOFDrainsCallsUnderWay(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newSpecHandler()
-		h.start = make(chan string, 50)
-		pr, pw := io.Pipe()
 		var out wiretest.Buffer
-		done := make(chan error, 1)
-		go func() {
-			done <- rpc.Serve(context.Background(), pr, &out, h, &rpc.Options{Logger: wiretest.Quiet(), Concurrency: 50})
-		}()
+		h, pw, done := servePiped(t, context.Background(), &out, &rpc.Options{Logger: wiretest.Quiet(), Concurrency: 50}, 50)
 		var want []string
 		for i := range 50 {
 			wiretest.Send(t, pw, fmt.Sprintf(`{"jsonrpc":"2.0","method":"probe.ignore","id":%d}`, i))
@@ -328,17 +316,25 @@ func TestFramingRules(t *testing.T) {
 	assert.Equal(t, `{"jsonrpc":"2.0","result":1,"id":1}`+"\n"+`{"jsonrpc":"2.0","result":2,"id":2}`+"\n", out.String())
 }
 
-// serveWaiting serves a specHandler over a pipe, writing to w, sends it a
-// probe.wait call with id 1 and returns once that call runs: the handler,
-// the pipe to send more on, and the channel Serve's result arrives on.
-func serveWaiting(t *testing.T, ctx context.Context, w io.Writer, opts *rpc.Options) (*specHandler, *io.PipeWriter, <-chan error) {
+// servePiped serves a specHandler over a pipe, writing to w, with room on
+// its start channel for starts calls: it returns the handler, the pipe to
+// send on, and the channel Serve's result arrives on.
+func servePiped(t *testing.T, ctx context.Context, w io.Writer, opts *rpc.Options, starts int) (*specHandler, *io.PipeWriter, <-chan error) {
 	t.Helper()
 	h := newSpecHandler()
-	h.start = make(chan string, 1)
+	h.start = make(chan string, starts)
 	pr, pw := io.Pipe()
 	t.Cleanup(func() { _ = pr.Close() })
 	done := make(chan error, 1)
 	go func() { done <- rpc.Serve(ctx, pr, w, h, opts) }()
+	return h, pw, done
+}
+
+// serveWaiting serves as servePiped does, sends a probe.wait call with id 1
+// and returns once that call runs.
+func serveWaiting(t *testing.T, ctx context.Context, w io.Writer, opts *rpc.Options) (*specHandler, *io.PipeWriter, <-chan error) {
+	t.Helper()
+	h, pw, done := servePiped(t, ctx, w, opts, 1)
 	wiretest.Send(t, pw, `{"jsonrpc":"2.0","method":"probe.wait","id":1}`)
 	<-h.start
 	return h, pw, done
@@ -392,12 +388,8 @@ func TestWriteErrorShutsDown(t *testing.T) {
 func TestReadErrorDrainsThenReturnsIt(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		boom := errors.New("connection reset")
-		h := newSpecHandler()
-		h.start = make(chan string, 1)
-		pr, pw := io.Pipe()
 		var out wiretest.Buffer
-		done := make(chan error, 1)
-		go func() { done <- rpc.Serve(context.Background(), pr, &out, h, &rpc.Options{Logger: wiretest.Quiet()}) }()
+		h, pw, done := servePiped(t, context.Background(), &out, &rpc.Options{Logger: wiretest.Quiet()}, 1)
 		_, err := io.WriteString(pw, `{"jsonrpc":"2.0","method":"probe.ignore","id":1}`+"\n"+`{"jsonrpc":"2.0","met`)
 		require.NoError(t, err)
 		assert.Equal(t, "1", <-h.start)
