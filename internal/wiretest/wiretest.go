@@ -102,12 +102,7 @@ func Steps(t testing.TB, h rpc.Handler, tr string, opts *rpc.Options) {
 		}
 	}
 	require.NoError(t, pw.Close())
-	select {
-	case err := <-done:
-		require.NoError(t, err)
-	case <-time.After(10 * time.Second):
-		t.Fatal("Serve did not return at the end of the input")
-	}
+	require.NoError(t, Receive(t, done, "Serve to return at the end of the input"))
 	assert.Equal(t, want, Lines(t, out.String()))
 }
 
