@@ -52,105 +52,6 @@ func TestErrorStream(t *testing.T) {
 		<-- {"jsonrpc":"2.0","result":0,"id":5}`, nil)
 }
 
-// Each envelope rule of DESIGN.md, with the exact answer.
-func TestEnvelopeRules(t *testing.T) {
-	tests := []struct{ name, transcript string }{
-		{"version must be the string 2.0", `
-			--> {"jsonrpc":"1.0","method":"sum","params":[1],"id":1}
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"jsonrpc must be the string 2.0"}},"id":1}
-			--> {"jsonrpc":2.0,"method":"sum","params":[1],"id":2}
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"jsonrpc must be the string 2.0"}},"id":2}
-			--> {"method":"sum","params":[1],"id":3}
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"jsonrpc must be the string 2.0"}},"id":3}
-			--> {"jsonrpc":"2\u002e0","method":"sum","params":[1],"id":4}
-			<-- {"jsonrpc":"2.0","result":1,"id":4}`},
-		{"method must be a string", `
-			--> {"jsonrpc":"2.0","method":null,"id":1}
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"method must be a string"}},"id":1}
-			--> {"jsonrpc":"2.0","method":["sum"],"id":2}
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"method must be a string"}},"id":2}
-			--> {"jsonrpc":"2.0","method":"s\u0075m","params":[2],"id":3}
-			<-- {"jsonrpc":"2.0","result":2,"id":3}`},
-		{"id must be a string, a number or null", `
-			--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":{"a":1}}
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"id must be a string, a number or null"}},"id":null}
-			--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":[1]}
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"id must be a string, a number or null"}},"id":null}
-			--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":false}
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"id must be a string, a number or null"}},"id":null}`},
-		{"params must be an object or an array", `
-			--> {"jsonrpc":"2.0","method":"sum","params":"bar","id":1}
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"params must be an object or an array"}},"id":1}
-			--> {"jsonrpc":"2.0","method":"sum","params":3,"id":2}
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"params must be an object or an array"}},"id":2}
-			--> {"jsonrpc":"2.0","method":"sum","params":null,"id":3}
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"params must be an object or an array"}},"id":3}
-			--> {"jsonrpc":"2.0","method":"echo","params":{},"id":4}
-			<-- {"jsonrpc":"2.0","result":{},"id":4}
-			--> {"jsonrpc":"2.0","method":"echo","params":[],"id":5}
-			<-- {"jsonrpc":"2.0","result":[],"id":5}`},
-		{"no members beyond the specification's", `
-			--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":1,"extra":true}
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"a request has no members but jsonrpc, method, params and id"}},"id":1}
-			--> {"jsonrpc":"2.0","method":"sum","params":[1],"result":1,"id":2}
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"a request has no members but jsonrpc, method, params and id"}},"id":2}`},
-		{"a member given twice is invalid", `
-			--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":1,"id":2}
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"id given more than once"}},"id":null}
-			--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":"a","id":"b"}
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"id given more than once"}},"id":null}
-			--> {"jsonrpc":"2.0","method":"sum","method":"sum","params":[1],"id":3}
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"method given more than once"}},"id":3}`},
-		{"valid JSON that is not an object or array", `
-			--> 42
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"a request must be a JSON object"}},"id":null}
-			--> "subtract"
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"a request must be a JSON object"}},"id":null}
-			--> null
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"a request must be a JSON object"}},"id":null}
-			--> {}
-			<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"jsonrpc must be the string 2.0"}},"id":null}`},
-		{"not JSON, or more than one value on the line", "--> {\"jsonrpc\":\"2.0\",\"method\":\"sum\",\"params\":[1],\"id\":1} {}\n" +
-			"<-- {\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32700,\"message\":\"Parse error\"},\"id\":null}\n" +
-			"--> {\"jsonrpc\":\"2.0\",\"method\":\"sum\",\"params\":[\"\xff\"],\"id\":2}\n" +
-			"<-- {\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32700,\"message\":\"Parse error\"},\"id\":null}\n" +
-			"--> {\"jsonrpc\":\"2.0\",\"method\":\"sum\",\"params\":[1],\"id\":3}x\n" +
-			"<-- {\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32700,\"message\":\"Parse error\"},\"id\":null}\n" +
-			"--> {\"jsonrpc\":\"2.0\",\"method\":\"sum\",\"params\":[1],\"id\":4}\n" +
-			"<-- {\"jsonrpc\":\"2.0\",\"result\":1,\"id\":4}"},
-		{"id null is a request", `
-			--> {"jsonrpc":"2.0","method":"sum","params":[1,2],"id":null}
-			<-- {"jsonrpc":"2.0","result":3,"id":null}`},
-		{"a notification is never answered, not even with an error", `
-			--> {"jsonrpc":"2.0","method":"no-such-method"}
-			--> {"jsonrpc":"2.0","method":"probe.fail"}
-			--> {"jsonrpc":"2.0","method":"probe.panic"}
-			--> {"jsonrpc":"2.0","method":"rpc.secret"}
-			--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":1}
-			<-- {"jsonrpc":"2.0","result":1,"id":1}`},
-		{"methods under rpc. are reserved", `
-			--> {"jsonrpc":"2.0","method":"rpc.secret","id":1}
-			<-- {"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":1}`},
-		{"responses from the peer are never answered", `
-			--> {"jsonrpc":"2.0","result":19,"id":1}
-			--> {"jsonrpc":"2.0","error":{"code":-1,"message":"x"},"id":2}
-			--> {"jsonrpc":"2.0","result":1,"error":{"code":-1,"message":"x"},"id":3}
-			--> [{"jsonrpc":"2.0","result":19,"id":4}]
-			--> {"jsonrpc":"2.0","method":"sum","params":[1],"id":5}
-			<-- {"jsonrpc":"2.0","result":1,"id":5}`},
-		{"the _meta of params reaches the handler", `
-			--> {"jsonrpc":"2.0","method":"probe.meta","params":{"a":1,"_meta":{"progressToken":"t1"}},"id":1}
-			<-- {"jsonrpc":"2.0","result":{"progressToken":"t1"},"id":1}
-			--> {"jsonrpc":"2.0","method":"probe.meta","params":{"a":1},"id":2}
-			<-- {"jsonrpc":"2.0","result":null,"id":2}`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			wiretest.Serve(t, newSpecHandler(), tt.transcript, nil)
-		})
-	}
-}
-
 // Ids are echoed byte for byte and compared as raw tokens.
 func TestIDs(t *testing.T) {
 	wiretest.Serve(t, newSpecHandler(), `
@@ -175,14 +76,8 @@ func TestIDs(t *testing.T) {
 }
 
 func TestDuplicateIDInFlight(t *testing.T) {
-	h := newSpecHandler()
-	h.start = make(chan string, 1)
-	pr, pw := io.Pipe()
 	var out wiretest.Buffer
-	done := make(chan error, 1)
-	go func() {
-		done <- rpc.Serve(context.Background(), pr, &out, h, &rpc.Options{Logger: wiretest.Quiet()})
-	}()
+	h, pw, done := servePiped(t, context.Background(), &out, &rpc.Options{Logger: wiretest.Quiet()}, 1)
 	wiretest.Send(t, pw, `{"jsonrpc":"2.0","method":"probe.wait","id":7}`)
 	assert.Equal(t, "7", <-h.start)
 	// 7 is in flight: the same id again is refused, as are 7.0's twins only
@@ -341,21 +236,28 @@ func TestCancelledContextCause(t *testing.T) {
 	assert.ErrorIs(t, <-causes, rpc.ErrCancelled)
 }
 
-// At the end of the input, calls under way finish and are answered.
+// At the end of the input, calls under way finish and are answered. In a
+// synctest bubble: synctest.Wait tells when the end of the input has been
+// read, every call still under way.
 func TestEOFDrainsCallsUnderWay(t *testing.T) {
-	var in strings.Builder
-	var want []string
-	for i := range 50 {
-		fmt.Fprintf(&in, `{"jsonrpc":"2.0","method":"probe.sleep","id":%d}`+"\n", i)
-		want = append(want, fmt.Sprintf(`{"jsonrpc":"2.0","result":"%d","id":%d}`, i, i))
-	}
-	var out bytes.Buffer
-	start := time.Now()
-	require.NoError(t, rpc.Serve(context.Background(), strings.NewReader(in.String()), &out, newSpecHandler(),
-		&rpc.Options{Logger: wiretest.Quiet(), Concurrency: 50}))
-	got := wiretest.Lines(t, out.String())
-	assert.ElementsMatch(t, want, got)
-	t.Logf("50 calls of 20ms with concurrency 50 took %v", time.Since(start))
+	synctest.Test(t, func(t *testing.T) {
+		var out wiretest.Buffer
+		h, pw, done := servePiped(t, context.Background(), &out, &rpc.Options{Logger: wiretest.Quiet(), Concurrency: 50}, 50)
+		var want []string
+		for i := range 50 {
+			wiretest.Send(t, pw, fmt.Sprintf(`{"jsonrpc":"2.0","method":"probe.ignore","id":%d}`, i))
+			want = append(want, fmt.Sprintf(`{"jsonrpc":"2.0","result":"%d","id":%d}`, i, i))
+		}
+		for range 50 {
+			<-h.start
+		}
+		require.NoError(t, pw.Close())
+		synctest.Wait() // the end of the input is read; every call is under way
+		require.Empty(t, done, "Serve returned with calls under way")
+		close(h.gate)
+		require.NoError(t, wiretest.Receive(t, done, "Serve to return once the calls under way are answered"))
+		assert.ElementsMatch(t, want, wiretest.Lines(t, out.String()))
+	})
 }
 
 func TestSequentialKeepsOrder(t *testing.T) {
@@ -414,17 +316,25 @@ func TestFramingRules(t *testing.T) {
 	assert.Equal(t, `{"jsonrpc":"2.0","result":1,"id":1}`+"\n"+`{"jsonrpc":"2.0","result":2,"id":2}`+"\n", out.String())
 }
 
-// serveWaiting serves a specHandler over a pipe, writing to w, sends it a
-// probe.wait call with id 1 and returns once that call runs: the handler,
-// the pipe to send more on, and the channel Serve's result arrives on.
-func serveWaiting(t *testing.T, ctx context.Context, w io.Writer, opts *rpc.Options) (*specHandler, *io.PipeWriter, <-chan error) {
+// servePiped serves a specHandler over a pipe, writing to w, with room on
+// its start channel for starts calls: it returns the handler, the pipe to
+// send on, and the channel Serve's result arrives on.
+func servePiped(t *testing.T, ctx context.Context, w io.Writer, opts *rpc.Options, starts int) (*specHandler, *io.PipeWriter, <-chan error) {
 	t.Helper()
 	h := newSpecHandler()
-	h.start = make(chan string, 1)
+	h.start = make(chan string, starts)
 	pr, pw := io.Pipe()
 	t.Cleanup(func() { _ = pr.Close() })
 	done := make(chan error, 1)
 	go func() { done <- rpc.Serve(ctx, pr, w, h, opts) }()
+	return h, pw, done
+}
+
+// serveWaiting serves as servePiped does, sends a probe.wait call with id 1
+// and returns once that call runs.
+func serveWaiting(t *testing.T, ctx context.Context, w io.Writer, opts *rpc.Options) (*specHandler, *io.PipeWriter, <-chan error) {
+	t.Helper()
+	h, pw, done := servePiped(t, ctx, w, opts, 1)
 	wiretest.Send(t, pw, `{"jsonrpc":"2.0","method":"probe.wait","id":1}`)
 	<-h.start
 	return h, pw, done
@@ -471,13 +381,25 @@ func TestWriteErrorShutsDown(t *testing.T) {
 	serveReturns(t, done, epipe, "its output failed")
 }
 
+// A read error ends the input as its end does: the call under way is
+// answered, then Serve returns the error. In a synctest bubble:
+// synctest.Wait tells when the error has been read, the call still under
+// way.
 func TestReadErrorDrainsThenReturnsIt(t *testing.T) {
-	boom := errors.New("connection reset")
-	in := io.MultiReader(strings.NewReader(`{"jsonrpc":"2.0","method":"probe.sleep","id":1}`+"\n"+`{"jsonrpc":"2.0","met`), errReader{boom})
-	var out bytes.Buffer
-	err := rpc.Serve(context.Background(), in, &out, newSpecHandler(), &rpc.Options{Logger: wiretest.Quiet()})
-	assert.ErrorIs(t, err, boom)
-	assert.Equal(t, `{"jsonrpc":"2.0","result":"1","id":1}`+"\n", out.String(), "the call read before the error is answered; the partial line is not")
+	synctest.Test(t, func(t *testing.T) {
+		boom := errors.New("connection reset")
+		var out wiretest.Buffer
+		h, pw, done := servePiped(t, context.Background(), &out, &rpc.Options{Logger: wiretest.Quiet()}, 1)
+		_, err := io.WriteString(pw, `{"jsonrpc":"2.0","method":"probe.ignore","id":1}`+"\n"+`{"jsonrpc":"2.0","met`)
+		require.NoError(t, err)
+		assert.Equal(t, "1", <-h.start)
+		require.NoError(t, pw.CloseWithError(boom))
+		synctest.Wait() // the error is read; the call is under way
+		require.Empty(t, done, "Serve returned with a call under way")
+		close(h.gate)
+		assert.ErrorIs(t, wiretest.Receive(t, done, "Serve to return once the call under way is answered"), boom)
+		assert.Equal(t, `{"jsonrpc":"2.0","result":"1","id":1}`+"\n", out.String(), "the call read before the error is answered; the partial line is not")
+	})
 }
 
 func TestNilHandlerAnswersMethodNotFound(t *testing.T) {
@@ -549,7 +471,3 @@ func TestRequestFromContext(t *testing.T) {
 type failingWriter struct{ err error }
 
 func (f *failingWriter) Write([]byte) (int, error) { return 0, f.err }
-
-type errReader struct{ err error }
-
-func (e errReader) Read([]byte) (int, error) { return 0, e.err }

@@ -1,13 +1,10 @@
 package codec
 
-import (
-	"encoding/json"
-	"unicode/utf8"
-)
+import "github.com/toolrpc/toolrpc/internal/wiretest/jsonref"
 
-// validJSON is the reference: encoding/json's grammar plus RFC 8259's UTF-8
-// rule, which encoding/json does not check.
-func validJSON(b []byte) bool { return json.Valid(b) && utf8.Valid(b) }
+// validJSON is the reference grammar the codec is held to, shared with the
+// other packages' tests.
+var validJSON = jsonref.Valid
 
 // jsonSeeds are fuzzing seeds: valid and invalid JSON texts.
 var jsonSeeds = []string{

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -36,8 +35,12 @@ type slowWriter struct {
 }
 
 func (s *slowWriter) Write(p []byte) (int, error) {
-	// Slowness, simulated on the synctest bubble's clock (the test's
-	// outcome does not depend on how long it is).
+	// Slowness itself, neither set-up awaited nor proof of absence: on the
+	// synctest bubble's clock in TestWriterConcurrentLinesNeverInterleave
+	// (it ends once every writer is blocked), on the real clock in
+	// TestWriterEnqueueAndWithdrawConcurrently, where it only varies which
+	// lines are still queued when withdrawn: what either test asserts holds
+	// at any speed.
 	time.Sleep(100 * time.Microsecond)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -129,24 +132,10 @@ func TestWriterBackpressure(t *testing.T) {
 		got, err := io.ReadAll(io.LimitReader(pr, lines*(1<<20+1)))
 		require.NoError(t, err)
 		assert.Len(t, got, lines*(1<<20+1))
-		for range lines {
-			wiretestReceive(t, returned)
-		}
+		synctest.Wait() // every WriteLine has returned, or never will
+		assert.Equal(t, lines, len(returned), "WriteLine calls returned once their lines were read")
 		_ = pr.Close()
 	})
-}
-
-// wiretestReceive is wiretest.Receive, which package codec's tests cannot
-// import (wiretest imports rpc, which imports codec).
-func wiretestReceive[T any](t *testing.T, ch <-chan T) T {
-	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(30 * time.Second):
-		t.Fatal("hang")
-		panic("unreachable")
-	}
 }
 
 func TestWriterClose(t *testing.T) {
@@ -188,21 +177,24 @@ func (g *gatedWriter) String() string {
 	return g.out.String()
 }
 
+// In a synctest bubble: synctest.Wait tells when Close is waiting for the
+// write under way.
 func TestWriterCloseWaitsForQueuedLines(t *testing.T) {
-	g := newGatedWriter()
-	w := NewWriter(g)
-	go func() { _ = w.WriteLine([]byte(`1`)) }() // the writer: blocks in Write
-	<-g.entered
-	require.NoError(t, w.WriteLine([]byte(`2`))) // queued behind it
-	closed := make(chan error)
-	go func() { closed <- w.Close(context.Background()) }()
-	for !closing(w) {
-		runtime.Gosched()
-	}
-	assert.Equal(t, ErrWriterClosed, w.WriteLine([]byte(`3`)), "no new lines once closing")
-	close(g.gate)
-	require.NoError(t, <-closed)
-	assert.Equal(t, "1\n2\n", g.String(), "the queued line was written before Close returned")
+	synctest.Test(t, func(t *testing.T) {
+		g := newGatedWriter()
+		w := NewWriter(g)
+		go func() { _ = w.WriteLine([]byte(`1`)) }() // the writer: blocks in Write
+		<-g.entered
+		require.NoError(t, w.WriteLine([]byte(`2`))) // queued behind it
+		closed := make(chan error)
+		go func() { closed <- w.Close(context.Background()) }()
+		synctest.Wait()
+		require.True(t, closing(w), "Close waits for the write under way")
+		assert.Equal(t, ErrWriterClosed, w.WriteLine([]byte(`3`)), "no new lines once closing")
+		close(g.gate)
+		require.NoError(t, <-closed)
+		assert.Equal(t, "1\n2\n", g.String(), "the queued line was written before Close returned")
+	})
 }
 
 func TestWriterCloseGivesUpAtItsDeadline(t *testing.T) {
@@ -245,17 +237,23 @@ func TestWriterCloseStopsALineUnderWayAtAPiece(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g := newGatedWriter()
-			w := NewWriter(g)
-			done := make(chan error, 1)
-			go func() { done <- tt.write(w) }()
-			<-g.entered // the first Write is under way
-			ctx, cancel := context.WithCancel(context.Background())
-			cancel()
-			assert.ErrorIs(t, w.Close(ctx), context.Canceled)
-			close(g.gate)
-			assert.ErrorIs(t, wiretestReceive(t, done), ErrWriterClosed)
-			assert.Equal(t, maxWrite, len(g.String()), "bytes written: the piece under way when Close returned, and no more")
+			// In a synctest bubble: synctest.Wait tells when the write
+			// has returned.
+			synctest.Test(t, func(t *testing.T) {
+				g := newGatedWriter()
+				w := NewWriter(g)
+				done := make(chan error, 1)
+				go func() { done <- tt.write(w) }()
+				<-g.entered // the first Write is under way
+				ctx, cancel := context.WithCancel(context.Background())
+				cancel()
+				assert.ErrorIs(t, w.Close(ctx), context.Canceled)
+				close(g.gate)
+				synctest.Wait() // the write has returned, or never will
+				require.Len(t, done, 1, "the line under way was given up when its Write returned")
+				assert.ErrorIs(t, <-done, ErrWriterClosed)
+				assert.Equal(t, maxWrite, len(g.String()), "bytes written: the piece under way when Close returned, and no more")
+			})
 		})
 	}
 }
@@ -379,38 +377,46 @@ func TestWriterEnqueueAndWithdraw(t *testing.T) {
 }
 
 // Enqueue waits for room as WriteLine does, but no longer than its context.
+// In a synctest bubble: synctest.Wait tells when Enqueue is waiting, and
+// when it has returned.
 func TestWriterEnqueueEndsWithItsContext(t *testing.T) {
-	g := newGatedWriter()
-	w := NewWriter(g)
-	_, err := w.Enqueue(context.Background(), []byte(`1`))
-	require.NoError(t, err)
-	<-g.entered
-	big := []byte(strings.Repeat("x", DefaultMaxPending))
-	_, err = w.Enqueue(context.Background(), big) // queued: alone in pending
-	require.NoError(t, err)
+	synctest.Test(t, func(t *testing.T) {
+		g := newGatedWriter()
+		w := NewWriter(g)
+		_, err := w.Enqueue(context.Background(), []byte(`1`))
+		require.NoError(t, err)
+		<-g.entered
+		big := []byte(strings.Repeat("x", DefaultMaxPending))
+		_, err = w.Enqueue(context.Background(), big) // queued: alone in pending
+		require.NoError(t, err)
 
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		_, err := w.Enqueue(ctx, []byte(`2`))
-		done <- err
-	}()
-	cancel()
-	assert.ErrorIs(t, wiretestReceive(t, done), context.Canceled)
-	_, err = w.Enqueue(ctx, []byte(`3`))
-	assert.ErrorIs(t, err, context.Canceled, "a context already done: not queued")
-	assert.Equal(t, ErrNewline, func() error { _, err := w.Enqueue(context.Background(), []byte("4\n5")); return err }())
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			_, err := w.Enqueue(ctx, []byte(`2`))
+			done <- err
+		}()
+		synctest.Wait() // Enqueue waits for room
+		require.Empty(t, done, "Enqueue returned with no room")
+		cancel()
+		synctest.Wait()
+		require.Len(t, done, 1, "Enqueue returned once its context was done")
+		assert.ErrorIs(t, <-done, context.Canceled)
+		_, err = w.Enqueue(ctx, []byte(`3`))
+		assert.ErrorIs(t, err, context.Canceled, "a context already done: not queued")
+		assert.Equal(t, ErrNewline, func() error { _, err := w.Enqueue(context.Background(), []byte("4\n5")); return err }())
 
-	// QueueLine never waits: it takes a short line past DefaultMaxPending,
-	// and refuses one that would make twice that.
-	require.NoError(t, w.QueueLine([]byte(`6`)))
-	assert.Equal(t, ErrWriterFull, w.QueueLine(big))
-	close(g.gate)
-	require.NoError(t, w.Close(context.Background()))
-	assert.Equal(t, "1\n"+string(big)+"\n6\n", g.String())
-	assert.Equal(t, ErrWriterClosed, w.QueueLine([]byte(`7`)))
-	_, err = w.Enqueue(context.Background(), []byte(`8`))
-	assert.Equal(t, ErrWriterClosed, err)
+		// QueueLine never waits: it takes a short line past DefaultMaxPending,
+		// and refuses one that would make twice that.
+		require.NoError(t, w.QueueLine([]byte(`6`)))
+		assert.Equal(t, ErrWriterFull, w.QueueLine(big))
+		close(g.gate)
+		require.NoError(t, w.Close(context.Background()))
+		assert.Equal(t, "1\n"+string(big)+"\n6\n", g.String())
+		assert.Equal(t, ErrWriterClosed, w.QueueLine([]byte(`7`)))
+		_, err = w.Enqueue(context.Background(), []byte(`8`))
+		assert.Equal(t, ErrWriterClosed, err)
+	})
 }
 
 // A line queued by Enqueue or QueueLine after the underlying writer failed
@@ -428,22 +434,29 @@ func TestWriterEnqueueAfterAFailure(t *testing.T) {
 }
 
 // Flush waits for the lines queued to be written, as long as its context
-// lets it.
+// lets it. In a synctest bubble: synctest.Wait tells when Flush is
+// waiting, and when it has returned.
 func TestWriterFlush(t *testing.T) {
-	g := newGatedWriter()
-	w := NewWriter(g)
-	require.NoError(t, w.Flush(context.Background()), "nothing to write")
-	require.NoError(t, w.QueueLine([]byte(`1`)))
-	<-g.entered
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	assert.ErrorIs(t, w.Flush(ctx), context.Canceled, "the write is blocked")
-	flushed := make(chan error, 1)
-	go func() { flushed <- w.Flush(context.Background()) }()
-	close(g.gate)
-	require.NoError(t, wiretestReceive(t, flushed))
-	assert.Equal(t, "1\n", g.String(), "written before Flush returned")
-	require.NoError(t, w.Close(context.Background()))
+	synctest.Test(t, func(t *testing.T) {
+		g := newGatedWriter()
+		w := NewWriter(g)
+		require.NoError(t, w.Flush(context.Background()), "nothing to write")
+		require.NoError(t, w.QueueLine([]byte(`1`)))
+		<-g.entered
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		assert.ErrorIs(t, w.Flush(ctx), context.Canceled, "the write is blocked")
+		flushed := make(chan error, 1)
+		go func() { flushed <- w.Flush(context.Background()) }()
+		synctest.Wait()
+		require.Empty(t, flushed, "Flush returned while the write was blocked")
+		close(g.gate)
+		synctest.Wait()
+		require.Len(t, flushed, 1, "Flush returned once the line was written")
+		require.NoError(t, <-flushed)
+		assert.Equal(t, "1\n", g.String(), "written before Flush returned")
+		require.NoError(t, w.Close(context.Background()))
+	})
 }
 
 // Lines enqueued and withdrawn from many goroutines while the output is

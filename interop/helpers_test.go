@@ -3,24 +3,23 @@ package interop
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/toolrpc/toolrpc/internal/wiretest"
 )
 
-// testTimeout bounds every exchange of a test, so that a peer that never
-// answers fails the test instead of hanging it.
-const testTimeout = 10 * time.Second
-
+// testContext bounds every exchange of a test by wiretest.Hang, so that a
+// peer that never answers fails the test instead of hanging it.
 func testContext(t *testing.T) context.Context {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
+	ctx, cancel := context.WithTimeout(t.Context(), wiretest.Hang)
 	t.Cleanup(cancel)
 	return ctx
 }
@@ -37,11 +36,12 @@ func checkLeaks(t *testing.T) {
 }
 
 // wire records the lines written in each direction, in the order they were
-// written, so that a failing test can show the exact exchange.
+// written, so that a failing test can show the exact exchange, and a test
+// can wait for a line.
 type wire struct {
 	mu      sync.Mutex
-	lines   []string
 	partial map[string][]byte
+	lines   wiretest.Buffer // each line recorded: its direction, a space, the line
 }
 
 // tap returns wc, recording what is written to it as lines of direction dir.
@@ -63,17 +63,28 @@ func (w *wire) record(dir string, p []byte) {
 		if i < 0 {
 			break
 		}
-		w.lines = append(w.lines, dir+" "+string(buf[:i]))
+		_, _ = w.lines.Write([]byte(dir + " " + string(buf[:i+1])))
 		buf = buf[i+1:]
 	}
 	w.partial[dir] = append([]byte(nil), buf...)
 }
 
 // Lines returns the lines recorded so far, each prefixed with its direction.
-func (w *wire) Lines() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return append([]string(nil), w.lines...)
+func (w *wire) Lines() []string { return splitLines(w.lines.String()) }
+
+// WaitFor waits until the line (prefixed with its direction) is recorded,
+// failing the test after wiretest.Hang.
+func (w *wire) WaitFor(t *testing.T, line string) {
+	t.Helper()
+	wiretest.WaitUntil(t, &w.lines, line, func(s string) bool { return slices.Contains(splitLines(s), line) })
+}
+
+// splitLines splits text made of whole lines into its lines.
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 }
 
 // LinesFrom returns the lines recorded in direction dir, without prefix.
@@ -151,40 +162,4 @@ func (r *logRecorder) Messages(msgs ...string) []logEntry {
 		}
 	}
 	return out
-}
-
-// waitDone waits for done to be closed, failing the test after testTimeout.
-func waitDone(t *testing.T, what string, done <-chan struct{}) {
-	t.Helper()
-	select {
-	case <-done:
-	case <-time.After(testTimeout):
-		t.Fatalf("%s: still running after %v", what, testTimeout)
-	}
-}
-
-// receive takes n values from ch, failing the test after testTimeout.
-func receive[T any](t *testing.T, ch <-chan T, n int) []T {
-	t.Helper()
-	out := make([]T, 0, n)
-	timeout := time.After(testTimeout)
-	for len(out) < n {
-		select {
-		case v := <-ch:
-			out = append(out, v)
-		case <-timeout:
-			t.Fatalf("received %d of %d values in %v: %v", len(out), n, testTimeout, out)
-		}
-	}
-	return out
-}
-
-// noMore fails the test if ch yields a value within a short while.
-func noMore[T any](t *testing.T, ch <-chan T) {
-	t.Helper()
-	select {
-	case v := <-ch:
-		t.Fatalf("unexpected value: %v", fmt.Sprint(v))
-	case <-time.After(50 * time.Millisecond):
-	}
 }

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -26,6 +25,7 @@ import (
 
 	"github.com/toolrpc/toolrpc/codec"
 	"github.com/toolrpc/toolrpc/examples/calculator/calc"
+	"github.com/toolrpc/toolrpc/internal/wiretest"
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
@@ -186,7 +186,7 @@ func startJRPC2Server(t *testing.T, h rpc.Handler) (*rpc.Conn, *jrpc2Events, *wi
 			_ = conn.Close()
 			close(closed)
 		}()
-		waitDone(t, "rpc.Conn.Close", closed)
+		wiretest.Receive(t, closed, "rpc.Conn.Close to return")
 		assert.NoError(t, conn.Wait(), "rpc.Conn.Wait")
 
 		stopped := make(chan struct{})
@@ -195,7 +195,7 @@ func startJRPC2Server(t *testing.T, h rpc.Handler) (*rpc.Conn, *jrpc2Events, *wi
 			status = srv.WaitStatus()
 			close(stopped)
 		}()
-		waitDone(t, "jrpc2 Server.WaitStatus", stopped)
+		wiretest.Receive(t, stopped, "jrpc2 Server.WaitStatus to return")
 		assert.NoError(t, status.Err, "jrpc2 server status")
 		assert.True(t, status.Closed || status.Stopped, "the jrpc2 server stopped because its input ended, or by Stop")
 	})
@@ -287,10 +287,10 @@ func TestToolrpcClientJRPC2ServerCalls(t *testing.T) {
 				sums <- [2]int{i, sum}
 			}()
 		}
-		for _, err := range receive(t, errs, n) {
+		for _, err := range wiretest.ReceiveN(t, errs, n, "calls to return") {
 			require.NoError(t, err)
 		}
-		for _, s := range receive(t, sums, n) {
+		for _, s := range wiretest.ReceiveN(t, sums, n, "sums") {
 			assert.Equal(t, s[0]+1000, s[1])
 		}
 	})
@@ -364,7 +364,7 @@ func TestToolrpcClientJRPC2ServerNotifications(t *testing.T) {
 	require.NoError(t, conn.Notify(ctx, "log", logParams{Level: "info", Msg: "named"}))
 	require.NoError(t, conn.Notify(ctx, "log", []string{"warn", "positional"}))
 	require.NoError(t, conn.Notify(ctx, "nosuch", map[string]int{"x": 1})) // never answered
-	assert.Equal(t, []logParams{{"info", "named"}, {"warn", "positional"}}, receive(t, notes, 2))
+	assert.Equal(t, []logParams{{"info", "named"}, {"warn", "positional"}}, wiretest.ReceiveN(t, notes, 2, "log notifications"))
 
 	// A call after the notifications: its response is the only line the
 	// server writes.
@@ -378,7 +378,9 @@ func TestToolrpcClientJRPC2ServerNotifications(t *testing.T) {
 		`{"jsonrpc":"2.0","method":"add","params":[1,1],"id":1}`,
 	}, w.LinesFrom(toServer))
 	assert.Equal(t, []string{`{"jsonrpc":"2.0","id":1,"result":2}`}, w.LinesFrom(toClient))
-	noMore(t, notes)
+	// jrpc2 runs a request only once the notifications read before it
+	// have been handled: none is left to come.
+	assert.Empty(t, notes, "notifications handled once")
 }
 
 func TestToolrpcClientJRPC2ServerBatch(t *testing.T) {
@@ -411,7 +413,7 @@ func TestToolrpcClientJRPC2ServerBatch(t *testing.T) {
 	assert.Nil(t, absent)
 	assert.NoError(t, calls[5].Err)
 	assert.Equal(t, 42, named)
-	assert.Equal(t, []logParams{{"info", "in a batch"}}, receive(t, notes, 1))
+	assert.Equal(t, []logParams{{"info", "in a batch"}}, wiretest.ReceiveN(t, notes, 1, "log notifications"))
 
 	// One line each way: the batch, and one array answering its five calls.
 	sent, answered := w.LinesFrom(toServer), w.LinesFrom(toClient)
@@ -446,7 +448,7 @@ func TestToolrpcClientJRPC2ServerBatchOfNotifications(t *testing.T) {
 		{Method: "log", Params: []string{"debug", "two"}, Notification: true},
 	}))
 	// jrpc2 runs the notifications of a batch concurrently.
-	assert.ElementsMatch(t, []logParams{{"info", "one"}, {"debug", "two"}}, receive(t, ev.notes, 2))
+	assert.ElementsMatch(t, []logParams{{"info", "one"}, {"debug", "two"}}, wiretest.ReceiveN(t, ev.notes, 2, "log notifications"))
 	var sum int
 	require.NoError(t, conn.Call(ctx, "add", []int{1, 2}, &sum))
 	assert.Equal(t, []string{
@@ -501,7 +503,7 @@ func TestToolrpcClientJRPC2ServerPush(t *testing.T) {
 			} else {
 				wantCodecError(t, err, tt.code, tt.message, tt.data)
 			}
-			assert.Equal(t, []string{`{"n":21}`}, receive(t, pushed, 1), "the pushed notification")
+			assert.Equal(t, []string{`{"n":21}`}, wiretest.ReceiveN(t, pushed, 1, "pushed notifications"), "the pushed notification")
 			// The server's callback has id 1, like our call under way: each
 			// side's ids are its own.
 			toUs := w.LinesFrom(toClient)
@@ -545,14 +547,13 @@ func TestToolrpcClientJRPC2ServerCancel(t *testing.T) {
 	defer cancel()
 	called := make(chan error, 1)
 	go func() { called <- conn.Call(ctx, "wait", nil, nil) }()
-	receive(t, ev.waiting, 1)
+	wiretest.Receive(t, ev.waiting, "wait to start")
 	cancel()
-	assert.ErrorIs(t, receive(t, called, 1)[0], context.Canceled, "Call returns the context's error")
-	assert.ErrorIs(t, receive(t, ev.waited, 1)[0], context.Canceled, "the jrpc2 handler was cancelled")
+	assert.ErrorIs(t, wiretest.Receive(t, called, "Call to return"), context.Canceled, "Call returns the context's error")
+	assert.ErrorIs(t, wiretest.Receive(t, ev.waited, "wait to end"), context.Canceled, "the jrpc2 handler was cancelled")
 
 	late := `{"jsonrpc":"2.0","id":1,"error":{"code":-32097,"message":"context canceled"}}`
-	require.Eventually(t, func() bool { return slices.Contains(w.LinesFrom(toClient), late) },
-		testTimeout, 5*time.Millisecond, "jrpc2 answers the cancelled call")
+	w.WaitFor(t, toClient+" "+late) // jrpc2 answers the cancelled call
 	var sum int
 	require.NoError(t, conn.Call(testContext(t), "add", []int{1, 2}, &sum))
 	assert.Equal(t, 3, sum)
@@ -573,12 +574,12 @@ func TestToolrpcClientJRPC2ServerStops(t *testing.T) {
 	ctx := testContext(t)
 	called := make(chan error, 1)
 	go func() { called <- conn.Call(ctx, "wait", nil, nil) }()
-	receive(t, ev.waiting, 1)
+	wiretest.Receive(t, ev.waiting, "wait to start")
 	ev.srv.Stop()
-	require.ErrorIs(t, receive(t, called, 1)[0], rpc.ErrClosed)
-	assert.ErrorIs(t, receive(t, ev.waited, 1)[0], context.Canceled, "the jrpc2 handler was cancelled")
+	require.ErrorIs(t, wiretest.Receive(t, called, "Call to return"), rpc.ErrClosed)
+	assert.ErrorIs(t, wiretest.Receive(t, ev.waited, "wait to end"), context.Canceled, "the jrpc2 handler was cancelled")
 	assert.ErrorIs(t, conn.Call(ctx, "add", []int{1, 2}, nil), rpc.ErrClosed, "later calls fail at once")
-	waitDone(t, "the connection ends with its input", conn.Done())
+	wiretest.Receive(t, conn.Done(), "the connection to end with its input")
 	assert.NoError(t, conn.Wait())
 }
 
@@ -650,9 +651,9 @@ func startToolrpcServer(t *testing.T, h rpc.Handler, logger *slog.Logger, opts *
 				err = cli.Close()
 				close(closed)
 			}()
-			waitDone(t, "jrpc2 Client.Close", closed)
+			wiretest.Receive(t, closed, "jrpc2 Client.Close to return")
 			assert.NoError(t, err, "jrpc2 Client.Close")
-			assert.NoError(t, receive(t, served, 1)[0], "rpc.Serve")
+			assert.NoError(t, wiretest.Receive(t, served, "rpc.Serve to return"), "rpc.Serve")
 		})
 	}
 	t.Cleanup(stop)
@@ -726,7 +727,7 @@ func TestJRPC2ClientCalculatorCalls(t *testing.T) {
 				out <- outcome{i, got, err}
 			}()
 		}
-		for _, o := range receive(t, out, n) {
+		for _, o := range wiretest.ReceiveN(t, out, n, "calls to return") {
 			require.NoError(t, o.err)
 			assert.Equal(t, o.i+1000, o.got)
 		}
@@ -957,12 +958,12 @@ func TestJRPC2ClientCalculatorProgress(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, `3`, rsp.ResultString())
 
-	got := receive(t, reports, 3)
+	got := wiretest.ReceiveN(t, reports, 3, "progress reports")
 	// jrpc2 delivers each line in its own goroutine: the order may vary.
 	sort.Slice(got, func(i, j int) bool { return got[i].Progress < got[j].Progress })
 	assert.Equal(t, []report{{"tok-1", 1, 3}, {"tok-1", 2, 3}, {"tok-1", 3, 3}}, got)
 	assert.Equal(t, []string{"notifications/progress", "notifications/progress", "notifications/progress"},
-		receive(t, methods, 3))
+		wiretest.ReceiveN(t, methods, 3, "notifications"))
 	// On the wire the reports come before the response.
 	assert.Equal(t, []string{
 		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"tok-1","progress":1,"total":3}}`,
@@ -1014,7 +1015,7 @@ func TestJRPC2ClientCalculatorCancel(t *testing.T) {
 			// Without the cancellation, count would run for 99 minutes.
 			_, err := cli.Call(ctx, "count", map[string]int{"n": 100, "delay_ms": 60000})
 			require.ErrorIs(t, err, context.DeadlineExceeded)
-			assert.Equal(t, "1", receive(t, cancelled, 1)[0])
+			assert.Equal(t, "1", wiretest.Receive(t, cancelled, "the cancellation"))
 
 			var got int
 			require.NoError(t, cli.CallResult(testContext(t), "sum", []int{2, 2}, &got))

@@ -39,12 +39,13 @@ func TestMain(m *testing.M) {
 
 var quiet = slog.New(slog.DiscardHandler)
 
-// TestConcurrencyIsBounded runs in a synctest bubble, so that the peak is
-// reached whatever the machine's load.
+// TestConcurrencyIsBounded runs in a synctest bubble, so that
+// synctest.Wait tells when every call that can start has started.
 func TestConcurrencyIsBounded(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const limit = 3
 		var running, peak atomic.Int32
+		gate := make(chan struct{})
 		h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
 			n := running.Add(1)
 			for {
@@ -53,9 +54,7 @@ func TestConcurrencyIsBounded(t *testing.T) {
 					break
 				}
 			}
-			// Holds its worker on the synctest bubble's clock, which moves only
-			// once every worker that can start has started.
-			time.Sleep(2 * time.Millisecond)
+			<-gate // holds its worker until every call that can start has
 			running.Add(-1)
 			return nil, nil
 		})
@@ -64,8 +63,14 @@ func TestConcurrencyIsBounded(t *testing.T) {
 			fmt.Fprintf(&in, `{"jsonrpc":"2.0","method":"m","id":%d}`+"\n", i)
 		}
 		var out bytes.Buffer
-		require.NoError(t, rpc.Serve(context.Background(), strings.NewReader(in.String()), &out, h,
-			&rpc.Options{Logger: quiet, Concurrency: limit}))
+		done := make(chan error, 1)
+		go func() {
+			done <- rpc.Serve(context.Background(), strings.NewReader(in.String()), &out, h,
+				&rpc.Options{Logger: quiet, Concurrency: limit})
+		}()
+		synctest.Wait() // every call that can start has started
+		close(gate)
+		require.NoError(t, wiretest.Receive(t, done, "Serve to return"))
 		assert.Equal(t, int32(limit), peak.Load())
 		assert.Equal(t, 60, strings.Count(out.String(), "\n"))
 	})

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -45,9 +46,10 @@ func TestWriteFailsWithEPIPE(t *testing.T) {
 type slowReader struct{ r io.Reader }
 
 func (s slowReader) Read(p []byte) (int, error) {
-	// A slow peer, simulated: it makes lines wait and be gathered, but
-	// what TestSlowReaderOfOurOutput asserts (every line whole, at most one
-	// write per line) holds whatever the timing.
+	// A slow peer, the slowness itself (neither set-up awaited nor proof of
+	// absence), on the synctest bubble's clock of TestSlowReaderOfOurOutput:
+	// each read comes only once everything else is blocked, so lines always
+	// wait. What the test asserts holds however long it is.
 	time.Sleep(time.Millisecond)
 	return s.r.Read(p[:min(len(p), 64)])
 }
@@ -65,38 +67,41 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 
 // A slow reader of our output: the server neither drops nor splits lines,
 // nor retries its writes (at most one write per line; group commit merges
-// lines that wait).
+// lines that wait). In a synctest bubble, where the reader is slower than
+// everything else, whatever the machine's load.
 func TestSlowReaderOfOurOutput(t *testing.T) {
-	outR, outW := io.Pipe()
-	inR, inW := io.Pipe()
-	out := &countingWriter{w: outW}
-	c := rpc.NewConn(context.Background(), inR, out, newArith(), &rpc.Options{Logger: quiet})
-	const n = 500
-	go func() {
+	synctest.Test(t, func(t *testing.T) {
+		outR, outW := io.Pipe()
+		inR, inW := io.Pipe()
+		out := &countingWriter{w: outW}
+		c := rpc.NewConn(context.Background(), inR, out, newArith(), &rpc.Options{Logger: quiet})
+		const n = 500
+		go func() {
+			for i := range n {
+				wiretest.Send(t, inW, fmt.Sprintf(`{"jsonrpc":"2.0","method":"echo","params":["%s"],"id":%d}`, strings.Repeat("y", i%100), i))
+			}
+			_ = inW.Close()
+		}()
+		read := make(chan []byte)
+		go func() {
+			got, _ := io.ReadAll(slowReader{outR})
+			read <- got
+		}()
+		require.NoError(t, c.Wait(), "every line was written, slowly")
+		_ = outW.Close()
+		got := <-read
+		lines := wiretest.Lines(t, string(got))
+		require.Len(t, lines, n, "every line arrives")
+		want := map[string]bool{}
 		for i := range n {
-			wiretest.Send(t, inW, fmt.Sprintf(`{"jsonrpc":"2.0","method":"echo","params":["%s"],"id":%d}`, strings.Repeat("y", i%100), i))
+			want[fmt.Sprintf(`{"jsonrpc":"2.0","result":["%s"],"id":%d}`, strings.Repeat("y", i%100), i)] = true
 		}
-		_ = inW.Close()
-	}()
-	read := make(chan []byte)
-	go func() {
-		got, _ := io.ReadAll(slowReader{outR})
-		read <- got
-	}()
-	require.NoError(t, c.Wait(), "every line was written, slowly")
-	_ = outW.Close()
-	got := <-read
-	lines := wiretest.Lines(t, string(got))
-	require.Len(t, lines, n, "every line arrives")
-	want := map[string]bool{}
-	for i := range n {
-		want[fmt.Sprintf(`{"jsonrpc":"2.0","result":["%s"],"id":%d}`, strings.Repeat("y", i%100), i)] = true
-	}
-	for _, l := range lines {
-		assert.True(t, want[l], "an answer that is not one of the calls', or twice: %s", l)
-		delete(want, l)
-	}
-	assert.LessOrEqual(t, out.writes.Load(), int64(n), "writes")
-	t.Logf("%d lines in %d writes", n, out.writes.Load())
-	_ = outR.Close()
+		for _, l := range lines {
+			assert.True(t, want[l], "an answer that is not one of the calls', or twice: %s", l)
+			delete(want, l)
+		}
+		assert.LessOrEqual(t, out.writes.Load(), int64(n), "writes")
+		t.Logf("%d lines in %d writes", n, out.writes.Load())
+		_ = outR.Close()
+	})
 }

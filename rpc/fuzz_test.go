@@ -7,16 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
-	"unicode/utf8"
+	"testing/synctest"
 
 	"github.com/toolrpc/toolrpc/codec"
 	"github.com/toolrpc/toolrpc/internal/wiretest"
+	"github.com/toolrpc/toolrpc/internal/wiretest/jsonref"
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
@@ -105,29 +104,27 @@ func FuzzServe(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in []byte, sequential bool) {
 		out := &fuzzWriter{}
-		opts := &rpc.Options{
-			Logger:       quiet,
-			MaxFrameSize: fuzzMaxFrameSize,
-			MaxBatch:     fuzzMaxBatch,
-			MaxDepth:     fuzzMaxDepth,
-			Sequential:   sequential,
-			Concurrency:  4,
-		}
-		done := make(chan error, 1)
-		go func() { done <- rpc.Serve(context.Background(), bytes.NewReader(in), out, fuzzHandler, opts) }()
-		select {
-		case err := <-done:
-			if err != nil {
+		// In a synctest bubble: once Serve has returned, synctest.Wait
+		// lets whatever still runs write (a late write is flagged), and
+		// the bubble ends only when every goroutine of the connection has.
+		synctest.Test(t, func(t *testing.T) {
+			opts := &rpc.Options{
+				Logger:       quiet,
+				MaxFrameSize: fuzzMaxFrameSize,
+				MaxBatch:     fuzzMaxBatch,
+				MaxDepth:     fuzzMaxDepth,
+				Sequential:   sequential,
+				Concurrency:  4,
+			}
+			done := make(chan error, 1)
+			go func() { done <- rpc.Serve(context.Background(), bytes.NewReader(in), out, fuzzHandler, opts) }()
+			if err := wiretest.Receive(t, done, "Serve to return at the end of the input"); err != nil {
 				t.Fatalf("Serve returned %v", err)
 			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("Serve did not return within 10s of the end of the input %q", in)
-		}
-		out.returned.Store(true)
-		runtime.Gosched()
+			out.returned.Store(true)
+			synctest.Wait()
+		})
 		checkServed(t, in, out.bytes())
-		// Anything still running had its chance to write.
-		runtime.Gosched()
 		if n := out.late.Load(); n > 0 {
 			t.Fatalf("%d writes after Serve returned", n)
 		}
@@ -237,7 +234,7 @@ func checkServed(t *testing.T, in, out []byte) {
 	d := codec.Decoder{MaxDepth: 1 << 20, MaxBatch: 1 << 20}
 	for line := range bytes.Lines(out) {
 		line = bytes.TrimSuffix(line, []byte("\n"))
-		if !json.Valid(line) || !utf8.Valid(line) {
+		if !jsonref.Valid(line) {
 			t.Fatalf("output line is not valid JSON: %q\ninput: %q", line, in)
 		}
 		var compact bytes.Buffer

@@ -22,7 +22,7 @@ import (
 
 // Regression tests for defects found in review. Each names what broke.
 
-// slowNotes takes a while over any write that holds a notification, and
+// slowNotes holds any write that holds a notification until released, and
 // records whether anything is written after it is sealed.
 type slowNotes struct {
 	mu      sync.Mutex
@@ -30,15 +30,13 @@ type slowNotes struct {
 	sealed  bool
 	late    []string
 	writing chan struct{} // receives a value as a notification's write begins
+	release chan struct{} // closed to let the notification's write end
 }
 
 func (s *slowNotes) Write(p []byte) (int, error) {
 	if strings.Contains(string(p), `"method":"log"`) {
 		s.writing <- struct{}{}
-		// A slow write, on the synctest bubble's clock: it ends only once
-		// everything else is blocked, so the response is always queued
-		// behind it. No assertion depends on how long it is.
-		time.Sleep(100 * time.Millisecond)
+		<-s.release
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -50,20 +48,23 @@ func (s *slowNotes) Write(p []byte) (int, error) {
 
 // A response queued behind a slow write was dropped at the end of the
 // input, and the slow write landed after Wait returned. In a synctest
-// bubble: synctest.Wait tells when the response is queued, and the bubble's
-// end, when every goroutine of the connection has ended, when nothing more
-// can be written.
+// bubble: synctest.Wait tells when the response is queued and when the end
+// of the input is read, and the bubble's end, when every goroutine of the
+// connection has ended, when nothing more can be written.
 func TestEOFWritesEverythingQueuedBeforeWaitReturns(t *testing.T) {
-	w := &slowNotes{writing: make(chan struct{}, 1)}
+	w := &slowNotes{}
 	synctest.Test(t, func(t *testing.T) {
+		w.writing, w.release = make(chan struct{}, 1), make(chan struct{})
 		pr, pw := io.Pipe()
 		h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) { return "ok", nil })
 		c := rpc.NewConn(context.Background(), pr, w, h, &rpc.Options{Logger: quiet})
 		go func() { _ = c.Notify(context.Background(), "log", map[string]int{"n": 1}) }()
-		<-w.writing // the notification is being written (for 100 ms)
+		<-w.writing // the notification is being written, until released
 		wiretest.Send(t, pw, `{"jsonrpc":"2.0","method":"m","id":1}`)
 		synctest.Wait() // its response is queued behind it
 		require.NoError(t, pw.Close())
+		synctest.Wait() // the end of the input is read, the write still under way
+		close(w.release)
 		require.NoError(t, c.Wait())
 		w.mu.Lock()
 		w.sealed = true

@@ -11,11 +11,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/wiretest/jsonref"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/schema"
 	"github.com/toolrpc/toolrpc/service"
@@ -379,7 +379,7 @@ func FuzzAgreement(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, which uint8, params []byte) {
 		s := ss[int(which)%len(ss)]
-		if !json.Valid(params) || !utf8.Valid(params) || !canonical(params) || duplicates(params) {
+		if !jsonref.Valid(params) || !canonical(params) || duplicates(params) {
 			return // a member given twice: JSON Schema reads only the last
 		}
 		if p := bytes.TrimLeft(params, " \t\r\n"); len(p) == 0 || (p[0] != '{' && p[0] != '[') {

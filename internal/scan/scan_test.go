@@ -5,14 +5,11 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
-)
 
-// validJSON is the reference: encoding/json's grammar plus RFC 8259's UTF-8
-// rule, which encoding/json does not check.
-func validJSON(b []byte) bool { return json.Valid(b) && utf8.Valid(b) }
+	"github.com/toolrpc/toolrpc/internal/wiretest/jsonref"
+)
 
 // scanAll reports whether b is one JSON value with optional white space
 // around it, by Value.
@@ -41,7 +38,7 @@ var scanCases = []string{
 func TestScanValueMatchesReference(t *testing.T) {
 	for _, c := range scanCases {
 		got := scanAll([]byte(c), 1000) == OK
-		assert.Equal(t, validJSON([]byte(c)), got, "%q", c)
+		assert.Equal(t, jsonref.Valid([]byte(c)), got, "%q", c)
 	}
 }
 
@@ -97,7 +94,7 @@ func FuzzScanValue(f *testing.F) {
 		if got == TooDeep {
 			return
 		}
-		if want := validJSON(b); want != (got == OK) {
+		if want := jsonref.Valid(b); want != (got == OK) {
 			t.Fatalf("Value(%q) = %v, reference says valid=%v", b, got, want)
 		}
 	})

@@ -102,12 +102,7 @@ func Steps(t testing.TB, h rpc.Handler, tr string, opts *rpc.Options) {
 		}
 	}
 	require.NoError(t, pw.Close())
-	select {
-	case err := <-done:
-		require.NoError(t, err)
-	case <-time.After(10 * time.Second):
-		t.Fatal("Serve did not return at the end of the input")
-	}
+	require.NoError(t, Receive(t, done, "Serve to return at the end of the input"))
 	assert.Equal(t, want, Lines(t, out.String()))
 }
 
@@ -170,6 +165,18 @@ func Receive[T any](tb testing.TB, ch <-chan T, what string) T {
 		tb.Fatalf("hang: still waiting for %s after %v", what, Hang)
 		panic("unreachable")
 	}
+}
+
+// ReceiveN returns the next n values from ch, in the order they came,
+// failing the test if one does not come within Hang of the one before; what
+// names the values awaited.
+func ReceiveN[T any](tb testing.TB, ch <-chan T, n int, what string) []T {
+	tb.Helper()
+	out := make([]T, n)
+	for i := range out {
+		out[i] = Receive(tb, ch, fmt.Sprintf("%s (%d of %d)", what, i+1, n))
+	}
+	return out
 }
 
 // Ready returns the value ch holds now; with none, it fails the test
