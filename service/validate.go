@@ -43,8 +43,6 @@ type FieldError struct {
 	Param string `json:"param,omitempty"`
 	// Message says what is wrong, in English.
 	Message string `json:"message"`
-
-	path []string // segments, innermost first, while decoding
 }
 
 // MaxFieldErrors is the most problems one InvalidParams answer lists. When
@@ -63,31 +61,8 @@ const MaxFieldErrors = 100
 // error) is shortened as codec.Shorten does.
 const MaxFieldText = 1024
 
-// under records that the error lies under the path segment seg (a field
-// name, or "[2]", or `["key"]`), and returns e.
-func (e *FieldError) under(seg string) *FieldError {
-	e.path = append(e.path, seg)
-	return e
-}
-
-// finish sets Field from the segments gathered, and bounds every text.
+// finish bounds every text of e.
 func (e *FieldError) finish() {
-	if len(e.path) > 0 {
-		n := len(e.Field)
-		for _, seg := range e.path {
-			n += len(seg) + 1
-		}
-		var b strings.Builder
-		b.Grow(n)
-		b.WriteString(e.Field)
-		for i := len(e.path) - 1; i >= 0; i-- {
-			if needsDot(b.Len(), e.path[i]) {
-				b.WriteByte('.')
-			}
-			b.WriteString(e.path[i])
-		}
-		e.Field, e.path = b.String(), nil
-	}
 	e.Field = codec.Shorten(e.Field, MaxFieldText)
 	e.Param = codec.Shorten(e.Param, MaxFieldText)
 	e.Message = codec.Shorten(e.Message, MaxFieldText)
@@ -237,11 +212,7 @@ func (val validation) check(ctx context.Context, x reflect.Value, prefix string,
 	described := verrs[:max(0, min(len(verrs), p.room()))]
 	for _, fe := range described {
 		field := joinPath(prefix, jsonPath(t, fe.StructNamespace()))
-		e := &FieldError{Rule: fe.Tag(), Param: fe.Param(), Message: ruleMessage(field, fe)}
-		if field != "" {
-			e.path = []string{field}
-		}
-		p.add(e)
+		p.add(&FieldError{Field: field, Rule: fe.Tag(), Param: fe.Param(), Message: ruleMessage(field, fe)})
 	}
 	p.more += len(verrs) - len(described)
 	return nil
