@@ -129,7 +129,9 @@ func (m *method) check(ctx context.Context, v reflect.Value) error {
 			continue
 		}
 		prefix := ""
-		pv := v // a pointer to the param's value
+		// The value is validated through a pointer: the validator takes an
+		// interface, and a pointer fits one without a copy.
+		pv := v
 		if m.mode == bindPositional {
 			pv = v.Elem().Field(j).Addr()
 			if len(m.params) > 1 {

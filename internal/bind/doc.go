@@ -1,16 +1,20 @@
 // Package bind decodes the params of a JSON-RPC call into the arguments of
 // a Go method: package service's binder, behind one entry point, [Params].
 //
-// It is a JSON decoder of its own, not encoding/json, because params must
-// be decoded strictly, and every problem reported as package service
+// It is a JSON decoder of its own, not encoding/json (v1), because params
+// must be decoded strictly, and every problem reported as package service
 // reports it (an [Error]: a JSON path, a rule, a message):
 //   - member names match field names exactly (encoding/json also takes a
 //     member whose name differs only in case);
 //   - a member given twice is an error (encoding/json keeps the last);
-//   - a number must fit its Go type, and an integer must have no fraction
-//     or exponent: "range" and "type" problems that name the type;
-//   - an error names the JSON path of the value at fault (items[2].qty,
-//     tags["a.b"]), which encoding/json's errors do not give in full.
+//   - a Go array takes exactly its length of elements (encoding/json drops
+//     the extra ones, zeroes the missing ones);
+//   - a number that does not fit its Go type, or an integer written with a
+//     fraction or an exponent, is reported as such (rule range, or type),
+//     naming the type;
+//   - every error names the JSON path of the value at fault, array indexes
+//     and map keys included (items[2].qty, tags["a.b"]), which
+//     encoding/json's errors do not.
 //
 // Otherwise it decodes as encoding/json does, and its tests hold it to
 // that (FuzzBind: where both accept an input, both give the same value):
