@@ -97,8 +97,13 @@ func (m *method) bind(ctx context.Context, params json.RawMessage, args []reflec
 	switch m.mode {
 	case bindNone:
 	case bindPositional:
+		s := v.Elem()
 		for j, p := range m.params {
-			args = append(args, argValue(p, v.Elem().Field(j).Addr()))
+			arg := s.Field(j) // addressable
+			if p.ptr {
+				arg = arg.Addr()
+			}
+			args = append(args, arg)
 		}
 	default:
 		args = append(args, argValue(m.params[0], v))
