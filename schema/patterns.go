@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The patterns below are written in the subset of regular expressions
@@ -116,3 +117,84 @@ func classEscape(s string) string {
 
 // literal escapes s to match itself.
 func literal(s string) string { return regexp.QuoteMeta(s) }
+
+// stringRule maps a rule on the text of a string, if it is one this
+// package knows.
+func stringRule(r rule) (s *Schema, exact, ok bool) {
+	p := r.param
+	pattern := func(re string) *Schema { return &Schema{Pattern: re} }
+	notPattern := func(re string) *Schema {
+		return not(&Schema{Type: []string{"string"}, Pattern: re})
+	}
+	switch r.name {
+	case "alpha":
+		return pattern(`^[a-zA-Z]+$`), true, true
+	case "alphanum":
+		return pattern(`^[a-zA-Z0-9]+$`), true, true
+	case "alphaunicode":
+		return pattern(`^[\p{L}]+$`), true, true
+	case "alphanumunicode":
+		return pattern(`^[\p{L}\p{N}]+$`), true, true
+	case "numeric":
+		return pattern(`^[-+]?[0-9]+(?:\.[0-9]+)?$`), true, true
+	case "number":
+		return pattern(`^[0-9]+$`), true, true
+	case "hexadecimal":
+		return pattern(`^(?:0[xX])?[0-9a-fA-F]+$`), true, true
+	case "ascii":
+		return pattern(`^[\x00-\x7F]*$`), true, true
+	case "printascii":
+		return pattern(`^[\x20-\x7E]*$`), true, true
+	case "lowercase": // not empty, and unchanged by strings.ToLower: beyond ASCII, not said
+		return pattern(`^[^A-Z]+$`), false, true
+	case "uppercase":
+		return pattern(`^[^a-z]+$`), false, true
+	case "startswith":
+		return pattern("^" + literal(p)), true, true
+	case "endswith":
+		return pattern(literal(p) + "$"), true, true
+	case "contains":
+		return pattern(literal(p)), true, true
+	case "excludes":
+		return notPattern(literal(p)), true, true
+	case "startsnotwith":
+		return notPattern("^" + literal(p)), true, true
+	case "endsnotwith":
+		return notPattern(literal(p) + "$"), true, true
+	case "containsany":
+		if p == "" {
+			return False(), true, true
+		}
+		return pattern("[" + classEscape(p) + "]"), true, true
+	case "excludesall":
+		if p == "" {
+			return &Schema{}, true, true
+		}
+		return notPattern("[" + classEscape(p) + "]"), true, true
+	case "uuid":
+		return &Schema{Format: "uuid", Pattern: `^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`}, true, true
+	case "uuid4":
+		return &Schema{Format: "uuid", Pattern: `^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`}, true, true
+	case "hostname": // RFC 952, as validator checks it; the format says RFC 1123
+		return &Schema{Format: "hostname",
+			Pattern: `^[a-zA-Z](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$`}, true, true
+	case "email":
+		return &Schema{Format: "email"}, false, true
+	case "url":
+		return &Schema{Format: "uri"}, false, true
+	case "uri":
+		return &Schema{Format: "uri-reference"}, false, true
+	case "ipv4":
+		return &Schema{Format: "ipv4"}, false, true
+	case "ipv6":
+		return &Schema{Format: "ipv6"}, false, true
+	case "datetime":
+		switch p {
+		case time.RFC3339:
+			return &Schema{Format: "date-time"}, false, true
+		case time.DateOnly:
+			return &Schema{Format: "date"}, false, true
+		}
+	}
+	return nil, false, false
+}

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 
+	"github.com/toolrpc/toolrpc/internal/bind"
 	"github.com/toolrpc/toolrpc/schema"
 )
 
@@ -207,7 +208,11 @@ func (s *Service) takesNull(p param) (ok bool) {
 			ok = false
 		}
 	}()
-	probe := &method{mode: bindPositional, params: []param{p}, svc: s, validate: p.validate}
-	_, err := probe.bind(context.Background(), json.RawMessage("[null]"), nil)
+	dec, err := bind.Params([]reflect.Type{derefType(p)}, true, s.allowUnknown)
+	if err != nil {
+		return false
+	}
+	probe := &method{mode: bindPositional, params: []param{p}, decode: dec, svc: s, validate: p.validate}
+	_, err = probe.bind(context.Background(), json.RawMessage("[null]"), nil)
 	return err == nil
 }

@@ -17,8 +17,8 @@
 //	err := rpc.ServeStdio(ctx, svc, nil)
 //
 // Everything is worked out at registration ([Service.Register]): which
-// methods can be served, how their params decode (a decoder per type, built
-// once), which need validation, and what each method publishes
+// methods can be served, how their params decode (a decoder per method,
+// built once), which need validation, and what each method publishes
 // ([Service.Describe]: its documentation, from [Documented], and the JSON
 // Schemas of its params and result, from package
 // [github.com/toolrpc/toolrpc/schema], with the validate tags as keywords).

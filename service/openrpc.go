@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/bind"
 	"github.com/toolrpc/toolrpc/schema"
 )
 
@@ -92,7 +93,11 @@ type discovery struct {
 
 // discoverCall answers rpc.discover with params.
 func (s *Service) discoverCall(ctx context.Context, params json.RawMessage) (any, error) {
-	probe := &method{mode: bindNone, svc: s}
+	none, err := bind.Params(nil, false, false)
+	if err != nil {
+		return nil, err
+	}
+	probe := &method{mode: bindNone, decode: none, svc: s}
 	if _, err := probe.bind(ctx, params, nil); err != nil {
 		return nil, err
 	}

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/go-playground/validator/v10"
 
 	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/fields"
 )
 
 // FieldError is one problem with a call's params. An InvalidParams error
@@ -43,8 +45,6 @@ type FieldError struct {
 	Param string `json:"param,omitempty"`
 	// Message says what is wrong, in English.
 	Message string `json:"message"`
-
-	path []string // segments, innermost first, while decoding
 }
 
 // MaxFieldErrors is the most problems one InvalidParams answer lists. When
@@ -63,47 +63,12 @@ const MaxFieldErrors = 100
 // error) is shortened as [codec.Shorten] does.
 const MaxFieldText = 1024
 
-// under records that the error lies under the path segment seg (a field
-// name, or "[2]", or `["key"]`), and returns e.
-func (e *FieldError) under(seg string) *FieldError {
-	e.path = append(e.path, seg)
-	return e
-}
-
-// finish sets Field from the segments gathered, and bounds every text.
+// finish bounds every text of e.
 func (e *FieldError) finish() {
-	if len(e.path) > 0 {
-		n := len(e.Field)
-		for _, seg := range e.path {
-			n += len(seg) + 1
-		}
-		var b strings.Builder
-		b.Grow(n)
-		b.WriteString(e.Field)
-		for i := len(e.path) - 1; i >= 0; i-- {
-			if needsDot(b.Len(), e.path[i]) {
-				b.WriteByte('.')
-			}
-			b.WriteString(e.path[i])
-		}
-		e.Field, e.path = b.String(), nil
-	}
 	e.Field = codec.Shorten(e.Field, MaxFieldText)
 	e.Param = codec.Shorten(e.Param, MaxFieldText)
 	e.Message = codec.Shorten(e.Message, MaxFieldText)
 }
-
-// joinPath appends the path segment or path seg to the path p: items +
-// [2] is items[2], items[2] + qty is items[2].qty.
-func joinPath(p, seg string) string {
-	if needsDot(len(p), seg) {
-		return p + "." + seg
-	}
-	return p + seg
-}
-
-// needsDot reports whether seg joins a path of n bytes after a dot.
-func needsDot(n int, seg string) bool { return n > 0 && seg != "" && seg[0] != '[' }
 
 // quoted is a string a peer sent, shortened by codec.Echo and quoted as a
 // JSON string: how a FieldError names a key or a value.
@@ -152,6 +117,8 @@ func (l FieldErrors) AppendJSON(dst []byte) ([]byte, error) {
 type problems struct {
 	list FieldErrors
 	more int
+	// jsonFields holds fields.Of of the structs the paths went through.
+	jsonFields map[reflect.Type][]fields.Field
 }
 
 // room is how many more problems the list takes.
@@ -191,7 +158,9 @@ func invalidParams(e *FieldError) error {
 }
 
 // hasValidateTags reports whether t, or a type it holds, has a field with a
-// validate tag.
+// validate tag. It walks the Go fields, as the validator does, not the ones
+// JSON decodes (package internal/fields): a rule on a field tagged "-" is
+// checked too, on the value decoding leaves there.
 func hasValidateTags(t reflect.Type) bool {
 	return hasTags(t, map[reflect.Type]bool{})
 }
@@ -236,28 +205,30 @@ func (val validation) check(ctx context.Context, x reflect.Value, prefix string,
 	}
 	described := verrs[:max(0, min(len(verrs), p.room()))]
 	for _, fe := range described {
-		field := joinPath(prefix, jsonPath(t, fe.StructNamespace()))
-		e := &FieldError{Rule: fe.Tag(), Param: fe.Param(), Message: ruleMessage(field, fe)}
-		if field != "" {
-			e.path = []string{field}
-		}
-		p.add(e)
+		field := p.jsonPath(prefix, t, fe.StructNamespace())
+		p.add(&FieldError{Field: field, Rule: fe.Tag(), Param: fe.Param(), Message: ruleMessage(field, fe)})
 	}
 	p.more += len(verrs) - len(described)
 	return nil
 }
 
-// jsonPath turns a validator namespace of Go names ("Params.Items[2].Qty")
-// into the JSON path of the same value ("items[2].qty") for struct type t.
-func jsonPath(t reflect.Type, ns string) string {
+// jsonPath appends to prefix the JSON path of the value that a validator
+// namespace of Go names ("Params.Items[2].Qty") names in struct type t
+// ("items[2].qty"). A field is named as package internal/fields names it
+// for the binder; one that JSON does not decode (tagged "-", or its name
+// held by another field at its depth) by its Go name.
+func (p *problems) jsonPath(prefix string, t reflect.Type, ns string) string {
 	// Drop the top-level struct's name.
 	if _, rest, ok := strings.Cut(ns, "."); ok {
 		ns = rest
 	} else {
-		return ""
+		return prefix
 	}
 	var b strings.Builder
-	cur := t
+	b.WriteString(prefix)
+	cur := t     // the type the next segment is a field of
+	obj := t     // the struct whose JSON object holds that field
+	var at []int // the Go path from obj to cur, through embedded structs
 	for ns != "" {
 		seg := ns
 		if i := strings.IndexByte(ns, '.'); i >= 0 {
@@ -270,28 +241,26 @@ func jsonPath(t reflect.Type, ns string) string {
 			subs = "[" + subs
 		}
 		jsonName := name
-		for cur != nil && cur.Kind() == reflect.Pointer {
-			cur = cur.Elem()
-		}
+		cur = derefAll(cur)
 		var next reflect.Type
-		if cur != nil && cur.Kind() == reflect.Struct {
+		if cur != nil && cur.Kind() == reflect.Struct && obj != nil && obj.Kind() == reflect.Struct {
 			if sf, ok := cur.FieldByName(name); ok {
 				next = sf.Type
-				tag, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
-				switch {
-				case tag != "":
-					jsonName = tag
-				case sf.Anonymous:
-					jsonName = "" // promoted: its fields sit at this level
+				index := append(slices.Clip(at), sf.Index...)
+				f := p.jsonField(obj, index)
+				if f == nil && sf.Anonymous && subs == "" {
+					cur, at = next, index // promoted: its fields sit at this level
+					continue
+				}
+				if f != nil {
+					jsonName = f.Name
 				}
 			}
 		}
-		if jsonName != "" {
-			if b.Len() > 0 {
-				b.WriteByte('.')
-			}
-			b.WriteString(jsonName)
+		if b.Len() > 0 {
+			b.WriteByte('.')
 		}
+		b.WriteString(jsonName)
 		// Subscripts: indexes stay, map keys are quoted.
 		for subs != "" {
 			end := strings.IndexByte(subs, ']')
@@ -300,9 +269,7 @@ func jsonPath(t reflect.Type, ns string) string {
 			}
 			key := subs[1:end]
 			subs = subs[end+1:]
-			for next != nil && next.Kind() == reflect.Pointer {
-				next = next.Elem()
-			}
+			next = derefAll(next)
 			if next != nil && next.Kind() == reflect.Map {
 				b.WriteString("[" + quoted(key) + "]")
 			} else {
@@ -312,9 +279,36 @@ func jsonPath(t reflect.Type, ns string) string {
 				next = next.Elem()
 			}
 		}
-		cur = next
+		cur, obj, at = next, derefAll(next), nil
 	}
 	return b.String()
+}
+
+// jsonField returns the field of struct type obj at the Go path index
+// among those JSON decodes, or nil.
+func (p *problems) jsonField(obj reflect.Type, index []int) *fields.Field {
+	fs, ok := p.jsonFields[obj]
+	if !ok {
+		if p.jsonFields == nil {
+			p.jsonFields = map[reflect.Type][]fields.Field{}
+		}
+		fs = fields.Of(obj)
+		p.jsonFields[obj] = fs
+	}
+	for i := range fs {
+		if slices.Equal(fs[i].Index, index) {
+			return &fs[i]
+		}
+	}
+	return nil
+}
+
+// derefAll is t without its pointers; nil stays nil.
+func derefAll(t reflect.Type) reflect.Type {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
 }
 
 // ruleMessage says in English what a failed validation rule means.

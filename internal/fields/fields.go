@@ -1,5 +1,5 @@
 // Package fields computes the fields of a struct as JSON sees them: the one
-// computation that the params binder (package service) and the schema
+// computation that the params binder (package internal/bind) and the schema
 // generator (package schema) share, so that what a method accepts and what
 // its schema says can never drift apart.
 //

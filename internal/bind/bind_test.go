@@ -1,4 +1,4 @@
-package service
+package bind
 
 import (
 	"bytes"
@@ -58,7 +58,7 @@ func targetDecoder(t testing.TB) decodeFunc {
 	return dec
 }
 
-func bindTarget(dec decodeFunc, in []byte) (target, *FieldError) {
+func bindTarget(dec decodeFunc, in []byte) (target, *Error) {
 	var v target
 	end, fe := dec(decodeState{}, in, 0, reflect.ValueOf(&v).Elem())
 	if fe == nil && end != len(in) {

@@ -1,0 +1,304 @@
+package bind
+
+import (
+	"encoding"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strconv"
+
+	"github.com/toolrpc/toolrpc/internal/fields"
+	"github.com/toolrpc/toolrpc/internal/scan"
+)
+
+// A decodeFunc decodes the JSON value that starts at b[i] (no white space
+// before it) into v, which is addressable and settable, and returns the index
+// just past the value.
+type decodeFunc func(d decodeState, b []byte, i int, v reflect.Value) (int, *Error)
+
+// decodeState is what a decoding carries through the decoders. It is passed
+// by value: a decoder hands its children a copy with skipMeta cleared.
+type decodeState struct {
+	allowUnknown bool // ignore object members that match no field
+	skipMeta     bool // this object is the params: skip its "_meta"
+}
+
+// binder builds decoders for types, once per type.
+type binder struct {
+	cache map[reflect.Type]*decodeFunc
+}
+
+var (
+	unmarshalerType     = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+	rawMessageType      = reflect.TypeFor[json.RawMessage]()
+	numberType          = reflect.TypeFor[json.Number]()
+)
+
+// implementsDecoding reports whether a *t decodes itself, from JSON or from
+// text.
+func implementsDecoding(t reflect.Type) bool {
+	pt := reflect.PointerTo(t)
+	return pt.Implements(unmarshalerType) || pt.Implements(textUnmarshalerType)
+}
+
+// decoder returns the decoder of t, or an error naming what in t cannot be
+// decoded from JSON.
+func (bd *binder) decoder(t reflect.Type) (decodeFunc, error) {
+	if p, ok := bd.cache[t]; ok {
+		// Built, or being built (a recursive type): call through the slot.
+		return func(d decodeState, b []byte, i int, v reflect.Value) (int, *Error) {
+			return (*p)(d, b, i, v)
+		}, nil
+	}
+	slot := new(decodeFunc)
+	bd.cache[t] = slot
+	fn, err := bd.build(t)
+	if err != nil {
+		delete(bd.cache, t)
+		return nil, err
+	}
+	*slot = fn
+	return fn, nil
+}
+
+func (bd *binder) build(t reflect.Type) (decodeFunc, error) {
+	switch {
+	case t == rawMessageType:
+		return decodeRaw, nil
+	case t == numberType:
+		return decodeNumber, nil
+	case t.Kind() != reflect.Pointer && reflect.PointerTo(t).Implements(unmarshalerType):
+		return decodeUnmarshaler, nil
+	case t.Kind() != reflect.Pointer && reflect.PointerTo(t).Implements(textUnmarshalerType):
+		return decodeTextUnmarshaler, nil
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return decodeBool, nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return decodeInt, nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return decodeUint, nil
+	case reflect.Float32, reflect.Float64:
+		return decodeFloat, nil
+	case reflect.String:
+		return decodeString, nil
+	case reflect.Interface:
+		if t.NumMethod() != 0 {
+			return nil, fmt.Errorf("interface type %s cannot be decoded from JSON", t)
+		}
+		return decodeInterface, nil
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		elem, err := bd.decoder(t.Elem())
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case t.Kind() == reflect.Pointer:
+			return pointerDecoder(elem), nil
+		case t.Kind() == reflect.Array:
+			return arrayDecoder(elem, t.Len()), nil
+		case t.Elem().Kind() == reflect.Uint8 && !implementsDecoding(t.Elem()):
+			return bytesDecoder(sliceDecoder(elem)), nil
+		}
+		return sliceDecoder(elem), nil
+	case reflect.Map:
+		return bd.mapDecoder(t)
+	case reflect.Struct:
+		fields, err := bd.fields(t)
+		if err != nil {
+			return nil, err
+		}
+		return structDecoder(fields), nil
+	}
+	return nil, fmt.Errorf("type %s cannot be decoded from JSON", t)
+}
+
+// field is a struct field as JSON sees it, as fields.Of computes it for the
+// binder and the schema generator alike, with its decoder.
+type field struct {
+	fields.Field
+	dec decodeFunc
+}
+
+// fields lists the fields of struct type t that JSON decodes, each with its
+// decoder.
+func (bd *binder) fields(t reflect.Type) ([]field, error) {
+	fs := fields.Of(t)
+	out := make([]field, len(fs))
+	for i, f := range fs {
+		dec, err := bd.decoder(f.Type)
+		if err != nil {
+			return nil, fmt.Errorf("field %s: %w", f.GoName, err)
+		}
+		if f.Quoted {
+			dec = quotedDecoder(dec)
+		}
+		out[i] = field{Field: f, dec: dec}
+	}
+	return out, nil
+}
+
+// value returns the field of struct value v, allocating embedded pointers
+// pointers on the way.
+func (f *field) value(v reflect.Value) (reflect.Value, *Error) {
+	if !f.Ptrs {
+		if len(f.Index) == 1 {
+			return v.Field(f.Index[0]), nil
+		}
+		return v.FieldByIndex(f.Index), nil
+	}
+	for j, x := range f.Index {
+		if j > 0 && v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				if !v.CanSet() {
+					return v, &Error{Rule: "type", Message: fmt.Sprintf("cannot set embedded pointer to unexported struct %s", v.Type().Elem())}
+				}
+				v.Set(reflect.New(v.Type().Elem()))
+			}
+			v = v.Elem()
+		}
+		v = v.Field(x)
+	}
+	return v, nil
+}
+
+func (bd *binder) mapDecoder(t reflect.Type) (decodeFunc, error) {
+	kt := t.Key()
+	var key func(s []byte) (reflect.Value, error)
+	switch {
+	case kt.Kind() == reflect.String:
+		key = func(s []byte) (reflect.Value, error) { return reflect.ValueOf(string(s)).Convert(kt), nil }
+	case reflect.PointerTo(kt).Implements(textUnmarshalerType):
+		key = func(s []byte) (reflect.Value, error) {
+			k := reflect.New(kt)
+			err := k.Interface().(encoding.TextUnmarshaler).UnmarshalText(s)
+			return k.Elem(), err
+		}
+	case kt.Kind() >= reflect.Int && kt.Kind() <= reflect.Int64:
+		key = func(s []byte) (reflect.Value, error) {
+			n, err := strconv.ParseInt(string(s), 10, kt.Bits())
+			return reflect.ValueOf(n).Convert(kt), err
+		}
+	case kt.Kind() >= reflect.Uint && kt.Kind() <= reflect.Uintptr:
+		key = func(s []byte) (reflect.Value, error) {
+			n, err := strconv.ParseUint(string(s), 10, kt.Bits())
+			return reflect.ValueOf(n).Convert(kt), err
+		}
+	default:
+		return nil, fmt.Errorf("map key type %s cannot be decoded from JSON", kt)
+	}
+	elem, err := bd.decoder(t.Elem())
+	if err != nil {
+		return nil, err
+	}
+	et := t.Elem()
+	return func(d decodeState, b []byte, i int, v reflect.Value) (int, *Error) {
+		if i >= len(b) || b[i] != '{' {
+			end, fe := nullOr(b, i, "object")
+			if fe == nil {
+				v.SetZero() // as encoding/json does
+			}
+			return end, fe
+		}
+		skipMeta := d.skipMeta
+		d.skipMeta = false // for the values
+		if v.IsNil() {
+			v.Set(reflect.MakeMap(t))
+		}
+		return eachMember(b, i, func(name []byte, at int) (int, *Error) {
+			if skipMeta && string(name) == "_meta" {
+				return rawEnd(b, at)
+			}
+			k, err := key(name)
+			if err != nil {
+				fe := &Error{Rule: "type", Param: kt.String(), Message: "key " + quoted(name) + ": " + keyError(err)}
+				return at, fe.under(keySegment(name))
+			}
+			if v.MapIndex(k).IsValid() {
+				return at, duplicate(name).under(keySegment(name))
+			}
+			e := reflect.New(et).Elem()
+			end, fe := elem(d, b, at, e)
+			if fe != nil {
+				return at, fe.under(keySegment(name))
+			}
+			v.SetMapIndex(k, e)
+			return end, nil
+		})
+	}, nil
+}
+
+// structDecoder decodes an object into a struct, member by field name
+// (exactly: case matters). Unknown members are an error unless allowed; a
+// member given twice is an error.
+func structDecoder(fields []field) decodeFunc {
+	var index map[string]int
+	if len(fields) > 8 {
+		index = make(map[string]int, len(fields))
+		for i, f := range fields {
+			index[f.Name] = i
+		}
+	}
+	lookup := func(name []byte) int {
+		if index != nil {
+			if i, ok := index[string(name)]; ok {
+				return i
+			}
+			return -1
+		}
+		for i := range fields {
+			if fields[i].Name == string(name) {
+				return i
+			}
+		}
+		return -1
+	}
+	return func(d decodeState, b []byte, i int, v reflect.Value) (int, *Error) {
+		if i >= len(b) || b[i] != '{' {
+			return nullOr(b, i, "object")
+		}
+		skipMeta := d.skipMeta
+		d.skipMeta = false // for the fields
+		var seenBuf [4]uint64
+		seen := seenBuf[:]
+		if len(fields) > 64*len(seenBuf) {
+			seen = make([]uint64, (len(fields)+63)/64)
+		}
+		// eachMember's loop, with the body inlined: this is the hot path.
+		m := scan.ObjectMembers(b, i)
+		for {
+			name, at, done, st := m.Next()
+			if st != scan.OK {
+				return at, syntaxError()
+			}
+			if done {
+				return m.End, nil
+			}
+			if fi := lookup(name); fi >= 0 {
+				f := &fields[fi]
+				if seen[fi/64]&(1<<(fi%64)) != 0 {
+					return at, duplicate(name).under(f.Name)
+				}
+				seen[fi/64] |= 1 << (fi % 64)
+				fv, fe := f.value(v)
+				if fe != nil {
+					return at, fe.under(f.Name)
+				}
+				if m.End, fe = f.dec(d, b, at, fv); fe != nil {
+					return at, fe.under(f.Name)
+				}
+				continue
+			}
+			if !(skipMeta && string(name) == "_meta") && !d.allowUnknown {
+				fe := &Error{Rule: "unknown", Message: "unknown field " + quoted(name)}
+				return at, fe.under(fieldSegment(name))
+			}
+			var fe *Error
+			if m.End, fe = rawEnd(b, at); fe != nil {
+				return at, fe
+			}
+		}
+	}
+}

@@ -1,0 +1,170 @@
+package bind
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/toolrpc/toolrpc/codec"
+)
+
+// Error is one problem with params: the JSON path of the value at fault,
+// the rule it breaks and what is wrong, the parts of a service.FieldError.
+// What the peer sent (a member name, a map key, a value) is repeated in it
+// at most codec.MaxEcho bytes at a time, shortened by codec.Echo; the texts
+// are not otherwise bounded (package service bounds them).
+type Error struct {
+	// Field is the JSON path of the value at fault (items[2].qty), or ""
+	// for the params as a whole. Map keys, and member names that are empty
+	// or hold '.', '[' or ']', are quoted as JSON strings in brackets:
+	// tags["a.b"].
+	Field string
+	// Rule is what decoding found: type (a value of the wrong JSON type),
+	// range (a number that does not fit), unknown (a member that matches
+	// no field), duplicate (a member given twice), count (the wrong number
+	// of params, none at all included, or of array elements), syntax (not
+	// JSON).
+	Rule string
+	// Param is the rule's parameter: the type or the count expected.
+	Param string
+	// Message says what is wrong, in English.
+	Message string
+
+	path []string // segments, innermost first, while decoding
+}
+
+// Error returns the path at fault, if any, and the message.
+func (e *Error) Error() string {
+	if e.Field == "" {
+		return e.Message
+	}
+	return e.Field + ": " + e.Message
+}
+
+// under records that the error lies under the path segment seg (a field
+// name, or "[2]", or `["key"]`), and returns e.
+func (e *Error) under(seg string) *Error {
+	e.path = append(e.path, seg)
+	return e
+}
+
+// finish sets Field from the segments gathered.
+func (e *Error) finish() {
+	if len(e.path) == 0 {
+		return
+	}
+	n := len(e.Field)
+	for _, seg := range e.path {
+		n += len(seg) + 1
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteString(e.Field)
+	for i := len(e.path) - 1; i >= 0; i-- {
+		if seg := e.path[i]; b.Len() > 0 && seg != "" && seg[0] != '[' {
+			b.WriteByte('.')
+		}
+		b.WriteString(e.path[i])
+	}
+	e.Field, e.path = b.String(), nil
+}
+
+// quoted is a string a peer sent, shortened by codec.Echo and quoted as a
+// JSON string: how an Error names a key or a value.
+func quoted[T ~string | ~[]byte](s T) string {
+	return string(codec.AppendString(nil, codec.Echo(s)))
+}
+
+// keyError says why a map key could not be parsed: for a number, the reason
+// alone (strconv's text repeats the whole key).
+func keyError(err error) string {
+	var ne *strconv.NumError
+	if errors.As(err, &ne) {
+		return ne.Err.Error()
+	}
+	return err.Error()
+}
+
+// rangeError reports the number tok, which does not fit in type t.
+func rangeError(tok []byte, t reflect.Type) *Error {
+	return &Error{Rule: "range", Param: t.String(), Message: codec.Echo(tok) + " does not fit in " + t.String()}
+}
+
+// jsonType names the JSON type of the token that starts at b[i].
+func jsonType(b []byte, i int) string {
+	if i >= len(b) {
+		return "nothing"
+	}
+	switch b[i] {
+	case '"':
+		return "a string"
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// nullOr answers for a value that is not of the kind wanted: a null is
+// skipped, the value left as it is; anything else is a type error.
+func nullOr(b []byte, i int, want string) (int, *Error) {
+	if end, ok := skipNull(b, i); ok {
+		return end, nil
+	}
+	return i, &Error{Rule: "type", Param: want, Message: fmt.Sprintf("expected %s, got %s", article(want), jsonType(b, i))}
+}
+
+// article puts "a" or "an" before s.
+func article(s string) string {
+	switch s[0] {
+	case 'a', 'e', 'i', 'o', 'u':
+		return "an " + s
+	}
+	return "a " + s
+}
+
+// syntaxError reports input that is not valid JSON (only possible when the
+// params did not come through package codec).
+func syntaxError() *Error {
+	return &Error{Rule: "syntax", Message: "params are not valid JSON"}
+}
+
+// Path segments of an Error, innermost last.
+func indexSegment(j int) string { return "[" + strconv.Itoa(j) + "]" }
+
+// keySegment is the segment of a map key or an odd member name: the name
+// (shortened by codec.Echo) quoted as a JSON string, in brackets.
+func keySegment(name []byte) string { return "[" + quoted(name) + "]" }
+
+// fieldSegment is the segment of an unknown member: its name (shortened by
+// codec.Echo), or keySegment when it could not be read back as one segment
+// (empty, or holding '.', '[' or ']').
+func fieldSegment(name []byte) string {
+	if len(name) == 0 || bytes.ContainsAny(name, ".[]") {
+		return keySegment(name)
+	}
+	return codec.Echo(name)
+}
+
+// countError reports want positional params where got were given.
+func countError(want, got int) *Error {
+	noun := "params"
+	if want == 1 {
+		noun = "param"
+	}
+	return &Error{Rule: "count", Param: strconv.Itoa(want),
+		Message: fmt.Sprintf("expected %d positional %s, got %d", want, noun, got)}
+}
+
+// duplicate reports a member given twice, as key.
+func duplicate(key []byte) *Error {
+	return &Error{Rule: "duplicate", Message: "member " + quoted(key) + " given more than once"}
+}
