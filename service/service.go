@@ -152,7 +152,7 @@ func (s *Service) Register(namespace string, rcvr any) error {
 		switch {
 		case name == "" || name == namespace+".":
 			return fmt.Errorf("service: method %s.%s maps to an empty name", t, m.Name)
-		case strings.HasPrefix(name, "rpc."):
+		case strings.HasPrefix(name, rpc.ReservedPrefix):
 			return fmt.Errorf("service: method %s.%s maps to %q: names starting with rpc. are reserved", t, m.Name, name)
 		case s.methods[name] != nil || added[name] != nil:
 			return fmt.Errorf("service: method %s.%s maps to %q, which is already registered", t, m.Name, name)
