@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
 
 	"github.com/toolrpc/toolrpc/internal/bind"
+	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/schema"
 )
 
@@ -48,6 +50,9 @@ type MethodInfo struct {
 	//     struct, as nothing for a slice, a map or json.RawMessage, and are
 	//     refused where every parameter needs a value (see Register).
 	Params *schema.Schema
+	// Examples are the method's, from its [MethodDoc], checked against
+	// its code at registration.
+	Examples []Example
 	// Result is the schema of the result, nil when the method returns none
 	// (the result is null): what encoding/json makes of the Go result type
 	// (see schema.Generator.ForResult), a struct's members included, each
@@ -69,6 +74,74 @@ const (
 type MethodDoc struct {
 	Title       string // a short, human-readable name
 	Description string // what the method does, for a person or a model
+	// Examples are calls of the method, published with it (MethodInfo,
+	// the rpc.discover document). Registration holds each to the code:
+	// its params must be accepted, decoded and validated as a call's are,
+	// and its result must be a value of the method's result type; an
+	// example that drifted from the method fails registration.
+	Examples []Example
+}
+
+// Example is one call of a method: the params it is given and what it
+// answers.
+type Example struct {
+	// Name names the example, uniquely among the method's; it is required.
+	Name        string
+	Description string
+	// Params are the params as a client sends them: an object or an
+	// array; nil for none.
+	Params json.RawMessage
+	// Result is what the method answers: a value of its result type (nil
+	// where it answers null).
+	Result any
+}
+
+// checkExamples holds the examples of m to its code (see MethodDoc).
+func (m *method) checkExamples(examples []Example) error {
+	names := map[string]bool{}
+	for _, ex := range examples {
+		switch {
+		case ex.Name == "":
+			return errors.New("an example has no name")
+		case names[ex.Name]:
+			return fmt.Errorf("two examples are named %q", ex.Name)
+		}
+		names[ex.Name] = true
+		if _, err := m.bind(context.Background(), ex.Params, nil); err != nil {
+			var e *rpc.Error
+			if errors.As(err, &e) && e.Data != nil {
+				data, _ := json.Marshal(e.Data)
+				return fmt.Errorf("example %q: its params are refused: %s", ex.Name, data)
+			}
+			return fmt.Errorf("example %q: its params are refused: %w", ex.Name, err)
+		}
+		if err := m.checkResult(ex.Result); err != nil {
+			return fmt.Errorf("example %q: %w", ex.Name, err)
+		}
+	}
+	return nil
+}
+
+// checkResult reports whether r can be what m answers.
+func (m *method) checkResult(r any) error {
+	switch t := m.result; {
+	case r == nil && t == nil:
+		return nil
+	case t == nil:
+		return fmt.Errorf("its result has type %T, but the method answers null", r)
+	case r == nil:
+		switch t.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
+			return nil
+		}
+		return fmt.Errorf("its result is nil, but the method answers type %s", t)
+	case !reflect.TypeOf(r).AssignableTo(t):
+		return fmt.Errorf("its result has type %T, but the method answers type %s", r, t)
+	}
+	if _, err := json.Marshal(r); err != nil {
+		return fmt.Errorf("its result cannot be encoded: %w", err)
+	}
+	return nil
 }
 
 // Documented is implemented by a registered value that documents its

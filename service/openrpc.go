@@ -202,7 +202,50 @@ func (d *openrpcDoc) method(mi MethodInfo) (obj, error) {
 		d.errors = true
 		m = append(m, kv{"errors", []any{map[string]any{"$ref": "#/components/errors/InvalidParams"}}})
 	}
+	if len(mi.Examples) > 0 {
+		m = append(m, kv{"examples", examples(mi, params)})
+	}
 	return m, nil
+}
+
+// examples are the example pairing objects of mi, whose content
+// descriptors are params: each param given is an example object named
+// as its descriptor.
+func examples(mi MethodInfo, params []any) []any {
+	names := make([]string, len(params))
+	for i, p := range params {
+		names[i] = p.(obj)[0].v.(string)
+	}
+	out := make([]any, len(mi.Examples))
+	for i, ex := range mi.Examples {
+		var given []any
+		value := func(name string, v json.RawMessage) {
+			given = append(given, obj{{"name", name}, {"value", v}})
+		}
+		var members map[string]json.RawMessage
+		var items []json.RawMessage
+		switch {
+		case len(names) == 1 && names[0] == "params":
+			value("params", ex.Params) // the params whole
+		case json.Unmarshal(ex.Params, &members) == nil && members != nil:
+			for _, name := range names { // in the descriptors' order
+				if v, ok := members[name]; ok {
+					value(name, v)
+				}
+			}
+		case json.Unmarshal(ex.Params, &items) == nil:
+			for j, v := range items[:min(len(items), len(names))] {
+				value(names[j], v)
+			}
+		}
+		pair := obj{{"name", ex.Name}}
+		if ex.Description != "" {
+			pair = append(pair, kv{"description", ex.Description})
+		}
+		pair = append(pair, kv{"params", append([]any{}, given...)}, kv{"result", obj{{"name", "result"}, {"value", ex.Result}}})
+		out[i] = pair
+	}
+	return out
 }
 
 // descriptors are the content descriptors of the params of mi, whose

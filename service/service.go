@@ -160,8 +160,11 @@ func (s *Service) Register(namespace string, rcvr any) error {
 		meth, err := s.plan(name, v, m.Func)
 		if err == nil {
 			meth.info = &MethodInfo{GoName: m.Name}
-			meth.info.Title, meth.info.Description = docs[m.Name].Title, docs[m.Name].Description
-			err = s.describe(meth)
+			doc := docs[m.Name]
+			meth.info.Title, meth.info.Description, meth.info.Examples = doc.Title, doc.Description, doc.Examples
+			if err = s.describe(meth); err == nil {
+				err = meth.checkExamples(doc.Examples)
+			}
 		}
 		if err != nil {
 			err = fmt.Errorf("service: method %s.%s cannot be served: %w", t, m.Name, err)

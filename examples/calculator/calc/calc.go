@@ -5,6 +5,7 @@ package calc
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/toolrpc/toolrpc"
@@ -33,10 +34,17 @@ type SubtractParams struct {
 // choosing a tool, an rpc.discover document): see service.Documented.
 func (c *Calculator) MethodDocs() map[string]service.MethodDoc {
 	return map[string]service.MethodDoc{
-		"Subtract":    {Description: "Returns minuend - subtrahend. Params by name or by position."},
-		"Sum":         {Description: "Adds any number of integers, given as an array."},
-		"GetData":     {Description: "Returns the JSON-RPC 2.0 specification's sample data."},
-		"Divide":      {Description: "Returns a / b; b must not be zero."},
+		"Subtract": {Description: "Returns minuend - subtrahend. Params by name or by position.", Examples: []service.Example{
+			{Name: "by name", Params: json.RawMessage(`{"minuend":42,"subtrahend":23}`), Result: 19.0},
+			{Name: "by position", Params: json.RawMessage(`[42,23]`), Result: 19.0},
+		}},
+		"Sum": {Description: "Adds any number of integers, given as an array.", Examples: []service.Example{
+			{Name: "three", Params: json.RawMessage(`[1,2,4]`), Result: 7},
+		}},
+		"GetData": {Description: "Returns the JSON-RPC 2.0 specification's sample data."},
+		"Divide": {Description: "Returns a / b; b must not be zero.", Examples: []service.Example{
+			{Name: "halves", Params: json.RawMessage(`{"a":1,"b":2}`), Result: 0.5},
+		}},
 		"Count":       {Description: "Counts to n, reporting each step as progress, delay_ms apart, and returns n."},
 		"Update":      {Description: "Logs the values (the specification's sample notification)."},
 		"NotifyHello": {Description: "Logs its argument (the specification's sample notification)."},
