@@ -80,20 +80,28 @@ func New(opts *Options) *Generator {
 // than string, integer or encoding.TextUnmarshaler), and on a malformed
 // validate or jsonschema tag.
 func (g *Generator) For(t reflect.Type) (*Schema, error) {
+	return g.document(g.docs, t, false, (*build).params)
+}
+
+// document returns the document whose root is what root makes of t,
+// computed once and kept in cache. encoding: the document describes what
+// is encoded (ForResult).
+func (g *Generator) document(cache map[reflect.Type]generated, t reflect.Type, encoding bool,
+	root func(*build, reflect.Type) (*Schema, error)) (*Schema, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if r, ok := g.docs[t]; ok {
+	if r, ok := cache[t]; ok {
 		return r.s, r.err
 	}
-	b := &build{g: g, defs: map[defKey]*def{}, tagged: map[reflect.Type]bool{}, untrusted: map[reflect.Type]bool{}}
-	s, err := b.params(t)
+	b := &build{g: g, defs: map[defKey]*def{}, tagged: map[reflect.Type]bool{}, untrusted: map[reflect.Type]bool{}, encoding: encoding}
+	s, err := root(b, t)
 	if err == nil {
 		s = b.finish(s)
 		s.Schema = Dialect
 	} else {
 		s, err = nil, fmt.Errorf("schema: %w", err)
 	}
-	g.docs[t] = generated{s, err}
+	cache[t] = generated{s, err}
 	return s, err
 }
 

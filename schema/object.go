@@ -43,12 +43,8 @@ func (b *build) object(t reflect.Type, validated bool) (*Schema, error) {
 			// is promoted through (encoding/json cannot either).
 			node = False()
 		}
-		if d, ok := f.Tag.Lookup("jsonschema"); ok {
-			if err := checkDescription(d); err != nil {
-				return nil, fmt.Errorf("field %s: %w", f.GoName, err)
-			}
-			node = node.clone()
-			node.Description = d
+		if node, err = described(node, f); err != nil {
+			return nil, err
 		}
 		s.Properties[f.Name] = node
 		s.PropertyOrder = append(s.PropertyOrder, f.Name)
@@ -199,6 +195,21 @@ func (b *build) hidden(t reflect.Type, fs []fields.Field) []string {
 	}
 	visit(t, nil)
 	return notes
+}
+
+// described is node with the description of field f's jsonschema tag, if
+// it has one.
+func described(node *Schema, f fields.Field) (*Schema, error) {
+	d, ok := f.Tag.Lookup("jsonschema")
+	if !ok {
+		return node, nil
+	}
+	if err := checkDescription(d); err != nil {
+		return nil, fmt.Errorf("field %s: %w", f.GoName, err)
+	}
+	node = node.clone()
+	node.Description = d
+	return node, nil
 }
 
 // checkDescription refuses a jsonschema tag written for another library:

@@ -32,21 +32,7 @@ var (
 // for t and shared by the later ones: do not modify it. validate tags play
 // no part: they check what is decoded, not what is encoded.
 func (g *Generator) ForResult(t reflect.Type) (*Schema, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if r, ok := g.results[t]; ok {
-		return r.s, r.err
-	}
-	b := &build{g: g, defs: map[defKey]*def{}, tagged: map[reflect.Type]bool{}, untrusted: map[reflect.Type]bool{}, encoding: true}
-	s, err := b.encoded(t)
-	if err == nil {
-		s = b.finish(s)
-		s.Schema = Dialect
-	} else {
-		s, err = nil, fmt.Errorf("schema: %w", err)
-	}
-	g.results[t] = generated{s, err}
-	return s, err
+	return g.document(g.results, t, true, (*build).encoded)
 }
 
 // encoded is the schema of what encoding/json makes of a value of type t.
@@ -145,12 +131,9 @@ func (b *build) encodedObject(t reflect.Type) (*Schema, error) {
 				return nil, fmt.Errorf("field %s: %w", f.GoName, err)
 			}
 		}
-		if d, ok := f.Tag.Lookup("jsonschema"); ok {
-			if err := checkDescription(d); err != nil {
-				return nil, fmt.Errorf("field %s: %w", f.GoName, err)
-			}
-			node = node.clone()
-			node.Description = d
+		node, err := described(node, f)
+		if err != nil {
+			return nil, err
 		}
 		s.Properties[f.Name] = node
 		s.PropertyOrder = append(s.PropertyOrder, f.Name)

@@ -67,7 +67,6 @@ var (
 	contextType         = reflect.TypeFor[context.Context]()
 	errorType           = reflect.TypeFor[error]()
 	rawMessageType      = reflect.TypeFor[json.RawMessage]()
-	numberType          = reflect.TypeFor[json.Number]()
 	unmarshalerType     = reflect.TypeFor[json.Unmarshaler]()
 	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
