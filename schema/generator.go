@@ -163,17 +163,23 @@ func elemStruct(t reflect.Type) bool {
 // ref returns a node standing for the schema of struct type t.
 func (b *build) ref(t reflect.Type, validated bool) (*Schema, error) {
 	key := defKey{t, validated && b.hasRules(t)}
+	return b.defined(key, func() (*Schema, error) { return b.object(t, key.validated) })
+}
+
+// defined returns a node standing for the definition key, whose body is
+// made on first use.
+func (b *build) defined(key defKey, body func() (*Schema, error)) (*Schema, error) {
 	d := b.defs[key]
 	switch {
 	case d == nil:
 		d = &def{key: key, building: true}
 		b.defs[key] = d
-		body, err := b.object(t, key.validated)
+		s, err := body()
 		if err != nil {
 			delete(b.defs, key)
 			return nil, err
 		}
-		d.body, d.building = body, false
+		d.body, d.building = s, false
 	case d.building:
 		d.recursive = true
 	}

@@ -99,22 +99,7 @@ func (b *build) encoded(t reflect.Type) (*Schema, error) {
 // encodedRef returns a node standing for the encoded schema of struct type
 // t (see ref).
 func (b *build) encodedRef(t reflect.Type) (*Schema, error) {
-	key := defKey{t: t}
-	d := b.defs[key]
-	switch {
-	case d == nil:
-		d = &def{key: key, building: true}
-		b.defs[key] = d
-		body, err := b.encodedObject(t)
-		if err != nil {
-			delete(b.defs, key)
-			return nil, err
-		}
-		d.body, d.building = body, false
-	case d.building:
-		d.recursive = true
-	}
-	return &Schema{def: d}, nil
+	return b.defined(defKey{t: t}, func() (*Schema, error) { return b.encodedObject(t) })
 }
 
 // encodedObject is the schema of the object encoding/json makes of a
