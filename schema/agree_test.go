@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"net/url"
 	"reflect"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/examples/calculator/calc"
 	"github.com/toolrpc/toolrpc/internal/wiretest/jsonref"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/schema"
@@ -27,16 +29,27 @@ type taker[T any] struct{}
 
 func (taker[T]) Take(T) error { return nil }
 
-// subject is a test type with both of its judges: the server (binder and
+// subject is a method with both of its judges: the server (binder and
 // validator, through the service's Handler) and the schema (through an
-// independent JSON Schema 2020-12 validator).
+// independent JSON Schema 2020-12 validator). The method is take of a
+// taker[T], judged against schema.For(T), or a method of a registered
+// service, judged against the schema the service publishes for it.
 type subject struct {
 	name   string
-	typ    reflect.Type
+	method string
+	typ    reflect.Type   // what the params bind into (one parameter)
+	tuple  []reflect.Type // or: one value per parameter, by position
 	svc    *service.Service
-	doc    *schema.Schema
-	raw    any // doc, decoded
+	raw    any // the schema, decoded
 	schema *jsonschema.Schema
+	// The schema of the positional form of a method of one struct
+	// parameter (MethodInfo.Params): one value per property, in their
+	// order, exactly as many. Nil for other methods.
+	arrRaw    any
+	arrSchema *jsonschema.Schema
+	// anything: the schema takes any object or array (json.RawMessage),
+	// so no case is refused.
+	anything bool
 }
 
 func newSubject[T any](t testing.TB, allowUnknown bool) *subject {
@@ -49,6 +62,54 @@ func newSubject[T any](t testing.TB, allowUnknown bool) *subject {
 	if err != nil {
 		t.Fatal(err)
 	}
+	name := typ.String()
+	if allowUnknown {
+		name += "/open"
+	}
+	s := &subject{name: name, method: "take", typ: typ, svc: svc}
+	info, _ := svc.Method("take")
+	s.judgedBy(t, doc, info.ParamStructure == service.Either)
+	return s
+}
+
+// newMethodSubject is the method registered as name in svc, whose Go
+// receiver is rcvr, judged against the schema svc publishes for it.
+func newMethodSubject(t testing.TB, label string, svc *service.Service, rcvr any, name string) *subject {
+	info, ok := svc.Method(name)
+	if !ok {
+		t.Fatalf("no method %s", name)
+	}
+	m, ok := reflect.TypeOf(rcvr).MethodByName(info.GoName)
+	if !ok {
+		t.Fatalf("no Go method %s", info.GoName)
+	}
+	var ps []reflect.Type
+	for i := 1; i < m.Type.NumIn(); i++ {
+		if pt := m.Type.In(i); i > 1 || pt != reflect.TypeFor[context.Context]() {
+			ps = append(ps, pt)
+		}
+	}
+	s := &subject{name: label + "." + name, method: name, svc: svc}
+	switch {
+	case info.Params == nil:
+		// No params: absent, [] or {}, as MethodInfo.Params documents nil.
+		s.compile(t, map[string]any{"$schema": schema.Dialect, "type": []any{"object", "array"},
+			"maxItems": json.Number("0"), "maxProperties": json.Number("0")})
+		return s
+	case info.ParamStructure == service.ByPosition && info.Params.PrefixItems != nil:
+		s.tuple = ps
+	default:
+		s.typ = ps[0]
+		s.anything = s.typ == rawMessageType
+	}
+	s.judgedBy(t, info.Params, info.ParamStructure == service.Either)
+	return s
+}
+
+// judgedBy makes doc s's schema, and if either (the method of one struct
+// parameter, which takes positional params too), the positional form of
+// doc.
+func (s *subject) judgedBy(t testing.TB, doc *schema.Schema, either bool) {
 	text, err := json.Marshal(doc)
 	if err != nil {
 		t.Fatal(err)
@@ -57,21 +118,49 @@ func newSubject[T any](t testing.TB, allowUnknown bool) *subject {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.compile(t, raw)
+	if !either || doc.Properties == nil {
+		return
+	}
+	// One value per property, in the order of the properties.
+	m := raw.(map[string]any)
+	props := m["properties"].(map[string]any)
+	n := len(doc.PropertyOrder)
+	if n != len(props) {
+		t.Fatalf("%s: properties %v, in order %v", s.name, props, doc.PropertyOrder)
+	}
+	items := make([]any, n)
+	for i, name := range doc.PropertyOrder {
+		items[i] = props[name]
+	}
+	arr := map[string]any{"$schema": schema.Dialect, "type": "array", "prefixItems": items,
+		"items": false, "minItems": json.Number(strconv.Itoa(n)), "maxItems": json.Number(strconv.Itoa(n))}
+	for _, k := range []string{"$defs", "x-validate"} {
+		if v, ok := m[k]; ok {
+			arr[k] = v
+		}
+	}
+	s.arrRaw, s.arrSchema = arr, s.compileOne(t, "positional", arr)
+}
+
+// compile makes raw s's schema.
+func (s *subject) compile(t testing.TB, raw any) {
+	s.raw, s.schema = raw, s.compileOne(t, "named", raw)
+}
+
+func (s *subject) compileOne(t testing.TB, form string, raw any) *jsonschema.Schema {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
-	url := "mem:///" + typ.String() + ".json"
-	if err := c.AddResource(url, raw); err != nil {
+	loc := "mem:///" + url.PathEscape(s.name) + "/" + form + ".json"
+	if err := c.AddResource(loc, raw); err != nil {
 		t.Fatal(err)
 	}
-	compiled, err := c.Compile(url)
+	compiled, err := c.Compile(loc)
 	if err != nil {
-		t.Fatalf("%s: the schema does not compile: %v\n%s", typ, err, text)
+		text, _ := json.Marshal(raw)
+		t.Fatalf("%s: the schema does not compile: %v\n%s", s.name, err, text)
 	}
-	name := typ.String()
-	if allowUnknown {
-		name += "/open"
-	}
-	return &subject{name: name, typ: typ, svc: svc, doc: doc, raw: raw, schema: compiled}
+	return compiled
 }
 
 func subjects(t testing.TB) []*subject {
@@ -91,8 +180,51 @@ func subjects(t testing.TB) []*subject {
 			newSubject[[]int](t, open),
 		)
 	}
+	return append(out, methodSubjects(t)...)
+}
+
+// methodSubjects are the methods of the calculator and of methodShapes, as
+// their services publish them.
+func methodSubjects(t testing.TB) []*subject {
+	var out []*subject
+	calcSvc := service.New(&service.Options{Names: service.SnakeCase})
+	if err := calcSvc.Register("", &calc.Calculator{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range calcSvc.Methods() {
+		out = append(out, newMethodSubject(t, "calc", calcSvc, &calc.Calculator{}, name))
+	}
+	for _, open := range []bool{false, true} {
+		svc := service.New(&service.Options{AllowUnknownFields: open})
+		if err := svc.Register("", methodShapes{}); err != nil {
+			t.Fatal(err)
+		}
+		label := "shapes"
+		if open {
+			label += "/open"
+		}
+		for _, name := range svc.Methods() {
+			out = append(out, newMethodSubject(t, label, svc, methodShapes{}, name))
+		}
+	}
 	return out
 }
+
+// methodShapes has a method of every shape a service serves.
+type methodShapes struct{}
+
+func (methodShapes) One(Item) error                                               { return nil }
+func (methodShapes) Ptr(*Item) error                                              { return nil }
+func (methodShapes) Deep(context.Context, Nested) error                           { return nil }
+func (methodShapes) List([]Item) error                                            { return nil }
+func (methodShapes) ByName(map[string]Item) error                                 { return nil }
+func (methodShapes) Raw(json.RawMessage) error                                    { return nil }
+func (methodShapes) Several(context.Context, Item, *Inner, int8, []string) error  { return nil }
+func (methodShapes) Mixed(Basic, *Numbers, map[string]int, []Item, *uint16) error { return nil }
+func (methodShapes) Decoded(Level) error                                          { return nil }
+func (methodShapes) Scalar(uint8) error                                           { return nil }
+func (methodShapes) None() error                                                  { return nil }
+func (methodShapes) NoneCtx(context.Context) error                                { return nil }
 
 // fieldError is the part of a -32602 data entry the check reads.
 type fieldError struct {
@@ -103,12 +235,17 @@ type fieldError struct {
 // serve calls the method with params: nil if the server accepts them, the
 // problems it lists if not.
 func (s *subject) serve(params []byte) (accepted bool, problems []fieldError, err error) {
-	_, herr := s.svc.Handle(context.Background(), &rpc.Request{ID: json.RawMessage("1"), Method: "take", Params: params})
+	_, herr := s.svc.Handle(context.Background(), &rpc.Request{ID: json.RawMessage("1"), Method: s.method, Params: params})
 	if herr == nil {
 		return true, nil, nil
 	}
 	var ce *codec.Error
-	if !errors.As(herr, &ce) || ce.Code != codec.InvalidParams {
+	if !errors.As(herr, &ce) {
+		// The method ran (calc's count, without a progress reporter,
+		// returns an error): the params were accepted.
+		return true, nil, nil
+	}
+	if ce.Code != codec.InvalidParams {
 		return false, nil, fmt.Errorf("not an InvalidParams error: %w", herr)
 	}
 	data, err := json.Marshal(ce.Data)
@@ -126,6 +263,7 @@ type verdict struct {
 	server, schema bool
 	problems       []fieldError
 	schemaErr      error
+	raw            any // the schema judged by: the named or the positional form
 }
 
 // judge asks both. An error is a broken test, not a disagreement.
@@ -139,7 +277,12 @@ func (s *subject) judge(params []byte) (verdict, error) {
 	if err != nil {
 		return v, err
 	}
-	v.schemaErr = s.schema.Validate(inst)
+	sch := s.schema
+	v.raw = s.raw
+	if p := bytes.TrimLeft(params, " \t\r\n"); s.arrSchema != nil && len(p) > 0 && p[0] == '[' {
+		sch, v.raw = s.arrSchema, s.arrRaw
+	}
+	v.schemaErr = sch.Validate(inst)
 	v.schema = v.schemaErr == nil
 	return v, nil
 }
@@ -158,7 +301,9 @@ func (s *subject) disagreement(v verdict) string {
 			// and "01" are the same int key): JSON Schema reads no duplicates.
 			// "more" counts the problems past the list's bound: the listed
 			// ones are judged.
-			if p.Rule != "duplicate" && p.Rule != "more" && !s.annotated(p.Field) {
+			// The validator names the members of a struct given by
+			// position as it does when they are named.
+			if p.Rule != "duplicate" && p.Rule != "more" && !annotated(v.raw, p.Field) && !annotated(s.raw, p.Field) {
 				return fmt.Sprintf("the schema accepts, the server refuses: %+v", v.problems)
 			}
 		}
@@ -167,9 +312,9 @@ func (s *subject) disagreement(v verdict) string {
 }
 
 // annotated reports whether a schema on the way to the value at path (a
-// FieldError's field) carries x-validate.
-func (s *subject) annotated(path string) bool {
-	nodes := s.expand(s.raw)
+// FieldError's field) carries x-validate, in the schema root.
+func annotated(root any, path string) bool {
+	nodes := expand(root, root)
 	for _, seg := range splitPath(path) {
 		if hasAnnotation(nodes) {
 			return true
@@ -200,7 +345,7 @@ func (s *subject) annotated(path string) bool {
 		}
 		nodes = nil
 		for _, n := range next {
-			nodes = append(nodes, s.expand(n)...)
+			nodes = append(nodes, expand(root, n)...)
 		}
 	}
 	return hasAnnotation(nodes)
@@ -216,24 +361,24 @@ func hasAnnotation(nodes []any) bool {
 }
 
 // expand returns n and the schemas it applies at the same place: through
-// $ref, allOf and anyOf.
-func (s *subject) expand(n any) []any {
+// $ref (into root), allOf and anyOf.
+func expand(root, n any) []any {
 	out := []any{n}
 	m, ok := n.(map[string]any)
 	if !ok {
 		return out
 	}
 	if ref, ok := m["$ref"].(string); ok {
-		target := s.raw
+		target := root
 		if name, ok := strings.CutPrefix(ref, "#/$defs/"); ok {
-			target = s.raw.(map[string]any)["$defs"].(map[string]any)[name]
+			target = root.(map[string]any)["$defs"].(map[string]any)[name]
 		}
-		out = append(out, s.expand(target)...)
+		out = append(out, expand(root, target)...)
 	}
 	for _, k := range []string{"allOf", "anyOf"} {
 		if list, ok := m[k].([]any); ok {
 			for _, c := range list {
-				out = append(out, s.expand(c)...)
+				out = append(out, expand(root, c)...)
 			}
 		}
 	}
@@ -337,8 +482,11 @@ func TestAgreement(t *testing.T) {
 				n = 100
 			}
 			cases := generate(s, 1, n)
-			accepted, excused, failures := 0, 0, 0
+			accepted, excused, failures, positional := 0, 0, 0, 0
 			for _, c := range cases {
+				if s.arrSchema != nil && c[0] == '[' {
+					positional++
+				}
 				if !canonical(c) {
 					t.Fatalf("generated %s: a number the property does not cover", c)
 				}
@@ -359,9 +507,13 @@ func TestAgreement(t *testing.T) {
 					}
 				}
 			}
-			t.Logf("%d cases: %d accepted, %d refused (%d of them under an x-validate)",
-				len(cases), accepted, len(cases)-accepted, excused)
-			if accepted == 0 || accepted == len(cases) {
+			form := ""
+			if s.arrSchema != nil {
+				form = fmt.Sprintf(" (%d of them by position)", positional)
+			}
+			t.Logf("%s: %d cases%s: %d accepted, %d refused (%d of them under an x-validate)", s.name,
+				len(cases), form, accepted, len(cases)-accepted, excused)
+			if accepted == 0 || (accepted == len(cases) && !s.anything) {
 				t.Errorf("the cases do not test both sides: %d of %d accepted", accepted, len(cases))
 			}
 		})

@@ -6,10 +6,13 @@
 // [Generator.For] returns the [Schema] of the params a parameter of a Go type
 // takes, as package [github.com/toolrpc/toolrpc/service] binds them (the binder's strict decoding) and
 // validates them (validator, with WithRequiredStructEnabled). The property
-// that makes it worth having is tested (TestAgreement, FuzzAgreement):
-// whatever the server accepts, the schema accepts; and whatever the schema
-// accepts, the server accepts, except where a rule the schema names in
-// x-validate (below) is at stake.
+// that makes it worth having is tested (TestAgreement, FuzzAgreement), for
+// test types and for every method of the calculator and of a service of
+// every method shape, against the schema the service publishes
+// (service.MethodInfo.Params, its positional form included): whatever the
+// server accepts, the schema accepts; and whatever the schema accepts, the
+// server accepts, except where a rule the schema names in x-validate
+// (below) is at stake.
 //
 // # Types
 //

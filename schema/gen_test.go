@@ -1,6 +1,7 @@
 package schema_test
 
 import (
+	"bytes"
 	"encoding"
 	"encoding/json"
 	"math/big"
@@ -24,7 +25,9 @@ import (
 // value changed at a random place.
 
 type gen struct {
-	r *rand.Rand
+	r     *rand.Rand
+	typ   reflect.Type   // what the params bind into (nil: any JSON)
+	tuple []reflect.Type // or: one value per parameter, by position
 }
 
 var (
@@ -40,7 +43,7 @@ var (
 // null, to its zero, to another value, left out, or (an object) given an
 // unknown member or just one of its members.
 func generate(s *subject, seed uint64, n int) [][]byte {
-	g := &gen{r: rand.New(rand.NewPCG(seed, 42))}
+	g := &gen{r: rand.New(rand.NewPCG(seed, 42)), typ: s.typ, tuple: s.tuple}
 	t := s.typ
 	seen := map[string]bool{}
 	var out [][]byte
@@ -54,11 +57,11 @@ func generate(s *subject, seed uint64, n int) [][]byte {
 	}
 	top := topTag(t)
 	for range n / 4 {
-		add(g.value(t, top, 0))
+		add(g.top())
 	}
 	var near [][]byte
 	for tries := 0; len(near) < 3*n && tries < 200; tries++ {
-		base, ok := s.repair(g, g.value(t, top, 0), t, top)
+		base, ok := s.repair(g, g.top(), t, top)
 		if !ok {
 			continue
 		}
@@ -75,12 +78,81 @@ func generate(s *subject, seed uint64, n int) [][]byte {
 		}
 	}
 	g.r.Shuffle(len(near), func(i, j int) { near[i], near[j] = near[j], near[i] })
-	return append(out, near[:min(len(near), n-len(out))]...)
+	out = append(out, near[:min(len(near), n-len(out))]...)
+	if s.arrSchema != nil {
+		g.positional(out, seen)
+	}
+	return out
+}
+
+// top returns random params: a value of g.typ, or an array of one value
+// per parameter of g.tuple (sometimes one too few or too many).
+func (g *gen) top() any {
+	if g.tuple == nil {
+		return g.value(g.typ, topTag(g.typ), 0)
+	}
+	n := len(g.tuple)
+	switch g.r.IntN(10) {
+	case 0:
+		n--
+	case 1:
+		n++
+	}
+	out := make([]any, max(n, 0))
+	for j := range out {
+		if j < len(g.tuple) {
+			out[j] = g.value(g.tuple[j], topTag(g.tuple[j]), 0)
+		} else {
+			out[j] = g.value(nil, "", 1)
+		}
+	}
+	return out
+}
+
+// positional rewrites about a quarter of the objects in cases, params of a
+// method of one struct parameter, in their positional form: one value per
+// member, in order (a member left out: its zero, or null), sometimes one
+// too few or too many.
+func (g *gen) positional(cases [][]byte, seen map[string]bool) {
+	st := g.typ
+	for st.Kind() == reflect.Pointer {
+		st = st.Elem()
+	}
+	fs := fields.Of(st)
+	for i, b := range cases {
+		if g.r.IntN(4) != 0 {
+			continue
+		}
+		d := json.NewDecoder(bytes.NewReader(b))
+		d.UseNumber()
+		var m map[string]any
+		if d.Decode(&m) != nil || m == nil {
+			continue
+		}
+		arr := make([]any, len(fs))
+		for j, f := range fs {
+			if v, ok := m[f.Name]; ok {
+				arr[j] = v
+			} else {
+				arr[j] = zeroJSON(f.Type)
+			}
+		}
+		switch g.r.IntN(8) {
+		case 0:
+			arr = arr[:len(arr)-1]
+		case 1:
+			arr = append(arr, g.value(nil, "", 1))
+		}
+		if nb, err := json.Marshal(arr); err == nil && !seen[string(nb)] {
+			seen[string(nb)] = true
+			cases[i] = nb
+		}
+	}
 }
 
 // variants returns copies of v changed at path.
 func (g *gen) variants(v any, t reflect.Type, tag string, path []segment) []any {
-	pt, ptag := typeAt(t, tag, path)
+	pt, ptag := g.typeAt(t, tag, path)
 	set := func(nv any) any {
 		c := deepCopy(v)
 		if len(path) == 0 {
@@ -96,8 +168,11 @@ func (g *gen) variants(v any, t reflect.Type, tag string, path []segment) []any 
 		return c
 	}
 	another := func() any {
+		if len(path) == 0 {
+			return g.top()
+		}
 		nv := g.value(pt, ptag, 1)
-		if nv != nil && quotedAt(t, tag, path) && g.r.IntN(5) != 0 {
+		if nv != nil && g.quotedAt(t, tag, path) && g.r.IntN(5) != 0 {
 			b, _ := json.Marshal(nv)
 			nv = string(b)
 		}
@@ -163,8 +238,35 @@ func (g *gen) variants(v any, t reflect.Type, tag string, path []segment) []any 
 		for _, e := range more {
 			out = append(out, set(append(slices.Clone(cur), e)))
 		}
+		if len(cur) > 0 { // one fewer
+			out = append(out, set(slices.Clone(cur[:len(cur)-1])))
+		}
 	}
 	return out
+}
+
+// typeAt is typeAt for params whose type is t with tag, or g.tuple.
+func (g *gen) typeAt(t reflect.Type, tag string, path []segment) (reflect.Type, string) {
+	if g.tuple == nil {
+		return typeAt(t, tag, path)
+	}
+	if len(path) == 0 || path[0].index < 0 || path[0].index >= len(g.tuple) {
+		return nil, ""
+	}
+	pt := g.tuple[path[0].index]
+	return typeAt(pt, topTag(pt), path[1:])
+}
+
+// quotedAt is quotedAt for params whose type is t with tag, or g.tuple.
+func (g *gen) quotedAt(t reflect.Type, tag string, path []segment) bool {
+	if g.tuple == nil {
+		return quotedAt(t, tag, path)
+	}
+	if len(path) < 2 || path[0].index < 0 || path[0].index >= len(g.tuple) {
+		return false
+	}
+	pt := g.tuple[path[0].index]
+	return quotedAt(pt, topTag(pt), path[1:])
 }
 
 // typeAt returns the type and tag of the value at path in a value of type
@@ -194,7 +296,7 @@ func typeAt(t reflect.Type, tag string, path []segment) (reflect.Type, string) {
 // topTag is how package service validates a parameter of type t: a slice
 // of structs, each element.
 func topTag(t reflect.Type) string {
-	if (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) && t.Elem().Kind() == reflect.Struct {
+	if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) && t.Elem().Kind() == reflect.Struct {
 		return "dive"
 	}
 	return ""
@@ -216,11 +318,19 @@ func (s *subject) repair(g *gen, v any, t reflect.Type, tag string) (any, bool) 
 		}
 		for _, p := range problems {
 			path := splitPath(p.Field)
-			if len(path) == 0 {
-				v = g.value(t, tag, 0)
-				continue
+			drop := p.Rule == "unknown" || g.r.IntN(5) == 0
+			c, _ := v.([]any)
+			switch {
+			case len(path) == 0:
+				v = g.top()
+			case g.tuple == nil:
+				v = g.replaceAt(v, t, tag, path, drop)
+			case c == nil || path[0].index < 0 || path[0].index >= min(len(c), len(g.tuple)):
+				v = g.top()
+			default:
+				i := path[0].index
+				c[i] = g.replaceAt(c[i], g.tuple[i], topTag(g.tuple[i]), path[1:], drop)
 			}
-			v = g.replaceAt(v, t, tag, path, p.Rule == "unknown" || g.r.IntN(5) == 0)
 		}
 	}
 	return nil, false
