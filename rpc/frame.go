@@ -12,8 +12,8 @@ import (
 // the notifications its calls send and then its answer — a response, the
 // array answering a batch, or nothing for notifications alone. It returns
 // once the frame is answered, or once ctx ends (the transport gave up: its
-// client went away, or a shutdown's grace is over); out must then drop
-// what it is still given.
+// client went away): the contexts of the frame's calls are then cancelled,
+// with ctx's cause, and out must drop what it is still given.
 //
 // Every rule of the stream holds, for they are the core's: ids in flight
 // (shared with the other frames the core serves: a duplicate id is
@@ -39,5 +39,9 @@ func (s *core) serveFrame(ctx context.Context, dec *codec.Decoder, frame []byte,
 	select {
 	case <-b.done:
 	case <-ctx.Done():
+		cause := context.Cause(ctx)
+		for _, in := range b.calls {
+			in.cancel(cause)
+		}
 	}
 }

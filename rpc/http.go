@@ -1,0 +1,278 @@
+package rpc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/toolrpc/toolrpc/codec"
+)
+
+// HTTPHandler serves JSON-RPC 2.0 over HTTP: each POST carries one message
+// or one batch in its body, answered on that request's response by the
+// same dispatch core as a stream [Conn], so that every rule is the
+// stream's: ids in flight (shared by all the requests the handler serves:
+// a cancellation in one reaches a call of another), the concurrency bound
+// (Options.Concurrency, for all of them together), the reserved names,
+// the error mapping, a call's notifications before its response.
+//
+// What a request gets:
+//   - a response, or a batch's array: 200, application/json;
+//   - nothing to answer (notifications alone): 202 Accepted, no body;
+//   - a client that accepts text/event-stream (Accept) gets the
+//     notifications its calls send ([Notify], progress) as Server-Sent
+//     Events, each "data: MESSAGE", then the answer as the last event; one
+//     that accepts application/json too gets plain JSON when its calls
+//     send no notification. A client that accepts only application/json
+//     gets the answer alone: its calls' notifications are dropped;
+//   - a method other than POST: 405 (Allow: POST); a body that is not
+//     application/json: 415; an Accept that allows neither
+//     application/json nor text/event-stream: 406; a body longer than
+//     Options.MaxFrameSize: 413. Each with a JSON-RPC error body,
+//     InvalidRequest with id null, whose data.reason says which rule.
+//
+// A client that goes away (the request's context ends) cancels the calls
+// of its request (their context's cause: its own); what they answer then
+// is dropped. Options' Logger, MaxFrameSize, MaxBatch, MaxDepth,
+// Concurrency and ShutdownGrace apply; the others are the stream's.
+//
+// Slow clients are bounded by the http.Server's ReadHeaderTimeout,
+// ReadTimeout and WriteTimeout, which an http.Server serving this handler
+// should set.
+type HTTPHandler struct {
+	core     *core
+	log      *slog.Logger
+	maxFrame int
+	maxBatch int
+	maxDepth int
+	grace    time.Duration
+
+	mu      sync.Mutex
+	serving sync.WaitGroup // the requests in ServeHTTP, until Close
+	closed  bool
+}
+
+// NewHTTPHandler returns an HTTPHandler answering with h (nil: every
+// request is answered MethodNotFound); the calls' contexts hold ctx's
+// values. opts may be nil. Close it when done.
+func NewHTTPHandler(ctx context.Context, h Handler, opts *Options) *HTTPHandler {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return &HTTPHandler{
+		core:     newCore(ctx, h, log, &o),
+		log:      log,
+		maxFrame: positiveOr(o.MaxFrameSize, codec.DefaultMaxFrameSize),
+		maxBatch: o.MaxBatch,
+		maxDepth: o.MaxDepth,
+		grace:    positiveOr(o.ShutdownGrace, DefaultShutdownGrace),
+	}
+}
+
+// ServeHTTP answers one request; see HTTPHandler.
+func (s *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		httpRefuse(w, http.StatusMethodNotAllowed, "the method must be POST")
+		return
+	}
+	if t, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || t != "application/json" {
+		httpRefuse(w, http.StatusUnsupportedMediaType, "the body must be application/json")
+		return
+	}
+	json, sse := accepted(r.Header.Values("Accept"))
+	if !json && !sse {
+		httpRefuse(w, http.StatusNotAcceptable, "Accept must allow application/json or text/event-stream")
+		return
+	}
+	if !s.enter() {
+		httpRefuse(w, http.StatusServiceUnavailable, "the server is shutting down")
+		return
+	}
+	defer s.serving.Done()
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(s.maxFrame)))
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		httpRefuse(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("frame larger than the limit of %d bytes", s.maxFrame))
+		return
+	case err != nil:
+		s.log.Debug("rpc: reading a request body failed", "error", err)
+		return // the client is gone, or too slow: nobody to answer
+	}
+	out := &httpReply{w: w, json: json, sse: sse, log: s.log}
+	dec := codec.Decoder{MaxDepth: s.maxDepth, MaxBatch: s.maxBatch}
+	s.core.serveFrame(r.Context(), &dec, body, out)
+	out.finish()
+}
+
+// enter counts a request in, unless the handler is closed.
+func (s *HTTPHandler) enter() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.serving.Add(1)
+	return true
+}
+
+// Close shuts the handler down: requests still to come are answered 503,
+// calls not yet started ServerShuttingDown, and the contexts of the calls
+// under way are cancelled; it returns once they have returned, or after
+// Options.ShutdownGrace (their answers are then dropped). Close may be
+// called more than once.
+func (s *HTTPHandler) Close() error {
+	s.mu.Lock()
+	first := !s.closed
+	s.closed = true
+	s.mu.Unlock()
+	if !first || !s.core.beginStop() {
+		return nil
+	}
+	s.core.stop()
+	s.core.cancelCalls(ErrShutdown)
+	done := make(chan struct{})
+	go func() {
+		s.serving.Wait() // no request hands work to the workers any more
+		s.core.closeJobs()
+		s.core.running.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(s.grace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		s.log.Warn("rpc: handlers still running after the shutdown grace period; their responses are dropped", "grace", s.grace)
+	}
+	return nil
+}
+
+// accepted reads Accept headers: whether application/json and whether
+// text/event-stream may answer. No Accept header accepts anything.
+func accepted(values []string) (json, sse bool) {
+	if len(values) == 0 {
+		return true, false
+	}
+	for _, v := range values {
+		for _, part := range strings.Split(v, ",") {
+			t, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+			if err != nil || params["q"] == "0" {
+				continue
+			}
+			switch t {
+			case "application/json", "application/*", "*/*":
+				json = true
+			case "text/event-stream":
+				sse = true
+			}
+		}
+	}
+	return json, sse
+}
+
+// httpRefuse answers a request that is not served with status and an
+// InvalidRequest naming the rule it broke.
+func httpRefuse(w http.ResponseWriter, status int, reason string) {
+	line := errorLine(nil, codec.InvalidRequestError(reason))
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(line, '\n'))
+}
+
+// httpReply is the replier of one HTTP request: what its calls answer and
+// notify goes on its response, until finish.
+type httpReply struct {
+	mu        sync.Mutex
+	w         http.ResponseWriter
+	json, sse bool // what the client accepts
+	log       *slog.Logger
+	streaming bool   // the response is an event stream, its header written
+	answer    []byte // the answer, for a JSON response
+	done      bool   // finished: the response is no longer ours
+}
+
+func (o *httpReply) reply(line []byte) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	switch {
+	case o.done:
+	case o.streaming || !o.json:
+		o.event(line)
+	default:
+		o.answer = append(o.answer[:0], line...)
+	}
+}
+
+func (o *httpReply) replyString(id []byte, s string) {
+	line, err := codec.AppendResponse(nil, id, s)
+	if err != nil { // a string always encodes; kept for the contract
+		o.log.Error("rpc: result cannot be encoded", "error", err)
+		return
+	}
+	o.reply(line)
+}
+
+func (o *httpReply) notify(_ context.Context, line []byte) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	switch {
+	case o.done:
+		return ErrAnswered
+	case !o.sse:
+		return nil // the client takes the answer alone
+	}
+	o.event(line)
+	return nil
+}
+
+func (o *httpReply) logger() *slog.Logger { return o.log }
+
+// event writes line as a Server-Sent Event, starting the stream first;
+// o.mu is held.
+func (o *httpReply) event(line []byte) {
+	if !o.streaming {
+		o.streaming = true
+		h := o.w.Header()
+		h.Set("Content-Type", "text/event-stream")
+		h.Set("Cache-Control", "no-cache")
+		o.w.WriteHeader(http.StatusOK)
+	}
+	buf := make([]byte, 0, len(line)+8)
+	buf = append(append(append(buf, "data: "...), line...), "\n\n"...)
+	if _, err := o.w.Write(buf); err != nil {
+		o.log.Debug("rpc: writing an event failed", "error", err)
+		return
+	}
+	_ = http.NewResponseController(o.w).Flush()
+}
+
+// finish writes what is left of the response, once the frame is answered
+// (or given up on); nothing is written after it.
+func (o *httpReply) finish() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.done = true
+	switch {
+	case o.streaming:
+	case o.answer != nil:
+		o.w.Header().Set("Content-Type", "application/json")
+		o.w.WriteHeader(http.StatusOK)
+		_, _ = o.w.Write(append(o.answer, '\n'))
+	default:
+		o.w.WriteHeader(http.StatusAccepted)
+	}
+}

@@ -1,0 +1,163 @@
+package rpc_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"testing/synctest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolrpc/toolrpc/rpc"
+)
+
+// httpMethods serves the methods the HTTP tests call.
+var httpMethods = rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+	switch req.Method {
+	case "echo":
+		return req.Params, nil
+	case "note":
+		if err := rpc.Notify(ctx, "note", map[string]int{"n": 1}); err != nil {
+			return nil, err
+		}
+		return "ok", nil
+	case "block":
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return nil, rpc.NewError(rpc.MethodNotFound, "")
+})
+
+// post sends body to url with the headers given (name, value, ...) and
+// returns the status, the content type and the body.
+func post(t *testing.T, client *http.Client, method, url, body string, headers ...string) (int, string, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	require.NoError(t, err)
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Add(headers[i], headers[i+1])
+	}
+	resp, err := client.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, resp.Header.Get("Content-Type"), string(b)
+}
+
+const jsonType = "application/json"
+
+// Every kind of request, answered with its HTTP status and exact body.
+func TestHTTPHandler(t *testing.T) {
+	h := rpc.NewHTTPHandler(context.Background(), httpMethods, &rpc.Options{Logger: quiet, MaxFrameSize: 256})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	defer h.Close()
+	const sse = "text/event-stream"
+	invalid := func(reason string) string {
+		return `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"` + reason + `"}},"id":null}` + "\n"
+	}
+	tests := []struct {
+		name     string
+		method   string
+		body     string
+		headers  []string
+		status   int
+		ctype    string
+		response string
+	}{
+		{"a request", "POST", `{"jsonrpc":"2.0","method":"echo","params":[1],"id":1}`, []string{"Content-Type", jsonType},
+			200, jsonType, `{"jsonrpc":"2.0","result":[1],"id":1}` + "\n"},
+		{"a batch", "POST", `[{"jsonrpc":"2.0","method":"echo","params":[1],"id":1},{"jsonrpc":"2.0","method":"echo"},{"jsonrpc":"2.0","method":"x","id":2}]`,
+			[]string{"Content-Type", "application/json; charset=utf-8"},
+			200, jsonType, `[{"jsonrpc":"2.0","result":[1],"id":1},{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":2}]` + "\n"},
+		{"a notification", "POST", `{"jsonrpc":"2.0","method":"echo"}`, []string{"Content-Type", jsonType}, 202, "", ""},
+		{"notifications alone", "POST", `[{"jsonrpc":"2.0","method":"echo"},{"jsonrpc":"2.0","method":"note"}]`,
+			[]string{"Content-Type", jsonType}, 202, "", ""},
+		{"not JSON", "POST", `{"jsonrpc":`, []string{"Content-Type", jsonType},
+			200, jsonType, `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}` + "\n"},
+		{"an empty body", "POST", ``, []string{"Content-Type", jsonType},
+			200, jsonType, `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}` + "\n"},
+		{"the reserved names", "POST", `{"jsonrpc":"2.0","method":"rpc.x","id":1}`, []string{"Content-Type", jsonType},
+			200, jsonType, `{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":1}` + "\n"},
+		{"JSON only: the answer alone", "POST", `{"jsonrpc":"2.0","method":"note","id":1}`, []string{"Content-Type", jsonType, "Accept", jsonType},
+			200, jsonType, `{"jsonrpc":"2.0","result":"ok","id":1}` + "\n"},
+		{"events: notifications, then the answer", "POST", `{"jsonrpc":"2.0","method":"note","id":1}`,
+			[]string{"Content-Type", jsonType, "Accept", jsonType + ", " + sse},
+			200, sse, "data: {\"jsonrpc\":\"2.0\",\"method\":\"note\",\"params\":{\"n\":1}}\n\ndata: {\"jsonrpc\":\"2.0\",\"result\":\"ok\",\"id\":1}\n\n"},
+		{"events accepted, none sent: JSON", "POST", `{"jsonrpc":"2.0","method":"echo","id":1}`,
+			[]string{"Content-Type", jsonType, "Accept", jsonType + ", " + sse},
+			200, jsonType, `{"jsonrpc":"2.0","result":null,"id":1}` + "\n"},
+		{"events only", "POST", `{"jsonrpc":"2.0","method":"echo","id":1}`, []string{"Content-Type", jsonType, "Accept", sse},
+			200, sse, "data: {\"jsonrpc\":\"2.0\",\"result\":null,\"id\":1}\n\n"},
+		{"GET", "GET", ``, nil, 405, jsonType, invalid("the method must be POST")},
+		{"no content type", "POST", `{"jsonrpc":"2.0","method":"echo","id":1}`, nil, 415, jsonType, invalid("the body must be application/json")},
+		{"another content type", "POST", `{"jsonrpc":"2.0","method":"echo","id":1}`, []string{"Content-Type", "text/plain"},
+			415, jsonType, invalid("the body must be application/json")},
+		{"an Accept of neither", "POST", `{"jsonrpc":"2.0","method":"echo","id":1}`, []string{"Content-Type", jsonType, "Accept", "text/html"},
+			406, jsonType, invalid("Accept must allow application/json or text/event-stream")},
+		{"JSON refused by q=0", "POST", `{"jsonrpc":"2.0","method":"echo","id":1}`, []string{"Content-Type", jsonType, "Accept", "application/json;q=0"},
+			406, jsonType, invalid("Accept must allow application/json or text/event-stream")},
+		{"a body over the limit", "POST", `{"jsonrpc":"2.0","method":"echo","params":["` + strings.Repeat("x", 256) + `"],"id":1}`,
+			[]string{"Content-Type", jsonType}, 413, jsonType, invalid("frame larger than the limit of 256 bytes")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, ctype, body := post(t, srv.Client(), tt.method, srv.URL, tt.body, tt.headers...)
+			assert.Equal(t, tt.status, status)
+			assert.Equal(t, tt.ctype, ctype)
+			assert.Equal(t, tt.response, body)
+		})
+	}
+	status, _, _ := post(t, srv.Client(), "GET", srv.URL, "")
+	require.Equal(t, 405, status)
+}
+
+// A client that goes away cancels the calls of its request; a closed
+// handler answers what still comes 503 and the calls it had cancelled.
+func TestHTTPHandlerCancellation(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		started := make(chan context.Context, 1)
+		h := rpc.NewHTTPHandler(context.Background(), rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+			started <- ctx
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}), &rpc.Options{Logger: quiet})
+		ctx, cancel := context.WithCancel(context.Background())
+		req := httptest.NewRequestWithContext(ctx, "POST", "/", strings.NewReader(`{"jsonrpc":"2.0","method":"m","id":1}`))
+		req.Header.Set("Content-Type", jsonType)
+		rec := httptest.NewRecorder()
+		served := make(chan struct{})
+		go func() {
+			h.ServeHTTP(rec, req)
+			close(served)
+		}()
+		callCtx := <-started
+		cancel() // the client goes away
+		<-served
+		<-callCtx.Done()
+		assert.ErrorIs(t, context.Cause(callCtx), context.Canceled)
+
+		go func() {
+			rec := httptest.NewRecorder()
+			req := httptest.NewRequest("POST", "/", strings.NewReader(`{"jsonrpc":"2.0","method":"m","id":2}`))
+			req.Header.Set("Content-Type", jsonType)
+			h.ServeHTTP(rec, req)
+			assert.Equal(t, `{"jsonrpc":"2.0","error":{"code":-32000,"message":"Server shutting down"},"id":2}`+"\n", rec.Body.String())
+		}()
+		callCtx = <-started
+		require.NoError(t, h.Close())
+		assert.ErrorIs(t, context.Cause(callCtx), rpc.ErrShutdown)
+
+		rec = httptest.NewRecorder()
+		req = httptest.NewRequest("POST", "/", strings.NewReader(`{"jsonrpc":"2.0","method":"m","id":3}`))
+		req.Header.Set("Content-Type", jsonType)
+		h.ServeHTTP(rec, req)
+		assert.Equal(t, 503, rec.Code)
+		synctest.Wait()
+	})
+}
