@@ -311,4 +311,13 @@
 // responses and failed notification handlers at Warn, panics with their
 // stack and write failures at Error. [LoggerFromContext] gives handlers and
 // middleware the same logger.
+//
+// # Over HTTP
+//
+// [HTTPHandler] serves a Handler over HTTP on the same dispatch core as
+// [Conn]: every rule above holds for the message or batch a POST carries,
+// with the ids in flight and the concurrency bound shared by all requests.
+// Its doc comment gives the status of each case (200, 202, 405, 415, 406,
+// 413, 503) and how a client that accepts text/event-stream gets its calls'
+// notifications.
 package rpc
