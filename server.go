@@ -16,9 +16,10 @@ import (
 )
 
 // Server serves the methods of Go values as a tool server on the process's
-// standard input and output. Its fields are optional: the zero Server
-// serves with the documented defaults, and is what the functions [Serve]
-// and [Main] use.
+// standard input and output ([Server.Main], [Server.Serve]), or over HTTP
+// ([Server.MainHTTP], [Server.ListenAndServe]). Its fields are optional:
+// the zero Server serves with the documented defaults, and is what the
+// functions [Serve] and [Main] use.
 //
 // For another transport, or to test a tool server in the same process,
 // [Server.Handler] gives the handler that Serve serves.
