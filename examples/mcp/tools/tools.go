@@ -46,8 +46,13 @@ type SleepParams struct {
 	Ms int `json:"ms" validate:"min=0,max=600000" jsonschema:"how long to sleep, in milliseconds"`
 }
 
-// Sleep waits ms milliseconds, or until the call is cancelled.
+// Sleep waits ms milliseconds, or until the call is cancelled; it reports
+// progress 0 of ms as it starts.
 func (Tools) Sleep(ctx context.Context, p SleepParams) (string, error) {
+	if err := middleware.ReportProgress(ctx, 0, float64(p.Ms), "sleeping"); err != nil &&
+		err != middleware.ErrNoReporter {
+		return "", err
+	}
 	t := time.NewTimer(time.Duration(p.Ms) * time.Millisecond)
 	defer t.Stop()
 	select {
@@ -89,7 +94,7 @@ func (Tools) MethodDocs() map[string]service.MethodDoc {
 	return map[string]service.MethodDoc{
 		"Add":   {Title: "Add", Description: "Adds two numbers, a and b, and returns their sum."},
 		"Count": {Title: "Count", Description: "Counts from 1 to n, one progress notification per step, and returns n."},
-		"Sleep": {Title: "Sleep", Description: "Sleeps for ms milliseconds, or until cancelled."},
+		"Sleep": {Title: "Sleep", Description: "Sleeps for ms milliseconds, or until cancelled; reports progress 0 as it starts."},
 		"Stats": {Title: "Statistics", Description: "Returns the count, sum, mean, minimum and maximum of 1 to 10000 numbers."},
 	}
 }
