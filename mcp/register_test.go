@@ -50,7 +50,7 @@ func TestRegisterRefuses(t *testing.T) {
 		value           any
 		err             string
 	}{
-		{"a space in the namespace", "my tools", one{}, `mcp: tool name "my tools.echo" holds " ": a tool name is made of A-Z, a-z, 0-9, _, - and .`},
+		{"a space in the namespace", "my tools", one{}, `mcp: tool name "my tools.echo" holds " ": only A-Z, a-z, 0-9, _, - and . make a tool name`},
 		{"a non-ASCII letter", "café", one{}, `mcp: tool name "café.echo" holds "é"`},
 		{"a name over 128 bytes", strings.Repeat("n", 124), longName{}, `mcp: tool name "` + strings.Repeat("n", 124) + `.echo" is 129 bytes long: it must be 1 to 128`},
 		{"positional params", "", positional{}, "mcp: tool pair: its arguments would be an array, and MCP's are an object"},

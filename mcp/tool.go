@@ -63,7 +63,7 @@ func checkName(name string) error {
 		switch c := name[i]; {
 		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '_', c == '-', c == '.':
 		default:
-			return fmt.Errorf("mcp: tool name %q holds %q: a tool name is made of A-Z, a-z, 0-9, _, - and .", name, string([]rune(name[i:])[0]))
+			return fmt.Errorf("mcp: tool name %q holds %q: only A-Z, a-z, 0-9, _, - and . make a tool name", name, string([]rune(name[i:])[0]))
 		}
 	}
 	return nil
