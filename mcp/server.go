@@ -223,7 +223,7 @@ func (s *Server) Tools() []string { return slices.Clone(s.names) }
 // connection (rpc.Options.Logger).
 func (s *Server) Handler() rpc.Handler {
 	mw := append([]middleware.Middleware{middleware.Default(nil)}, s.opts.Middleware...)
-	return middleware.Chain(mw...)(&session{s: s})
+	return middleware.Chain(mw...)(&session{s: s, logLevel: -1})
 }
 
 // errNoTools is the error of serving a Server without tools.

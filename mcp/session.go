@@ -64,6 +64,7 @@ type session struct {
 
 	mu         sync.Mutex
 	negotiated string // by initialize; "" before it
+	logLevel   int    // by logging/setLevel: an index in logLevels; -1 before it
 }
 
 // Handle answers one request or notification.
@@ -75,7 +76,7 @@ func (c *session) Handle(ctx context.Context, req *rpc.Request) (any, error) {
 		return nil, rpc.NewError(rpc.MethodNotFound, "")
 	}
 	switch req.Method {
-	case methodInitialize, methodPing, methodDiscover, methodToolsList, methodToolsCall:
+	case methodInitialize, methodPing, methodDiscover, methodToolsList, methodToolsCall, methodSetLevel:
 	default:
 		return nil, rpc.NewError(rpc.MethodNotFound, "")
 	}
@@ -100,10 +101,31 @@ func (c *session) Handle(ctx context.Context, req *rpc.Request) (any, error) {
 			return nil, rpc.NewError(rpc.MethodNotFound, "")
 		}
 		return c.s.discover(r), nil
+	case methodSetLevel:
+		if r.modern { // removed in 2026-07-28: _meta's logLevel instead
+			return nil, rpc.NewError(rpc.MethodNotFound, "")
+		}
+		return c.setLevel(r, req.Params)
 	case methodToolsList:
 		return c.s.list(r, req.Params)
 	}
-	return c.s.call(ctx, r, req)
+	return c.s.call(withLogLevel(ctx, c.logLevelOf(r, req)), r, req)
+}
+
+// logLevelOf is the index in logLevels of the least severe level of log
+// messages req's client wants, -1 for none: a modern request's _meta
+// logLevel, a legacy session's logging/setLevel.
+func (c *session) logLevelOf(r revision, req *rpc.Request) int {
+	if r.modern {
+		var level string
+		if v := codec.Member(req.Meta, metaLogLevel); v == nil || json.Unmarshal(v, &level) != nil {
+			return -1
+		}
+		return slices.Index(logLevels, level)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.logLevel
 }
 
 // metaField is the FieldError path of a member of _meta.
@@ -248,7 +270,7 @@ func (c *session) initialize(req *rpc.Request) (any, error) {
 
 // capabilities appends the server's capabilities.
 func (s *Server) capabilities(b []byte) []byte {
-	return append(b, `{"tools":{}}`...)
+	return append(b, `{"logging":{},"tools":{}}`...)
 }
 
 // serverInfo is the server's Implementation, as revision r has it.
