@@ -53,5 +53,7 @@
 // Progress and cancellation are the connection's: a tool reports progress
 // with middleware.ReportProgress (sent when the request's _meta holds a
 // progressToken), and a request the peer cancels with
-// notifications/cancelled has its context cancelled and gets no answer.
+// notifications/cancelled has its context cancelled and gets no answer. A
+// tool that logs through [Logger] sends its records to the client too, when
+// the client asked for them (logging/setLevel, or _meta's logLevel).
 package mcp
