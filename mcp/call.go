@@ -64,22 +64,23 @@ const MaxErrorText = 4 << 10
 
 // call answers tools/call.
 func (s *Server) call(ctx context.Context, r revision, req *rpc.Request) (any, error) {
-	var name string
-	switch v := codec.Member(req.Params, "name"); {
-	case v == nil:
+	v := codec.Member(req.Params, "name")
+	if v == nil {
 		return nil, invalid(&service.FieldError{Field: "name", Rule: "required", Message: "name is required"})
-	case json.Unmarshal(v, &name) != nil:
+	}
+	name, ok := stringValue(v)
+	if !ok {
 		return nil, invalid(&service.FieldError{Field: "name", Rule: "type", Param: "string", Message: "name must be a string"})
 	}
 	args := json.RawMessage(codec.Member(req.Params, "arguments"))
 	if args != nil && args[0] != '{' {
 		return nil, invalid(&service.FieldError{Field: "arguments", Rule: "type", Param: "object", Message: "arguments must be an object"})
 	}
-	t := s.tools[name]
+	t := s.tools[string(name)]
 	if t == nil {
 		return nil, rpc.NewError(rpc.InvalidParams, "Unknown tool: "+codec.Echo(name))
 	}
-	res, panicked, err := s.invoke(ctx, &rpc.Request{ID: req.ID, Method: name, Params: args, Meta: req.Meta})
+	res, panicked, err := s.invoke(ctx, &rpc.Request{ID: req.ID, Method: t.name, Params: args, Meta: req.Meta})
 	switch {
 	case panicked:
 		return s.errorResult(r, "the tool failed: "+err.Error()), nil
@@ -134,10 +135,10 @@ func argumentErrors(list service.FieldErrors) string {
 
 // errorResult is a tool result with isError true and text.
 func (s *Server) errorResult(r revision, text string) json.RawMessage {
-	b := []byte(`"content":[`)
+	b := append(s.open(r), `"content":[`...)
 	b = TextContent{codec.Shorten(text, MaxErrorText)}.appendContent(b)
 	b = append(b, `],"isError":true`...)
-	return s.result(r, b)
+	return s.close(r, b)
 }
 
 // success is the tool result of res.
@@ -149,33 +150,37 @@ func (s *Server) success(r revision, t *tool, res any) (any, error) {
 	case ToolResult:
 		tr = &v
 	case string:
-		b := []byte(`"content":[`)
+		b := append(s.open(r), `"content":[`...)
 		b = TextContent{v}.appendContent(b)
-		return s.result(r, append(b, ']')), nil
+		return s.close(r, append(b, ']')), nil
 	}
 	if tr != nil {
 		return s.toolResult(r, tr)
 	}
-	b := []byte(`"content":[`)
+	b := append(s.open(r), `"content":[`...)
 	if !t.hasResult {
-		return s.result(r, append(b, ']')), nil
+		return s.close(r, append(b, ']')), nil
 	}
-	raw, err := encode(res)
+	// The result's JSON, encoded at the end of b, then moved into its
+	// text block: one encoding, no other buffer.
+	start := len(b)
+	b, err := codec.AppendValue(b, res)
 	if err != nil {
 		return nil, fmt.Errorf("mcp: the result of tool %s cannot be encoded: %w", t.name, err)
 	}
-	b = TextContent{string(raw)}.appendContent(b)
+	raw := string(b[start:])
+	b = TextContent{raw}.appendContent(b[:start])
 	b = append(b, ']')
 	if t.structured && r.level >= 2 {
 		b = append(b, `,"structuredContent":`...)
 		b = append(b, raw...)
 	}
-	return s.result(r, b), nil
+	return s.close(r, b), nil
 }
 
 // toolResult is the result a tool made itself.
 func (s *Server) toolResult(r revision, tr *ToolResult) (any, error) {
-	b := []byte(`"content":[`)
+	b := append(s.open(r), `"content":[`...)
 	for i, c := range tr.Content {
 		if i > 0 {
 			b = append(b, ',')
@@ -197,5 +202,5 @@ func (s *Server) toolResult(r revision, tr *ToolResult) (any, error) {
 	if tr.IsError {
 		b = append(b, `,"isError":true`...)
 	}
-	return s.result(r, b), nil
+	return s.close(r, b), nil
 }

@@ -37,6 +37,7 @@ func FuzzHandle(f *testing.F) {
 		`{"jsonrpc":"2.0","method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":[],"io.modelcontextprotocol/logLevel":1}},"id":1}`,
 		`{"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"c","version":"1"}},"id":1}`,
 		`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"tags","arguments":{"a":"\u00e9"}},"id":1}`,
+		`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"\u0061dd","_meta":{"io.modelcontextprotocol/protocolVersion":"2026\u002d07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"\u0064ebug"}},"id":1}`,
 	} {
 		f.Add(seed)
 	}

@@ -144,3 +144,14 @@ func TestInvalidParamsAsErrors(t *testing.T) {
 		--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}},"id":3}
 		<-- {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"3"}]},"id":3}`, nil)
 }
+
+// Strings with escapes mean what they decode to: the revision, the tool's
+// name, the log level.
+func TestEscapedStrings(t *testing.T) {
+	s, _ := newServer(&mcp.Options{Name: "kit", Version: "1.0.0"})
+	wiretest.Serve(t, s.Handler(), `
+		--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"\u0061dd","arguments":{"a":1,"b":2},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026\u002d07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"\u0064ebug"}},"id":1}
+		<-- {"jsonrpc":"2.0","result":{"resultType":"complete","content":[{"type":"text","text":"3"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"kit","version":"1.0.0"}}},"id":1}
+		--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"\"x\\y\u00e9","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}},"id":2}
+		<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Unknown tool: \"x\\yé"},"id":2}`, nil)
+}

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -47,15 +48,39 @@ type revision struct {
 func revisionOf(name string) (revision, bool) {
 	switch name {
 	case Latest:
-		return revision{name, true, 2}, true
-	case LatestLegacy, "2025-06-18":
-		return revision{name, false, 2}, true
+		return revision{Latest, true, 2}, true
+	case LatestLegacy:
+		return revision{LatestLegacy, false, 2}, true
+	case "2025-06-18":
+		return revision{"2025-06-18", false, 2}, true
 	case "2025-03-26":
-		return revision{name, false, 1}, true
+		return revision{"2025-03-26", false, 1}, true
 	case "2024-11-05":
-		return revision{name, false, 0}, true
+		return revision{"2024-11-05", false, 0}, true
 	}
 	return revision{}, false
+}
+
+// stringValue returns the characters of the JSON string raw, and whether
+// raw is a string. raw comes from a message the connection has checked:
+// valid JSON, valid UTF-8. A string without escapes costs nothing.
+func stringValue(raw []byte) ([]byte, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return nil, false
+	}
+	if body := raw[1 : len(raw)-1]; bytes.IndexByte(body, '\\') < 0 {
+		return body, true
+	}
+	return unescape(raw)
+}
+
+// unescape is stringValue for a string with escapes.
+func unescape(raw []byte) ([]byte, bool) {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return nil, false
+	}
+	return []byte(s), true
 }
 
 // session is the protocol's handler for one connection.
@@ -117,11 +142,11 @@ func (c *session) Handle(ctx context.Context, req *rpc.Request) (any, error) {
 // logLevel, a legacy session's logging/setLevel.
 func (c *session) logLevelOf(r revision, req *rpc.Request) int {
 	if r.modern {
-		var level string
-		if v := codec.Member(req.Meta, metaLogLevel); v == nil || json.Unmarshal(v, &level) != nil {
+		level, ok := stringValue(codec.Member(req.Meta, metaLogLevel))
+		if !ok {
 			return -1
 		}
-		return slices.Index(logLevels, level)
+		return slices.Index(logLevels, string(level))
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -155,12 +180,12 @@ func (c *session) revision(req *rpc.Request) (revision, error) {
 		r, _ := revisionOf(name)
 		return r, nil
 	}
-	var name string
-	if json.Unmarshal(v, &name) != nil {
+	name, ok := stringValue(v)
+	if !ok {
 		return revision{}, invalid(&service.FieldError{Field: metaField(metaVersion), Rule: "type", Param: "string",
 			Message: "the protocol version must be a string"})
 	}
-	r, ok := revisionOf(name)
+	r, ok := revisionOf(string(name))
 	if !ok {
 		return revision{}, rpc.NewError(UnsupportedProtocolVersion, "Unsupported protocol version").
 			WithData(unsupported{Supported: versions, Requested: codec.Echo(name)})
@@ -200,8 +225,7 @@ func checkMeta(meta json.RawMessage) error {
 			Message: "the client's info must be an object with a string name and version"})
 	}
 	if lv := codec.Member(meta, metaLogLevel); lv != nil {
-		var level string
-		if json.Unmarshal(lv, &level) != nil || !slices.Contains(logLevels, level) {
+		if level, ok := stringValue(lv); !ok || !slices.Contains(logLevels, string(level)) {
 			problems = append(problems, &service.FieldError{Field: metaField(metaLogLevel), Rule: "oneof",
 				Param: "debug info notice warning error critical alert emergency", Message: "the log level must be one of the protocol's"})
 		}
@@ -255,7 +279,7 @@ func (c *session) initialize(req *rpc.Request) (any, error) {
 	c.mu.Lock()
 	c.negotiated = r.name
 	c.mu.Unlock()
-	b := []byte(`"protocolVersion":`)
+	b := append(c.s.open(r), `"protocolVersion":`...)
 	b = codec.AppendString(b, r.name)
 	b = append(b, `,"capabilities":`...)
 	b = c.s.capabilities(b)
@@ -265,7 +289,7 @@ func (c *session) initialize(req *rpc.Request) (any, error) {
 		b = append(b, `,"instructions":`...)
 		b = codec.AppendString(b, c.s.opts.Instructions)
 	}
-	return c.s.result(r, b), nil
+	return c.s.close(r, b), nil
 }
 
 // capabilities appends the server's capabilities.
@@ -281,31 +305,38 @@ func (s *Server) serverInfo(r revision) []byte {
 	return s.info[0]
 }
 
-// result is a result of revision r whose members are body (without
-// braces; nil for none): a modern result starts with its resultType and
-// ends with the server's identity in its _meta.
-func (s *Server) result(r revision, body []byte) json.RawMessage {
+// open starts a result of revision r: a modern result starts with its
+// resultType. Its members follow, separated by commas, and close ends it.
+func (s *Server) open(r revision) []byte {
+	b := make([]byte, 0, 256)
+	if r.modern {
+		return append(b, `{"resultType":"complete",`...)
+	}
+	return append(b, '{')
+}
+
+// close ends the result b opened by open: a modern result ends with the
+// server's identity in its _meta.
+func (s *Server) close(r revision, b []byte) json.RawMessage {
 	if !r.modern {
-		out := make([]byte, 0, len(body)+2)
-		out = append(out, '{')
-		out = append(out, body...)
-		return append(out, '}')
+		return append(b, '}')
 	}
-	info := s.serverInfo(r)
-	out := make([]byte, 0, len(body)+len(info)+80)
-	out = append(out, `{"resultType":"complete",`...)
-	if len(body) > 0 {
-		out = append(out, body...)
-		out = append(out, ',')
+	if b[len(b)-1] != ',' {
+		b = append(b, ',')
 	}
-	out = append(out, `"_meta":{"`+metaServerInfo+`":`...)
-	out = append(out, info...)
-	return append(out, "}}"...)
+	b = append(b, `"_meta":{"`+metaServerInfo+`":`...)
+	b = append(b, s.serverInfo(r)...)
+	return append(b, "}}"...)
+}
+
+// result is a result of revision r whose members are body (nil for none).
+func (s *Server) result(r revision, body []byte) json.RawMessage {
+	return s.close(r, append(s.open(r), body...))
 }
 
 // discover answers server/discover.
 func (s *Server) discover(r revision) json.RawMessage {
-	b := []byte(`"supportedVersions":`)
+	b := append(s.open(r), `"supportedVersions":`...)
 	b = append(b, mustJSON(versions)...)
 	b = append(b, `,"capabilities":`...)
 	b = s.capabilities(b)
@@ -314,7 +345,7 @@ func (s *Server) discover(r revision) json.RawMessage {
 		b = codec.AppendString(b, s.opts.Instructions)
 	}
 	b = append(b, s.listTail...)
-	return s.result(r, b)
+	return s.close(r, b)
 }
 
 // list answers tools/list: a page of tools in the order of their names,
@@ -337,7 +368,7 @@ func (s *Server) list(r revision, params json.RawMessage) (any, error) {
 	}
 	end := min(start+s.pageSize, len(s.names))
 	level := r.level
-	b := []byte(`"tools":[`)
+	b := append(s.open(r), `"tools":[`...)
 	for i, name := range s.names[start:end] {
 		if i > 0 {
 			b = append(b, ',')
@@ -353,5 +384,5 @@ func (s *Server) list(r revision, params json.RawMessage) (any, error) {
 	if r.modern {
 		b = append(b, s.listTail...)
 	}
-	return s.result(r, b), nil
+	return s.close(r, b), nil
 }
