@@ -16,7 +16,8 @@ import (
 // panic (isError, their text, no Go types, no stack), of arguments that
 // fail binding or validation (isError, one line per problem), and the
 // protocol errors: an unknown tool, params that are not a tools/call's,
-// a method no revision has, server/discover in a legacy revision.
+// a method no revision has, server/discover in a legacy revision, a
+// request with id null (which MCP forbids).
 func TestLegacyEra(t *testing.T) {
 	s, _ := newServer(nil)
 	wiretest.Serve(t, s.Handler(), `
@@ -67,6 +68,8 @@ func TestLegacyEra(t *testing.T) {
 		<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"","rule":"shape","message":"params must be an object"}]},"id":21}
 		--> {"jsonrpc":"2.0","method":"resources/list","id":22}
 		<-- {"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":22}
+		--> {"jsonrpc":"2.0","method":"ping","id":null}
+		<-- {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"an MCP request's id must not be null"}},"id":null}
 		--> {"jsonrpc":"2.0","method":"server/discover","id":23}
 		<-- {"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":23}
 		--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"toolAnnotations"},"id":24}

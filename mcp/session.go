@@ -100,6 +100,9 @@ func (c *session) Handle(ctx context.Context, req *rpc.Request) (any, error) {
 		}
 		return nil, rpc.NewError(rpc.MethodNotFound, "")
 	}
+	if req.ID[0] == 'n' { // MCP, unlike JSON-RPC, has no request with id null
+		return nil, rpc.NewError(rpc.InvalidRequest, "Invalid Request").WithData(rpc.InvalidRequestData{Reason: "an MCP request's id must not be null"})
+	}
 	switch req.Method {
 	case methodInitialize, methodPing, methodDiscover, methodToolsList, methodToolsCall, methodSetLevel:
 	default:
