@@ -76,11 +76,11 @@ func (s *Server) call(ctx context.Context, r revision, req *rpc.Request) (any, e
 	if args != nil && args[0] != '{' {
 		return nil, invalid(&service.FieldError{Field: "arguments", Rule: "type", Param: "object", Message: "arguments must be an object"})
 	}
-	t := s.tools[string(name)]
+	t := s.cat.Load().tools[string(name)]
 	if t == nil {
 		return nil, rpc.NewError(rpc.InvalidParams, "Unknown tool: "+codec.Echo(name))
 	}
-	res, panicked, err := s.invoke(ctx, &rpc.Request{ID: req.ID, Method: t.name, Params: args, Meta: req.Meta})
+	res, panicked, err := s.invoke(ctx, t, &rpc.Request{ID: req.ID, Method: t.name, Params: args, Meta: req.Meta})
 	switch {
 	case panicked:
 		return s.errorResult(r, "the tool failed: "+err.Error()), nil
@@ -104,7 +104,7 @@ func (s *Server) call(ctx context.Context, r revision, req *rpc.Request) (any, e
 
 // invoke calls the tool; a panic is logged with its stack, and returned as
 // an error holding the panic value's text.
-func (s *Server) invoke(ctx context.Context, req *rpc.Request) (res any, panicked bool, err error) {
+func (s *Server) invoke(ctx context.Context, t *tool, req *rpc.Request) (res any, panicked bool, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			rpc.LoggerFromContext(ctx).ErrorContext(ctx, "mcp: tool panicked", "tool", codec.Echo(req.Method),
@@ -112,7 +112,7 @@ func (s *Server) invoke(ctx context.Context, req *rpc.Request) (res any, panicke
 			res, panicked, err = nil, true, fmt.Errorf("%v", p)
 		}
 	}()
-	res, err = s.svc.Handle(ctx, req)
+	res, err = t.svc.Handle(ctx, req)
 	return res, false, err
 }
 

@@ -34,7 +34,7 @@ func TestLogMessages(t *testing.T) {
 	const modern = `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}`
 	wiretest.Serve(t, s.Handler(), `
 		--> {"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}},"id":1}
-		<-- {"jsonrpc":"2.0","result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{},"tools":{}},"serverInfo":{"name":"kit","version":"1.0.0"}},"id":1}
+		<-- {"jsonrpc":"2.0","result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{},"tools":{"listChanged":true}},"serverInfo":{"name":"kit","version":"1.0.0"}},"id":1}
 		--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"log"},"id":2}
 		<-- {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"logged"}]},"id":2}
 		--> {"jsonrpc":"2.0","method":"logging/setLevel","params":{"level":"warning"},"id":3}

@@ -26,7 +26,7 @@ func TestLegacyEra(t *testing.T) {
 		--> {"jsonrpc":"2.0","method":"tools/list","id":1}
 		<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"_meta[\"io.modelcontextprotocol/protocolVersion\"]","rule":"required","message":"the request names no protocol version, and no initialize came before it"}]},"id":1}
 		--> {"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}},"id":2}
-		<-- {"jsonrpc":"2.0","result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{},"tools":{}},"serverInfo":{"name":"kit","title":"Test kit","version":"1.0.0"},"instructions":"Use add to add."},"id":2}
+		<-- {"jsonrpc":"2.0","result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{},"tools":{"listChanged":true}},"serverInfo":{"name":"kit","title":"Test kit","version":"1.0.0"},"instructions":"Use add to add."},"id":2}
 		--> {"jsonrpc":"2.0","method":"notifications/initialized"}
 		--> {"jsonrpc":"2.0","method":"ping","id":3}
 		<-- {"jsonrpc":"2.0","result":{},"id":3}
@@ -122,11 +122,11 @@ func TestModernEra(t *testing.T) {
 		--> {"jsonrpc":"2.0","method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-03-26"}},"id":15}
 		<-- {"jsonrpc":"2.0","result":{"tools":[{"name":"add","description":"Adds a and b.","inputSchema":{"type":"object","properties":{"a":{"description":"the first addend","type":"number"},"b":{"type":"number"}},"required":["a","b"],"additionalProperties":false},"annotations":{"title":"Add numbers","readOnlyHint":true,"openWorldHint":false}},{"name":"block","inputSchema":{"type":"object","additionalProperties":false}}],"nextCursor":"YmxvY2s"},"id":15}
 		--> {"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":"2026-07-28","capabilities":{},"clientInfo":{"name":"c","version":"1"}},"id":16}
-		<-- {"jsonrpc":"2.0","result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{},"tools":{}},"serverInfo":{"name":"kit","version":"1.0.0"}},"id":16}
+		<-- {"jsonrpc":"2.0","result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{},"tools":{"listChanged":true}},"serverInfo":{"name":"kit","version":"1.0.0"}},"id":16}
 		--> {"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"c","version":"1"}},"id":17}
-		<-- {"jsonrpc":"2.0","result":{"protocolVersion":"2024-11-05","capabilities":{"logging":{},"tools":{}},"serverInfo":{"name":"kit","version":"1.0.0"}},"id":17}
+		<-- {"jsonrpc":"2.0","result":{"protocolVersion":"2024-11-05","capabilities":{"logging":{},"tools":{"listChanged":true}},"serverInfo":{"name":"kit","version":"1.0.0"}},"id":17}
 		--> {"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":"1999-01-01","capabilities":{},"clientInfo":{"name":"c","version":"1"}},"id":18}
-		<-- {"jsonrpc":"2.0","result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{},"tools":{}},"serverInfo":{"name":"kit","version":"1.0.0"}},"id":18}
+		<-- {"jsonrpc":"2.0","result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{},"tools":{"listChanged":true}},"serverInfo":{"name":"kit","version":"1.0.0"}},"id":18}
 		--> {"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":1,"capabilities":1,"clientInfo":{"name":1}},"id":19}
 		<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"protocolVersion","rule":"type","param":"string","message":"protocolVersion must be a string"},{"field":"capabilities","rule":"type","param":"object","message":"capabilities must be an object"},{"field":"clientInfo","rule":"type","param":"Implementation","message":"clientInfo must be an object with a string name and version"}]},"id":19}
 		--> {"jsonrpc":"2.0","method":"initialize","params":{},"id":20}
@@ -141,7 +141,7 @@ func TestInvalidParamsAsErrors(t *testing.T) {
 	s, _ := newServer(&mcp.Options{Name: "kit", Version: "1.0.0", InvalidParamsAsErrors: true})
 	wiretest.Serve(t, s.Handler(), `
 		--> {"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}},"id":1}
-		<-- {"jsonrpc":"2.0","result":{"protocolVersion":"2025-06-18","capabilities":{"logging":{},"tools":{}},"serverInfo":{"name":"kit","version":"1.0.0"}},"id":1}
+		<-- {"jsonrpc":"2.0","result":{"protocolVersion":"2025-06-18","capabilities":{"logging":{},"tools":{"listChanged":true}},"serverInfo":{"name":"kit","version":"1.0.0"}},"id":1}
 		--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"add","arguments":{"a":1}},"id":2}
 		<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"b","rule":"required","message":"b is required"}]},"id":2}
 		--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}},"id":3}

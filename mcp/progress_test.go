@@ -17,7 +17,7 @@ func TestProgressAndCancellationThroughToolsCall(t *testing.T) {
 	for _, tc := range []struct{ name, meta, init, initAnswer string }{
 		{"legacy", `"_meta":{"progressToken":"p"}`,
 			`--> {"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}},"id":1}`,
-			`<-- {"jsonrpc":"2.0","result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{},"tools":{}},"serverInfo":{"name":"kit","title":"Test kit","version":"1.0.0"},"instructions":"Use add to add."},"id":1}`},
+			`<-- {"jsonrpc":"2.0","result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{},"tools":{"listChanged":true}},"serverInfo":{"name":"kit","title":"Test kit","version":"1.0.0"},"instructions":"Use add to add."},"id":1}`},
 		{"modern", `"_meta":{"progressToken":"p","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`,
 			`--> {"jsonrpc":"2.0","method":"ping","id":1}`,
 			`<-- {"jsonrpc":"2.0","result":{},"id":1}`},

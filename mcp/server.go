@@ -2,13 +2,17 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/toolrpc/toolrpc/middleware"
@@ -87,25 +91,34 @@ type Options struct {
 }
 
 // A Server is a Model Context Protocol server whose tools are the methods
-// of Go values. Register them all before serving: registration is not safe
-// while a connection serves the Server.
+// of Go values. Its methods are safe for concurrent use: tools may be
+// registered and removed while connections serve it, and the legacy
+// sessions under way are told (notifications/tools/list_changed).
 type Server struct {
 	opts     Options
-	svc      *service.Service
-	tools    map[string]*tool
-	names    []string // the tools' names, sorted
 	pageSize int
 	info     [2][]byte // serverInfo: before 2025-06-18, and since (title)
 	listTail []byte    // the members every modern list ends with, a comma first
+
+	cat atomic.Pointer[catalog] // the tools, replaced whole on a change
+
+	mu       sync.Mutex             // serializes changes of cat, guards sessions
+	sessions map[*session]*rpc.Conn // the initialized legacy sessions, by connection
+}
+
+// catalog is the tools of a Server at one time; it is never modified.
+type catalog struct {
+	tools map[string]*tool
+	names []string // sorted
 }
 
 // New returns a Server with no tools. opts may be nil.
 func New(opts *Options) *Server {
-	s := &Server{tools: map[string]*tool{}}
+	s := &Server{sessions: map[*session]*rpc.Conn{}}
+	s.cat.Store(&catalog{tools: map[string]*tool{}})
 	if opts != nil {
 		s.opts = *opts
 	}
-	s.svc = service.New(&s.opts.Service)
 	s.pageSize = s.opts.PageSize
 	if s.pageSize <= 0 {
 		s.pageSize = 100
@@ -159,7 +172,8 @@ func mustJSON(v any) []byte {
 
 // Register makes each exported method of value a tool, named as
 // service.Service.Register names it (namespace, if not empty, prefixes it
-// with a dot). Every tool is checked before any is added:
+// with a dot), and tells the legacy sessions under way. Every tool is
+// checked before any is added:
 //   - its name must be 1 to 128 of A-Z, a-z, 0-9, _, - and . (the
 //     protocol's rule for tool names);
 //   - it must take its params by name (arguments are an object): one
@@ -169,17 +183,17 @@ func mustJSON(v any) []byte {
 //
 // Register fails, and adds no tool, if any of them is not met.
 func (s *Server) Register(namespace string, value any) error {
-	// A trial registration checks everything before the Service, which
-	// cannot take a registration back, gets it.
-	trial := service.New(&s.opts.Service)
-	if err := trial.Register(namespace, value); err != nil {
+	// Each value gets a Service of its own: one that fails adds nothing,
+	// and none is changed while it serves.
+	svc := service.New(&s.opts.Service)
+	if err := svc.Register(namespace, value); err != nil {
 		return fmt.Errorf("mcp: %w", err)
 	}
 	notes, err := annotationsOf(value)
 	if err != nil {
 		return err
 	}
-	infos := trial.Describe()
+	infos := svc.Describe()
 	added := make([]*tool, 0, len(infos))
 	goNames := map[string]bool{}
 	_, annotated := value.(Annotated)
@@ -188,10 +202,7 @@ func (s *Server) Register(namespace string, value any) error {
 			continue // served by the Service, never called: not a tool
 		}
 		goNames[info.GoName] = true
-		if _, dup := s.tools[info.Name]; dup {
-			return fmt.Errorf("mcp: tool %q is registered twice", info.Name)
-		}
-		t, err := newTool(info, notes[info.GoName])
+		t, err := newTool(info, notes[info.GoName], svc)
 		if err != nil {
 			return err
 		}
@@ -202,19 +213,79 @@ func (s *Server) Register(namespace string, value any) error {
 			return fmt.Errorf("mcp: ToolAnnotations annotates %q, which is not a tool of %T", goName, value)
 		}
 	}
-	if err := s.svc.Register(namespace, value); err != nil {
-		return fmt.Errorf("mcp: %w", err)
-	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := s.cat.Load()
 	for _, t := range added {
-		s.tools[t.name] = t
-		s.names = append(s.names, t.name)
+		if _, dup := old.tools[t.name]; dup {
+			return fmt.Errorf("mcp: tool %q is registered twice", t.name)
+		}
 	}
-	slices.Sort(s.names)
+	next := &catalog{tools: maps.Clone(old.tools), names: slices.Clone(old.names)}
+	for _, t := range added {
+		next.tools[t.name] = t
+		next.names = append(next.names, t.name)
+	}
+	slices.Sort(next.names)
+	s.change(next)
 	return nil
 }
 
+// Remove removes the tools called names, and reports how many there were.
+func (s *Server) Remove(names ...string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := s.cat.Load()
+	next := &catalog{tools: maps.Clone(old.tools)}
+	for _, name := range names {
+		delete(next.tools, name)
+	}
+	n := len(old.tools) - len(next.tools)
+	if n > 0 {
+		next.names = slices.DeleteFunc(slices.Clone(old.names), func(name string) bool { return next.tools[name] == nil })
+		s.change(next)
+	}
+	return n
+}
+
+// change makes next the tools, and tells the legacy sessions under way.
+// s.mu is held.
+func (s *Server) change(next *catalog) {
+	s.cat.Store(next)
+	s.prune()
+	for _, conn := range s.sessions {
+		// Written when the output has room, or dropped when the
+		// connection ends: never waited for here.
+		go func() { _ = conn.Notify(context.Background(), notifyListChanged, nil) }()
+	}
+}
+
+// prune forgets the sessions whose connections have ended. s.mu is held.
+func (s *Server) prune() {
+	for c, conn := range s.sessions {
+		select {
+		case <-conn.Done():
+			delete(s.sessions, c)
+		default:
+		}
+	}
+}
+
+// track adds c, served on conn, to the sessions told of changes. Sessions
+// whose connections have ended are forgotten at the next change or the
+// next initialize, whichever comes first.
+func (s *Server) track(c *session, conn *rpc.Conn) {
+	if conn == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.prune()
+	s.sessions[c] = conn
+}
+
 // Tools returns the names of the tools, sorted.
-func (s *Server) Tools() []string { return slices.Clone(s.names) }
+func (s *Server) Tools() []string { return slices.Clone(s.cat.Load().names) }
 
 // Handler returns a handler for one connection: each connection needs its
 // own, since a legacy client's initialize sets the revision of its

@@ -22,6 +22,7 @@ const (
 	methodToolsList   = "tools/list"
 	methodToolsCall   = "tools/call"
 	notifyInitialized = "notifications/initialized"
+	notifyListChanged = "notifications/tools/list_changed"
 )
 
 // The per-request _meta keys of 2026-07-28.
@@ -112,7 +113,7 @@ func (c *session) Handle(ctx context.Context, req *rpc.Request) (any, error) {
 		return nil, invalid(&service.FieldError{Rule: "shape", Message: "params must be an object"})
 	}
 	if req.Method == methodInitialize {
-		return c.initialize(req)
+		return c.initialize(ctx, req)
 	}
 	r, err := c.revision(req)
 	if err != nil {
@@ -251,7 +252,7 @@ func isImplementation(v json.RawMessage) bool {
 
 // initialize answers a legacy client's handshake: the revision is the
 // client's when the server speaks it, else LatestLegacy.
-func (c *session) initialize(req *rpc.Request) (any, error) {
+func (c *session) initialize(ctx context.Context, req *rpc.Request) (any, error) {
 	var problems []*service.FieldError
 	var asked string
 	if v := codec.Member(req.Params, "protocolVersion"); v == nil {
@@ -282,10 +283,11 @@ func (c *session) initialize(req *rpc.Request) (any, error) {
 	c.mu.Lock()
 	c.negotiated = r.name
 	c.mu.Unlock()
+	c.s.track(c, rpc.ConnFromContext(ctx))
 	b := append(c.s.open(r), `"protocolVersion":`...)
 	b = codec.AppendString(b, r.name)
 	b = append(b, `,"capabilities":`...)
-	b = c.s.capabilities(b)
+	b = c.s.capabilities(b, r)
 	b = append(b, `,"serverInfo":`...)
 	b = append(b, c.s.serverInfo(r)...)
 	if c.s.opts.Instructions != "" {
@@ -295,9 +297,15 @@ func (c *session) initialize(req *rpc.Request) (any, error) {
 	return c.s.close(r, b), nil
 }
 
-// capabilities appends the server's capabilities.
-func (s *Server) capabilities(b []byte) []byte {
-	return append(b, `{"logging":{},"tools":{}}`...)
+// capabilities appends the server's capabilities in revision r: a legacy
+// session is told of changes to the tools (notifications/tools/list_changed);
+// a modern client would have to listen for them (subscriptions/listen),
+// which this server does not offer.
+func (s *Server) capabilities(b []byte, r revision) []byte {
+	if r.modern {
+		return append(b, `{"logging":{},"tools":{}}`...)
+	}
+	return append(b, `{"logging":{},"tools":{"listChanged":true}}`...)
 }
 
 // serverInfo is the server's Implementation, as revision r has it.
@@ -342,7 +350,7 @@ func (s *Server) discover(r revision) json.RawMessage {
 	b := append(s.open(r), `"supportedVersions":`...)
 	b = append(b, mustJSON(versions)...)
 	b = append(b, `,"capabilities":`...)
-	b = s.capabilities(b)
+	b = s.capabilities(b, r)
 	if s.opts.Instructions != "" {
 		b = append(b, `,"instructions":`...)
 		b = codec.AppendString(b, s.opts.Instructions)
@@ -354,6 +362,7 @@ func (s *Server) discover(r revision) json.RawMessage {
 // list answers tools/list: a page of tools in the order of their names,
 // from the one after the cursor's (base64url of the last name sent).
 func (s *Server) list(r revision, params json.RawMessage) (any, error) {
+	cat := s.cat.Load()
 	start := 0
 	if cur := codec.Member(params, "cursor"); cur != nil {
 		var text string
@@ -364,24 +373,24 @@ func (s *Server) list(r revision, params json.RawMessage) (any, error) {
 		if err != nil || len(after) == 0 {
 			return nil, rpc.NewError(rpc.InvalidParams, "Invalid cursor")
 		}
-		start = sort.SearchStrings(s.names, string(after))
-		if start < len(s.names) && s.names[start] == string(after) {
+		start = sort.SearchStrings(cat.names, string(after))
+		if start < len(cat.names) && cat.names[start] == string(after) {
 			start++
 		}
 	}
-	end := min(start+s.pageSize, len(s.names))
+	end := min(start+s.pageSize, len(cat.names))
 	level := r.level
 	b := append(s.open(r), `"tools":[`...)
-	for i, name := range s.names[start:end] {
+	for i, name := range cat.names[start:end] {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, s.tools[name].entry[level]...)
+		b = append(b, cat.tools[name].entry[level]...)
 	}
 	b = append(b, ']')
-	if end < len(s.names) {
+	if end < len(cat.names) {
 		b = append(b, `,"nextCursor":"`...)
-		b = base64.RawURLEncoding.AppendEncode(b, []byte(s.names[end-1]))
+		b = base64.RawURLEncoding.AppendEncode(b, []byte(cat.names[end-1]))
 		b = append(b, '"')
 	}
 	if r.modern {

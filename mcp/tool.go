@@ -72,7 +72,8 @@ func checkName(name string) error {
 // tool is a registered tool and its tools/list entries.
 type tool struct {
 	name       string
-	structured bool // the result is a struct: structuredContent, outputSchema
+	svc        *service.Service // serves it
+	structured bool             // the result is a struct: structuredContent, outputSchema
 	hasResult  bool
 	// entry is its tools/list entry per feature level: before 2025-03-26,
 	// 2025-03-26 (annotations), 2025-06-18 and later (title,
@@ -97,7 +98,7 @@ type annotations struct {
 }
 
 // newTool checks a method as a tool and makes its entries.
-func newTool(info service.MethodInfo, notes Annotations) (*tool, error) {
+func newTool(info service.MethodInfo, notes Annotations, svc *service.Service) (*tool, error) {
 	if err := checkName(info.Name); err != nil {
 		return nil, err
 	}
@@ -105,7 +106,7 @@ func newTool(info service.MethodInfo, notes Annotations) (*tool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mcp: tool %s: %w", info.Name, err)
 	}
-	t := &tool{name: info.Name, hasResult: info.Result != nil}
+	t := &tool{name: info.Name, svc: svc, hasResult: info.Result != nil}
 	t.structured = info.Result != nil && slices.Equal(info.Result.Type, []string{"object"})
 	var out json.RawMessage
 	if t.structured {
