@@ -110,7 +110,13 @@ func newTool(info service.MethodInfo, notes Annotations, svc *service.Service) (
 	t.structured = info.Result != nil && slices.Equal(info.Result.Type, []string{"object"})
 	var out json.RawMessage
 	if t.structured {
-		out = json.RawMessage(`{"type":"object"}`)
+		// What encoding/json makes of the struct, the protocol's default
+		// dialect left implicit.
+		r := *info.Result
+		r.Schema = ""
+		if out, err = encode(&r); err != nil {
+			return nil, fmt.Errorf("mcp: tool %s: its result's schema: %w", info.Name, err)
+		}
 	}
 	e := toolEntry{Name: info.Name, Description: info.Description, InputSchema: in}
 	t.entry[0] = mustJSON(e)
