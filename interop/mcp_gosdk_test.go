@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolrpc/toolrpc/examples/mcp/tools"
+	"github.com/toolrpc/toolrpc/internal/wiretest"
 	"github.com/toolrpc/toolrpc/mcp"
 	"github.com/toolrpc/toolrpc/middleware"
 	"github.com/toolrpc/toolrpc/rpc"
@@ -100,7 +101,7 @@ func TestGoSDKClient(t *testing.T) {
 			res, err = cs.CallTool(ctx, params)
 			require.NoError(t, err)
 			assert.Equal(t, "3", res.Content[0].(*sdk.TextContent).Text)
-			for i, p := range receive(t, progress, 3) {
+			for i, p := range wiretest.ReceiveN(t, progress, 3, "count's progress") {
 				i := i + 1
 				assert.Equal(t, "count", p.ProgressToken)
 				assert.Equal(t, float64(i), p.Progress)
@@ -116,19 +117,19 @@ func TestGoSDKClient(t *testing.T) {
 				_, err := cs.CallTool(sleepCtx, params)
 				sleeping <- err
 			}()
-			assert.Equal(t, "sleeping", receive(t, progress, 1)[0].Message)
+			assert.Equal(t, "sleeping", wiretest.Receive(t, progress, "sleep's start").Message)
 			cancel()
-			assert.ErrorIs(t, receive(t, sleeping, 1)[0], context.Canceled)
+			assert.ErrorIs(t, wiretest.Receive(t, sleeping, "the cancelled call"), context.Canceled)
 			// The client sends notifications/cancelled in a goroutine of its
 			// own: wait until the sleep has seen it and returned.
-			assert.Contains(t, receive(t, ended, 1)[0], `"name":"sleep"`)
+			assert.Contains(t, wiretest.Receive(t, ended, "the sleep's end"), `"name":"sleep"`)
 
 			res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "add", Arguments: map[string]any{"a": 0, "b": 0}})
 			require.NoError(t, err)
 			assert.Equal(t, "0", res.Content[0].(*sdk.TextContent).Text)
 
 			require.NoError(t, cs.Close())
-			assert.NoError(t, receive(t, served, 1)[0])
+			assert.NoError(t, wiretest.Receive(t, served, "the end of serving"))
 		})
 	}
 }
