@@ -3,18 +3,14 @@ package interop
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/toolrpc/toolrpc/examples/mcp/tools"
 	"github.com/toolrpc/toolrpc/internal/wiretest"
 	"github.com/toolrpc/toolrpc/mcp"
-	"github.com/toolrpc/toolrpc/middleware"
-	"github.com/toolrpc/toolrpc/rpc"
 )
 
 // The official Go SDK's client (v1.8.0) against the example's tools served
@@ -30,28 +26,7 @@ func TestGoSDKClient(t *testing.T) {
 		t.Run(version, func(t *testing.T) {
 			checkLeaks(t)
 			ctx := testContext(t)
-			// ended hears of each call the peer cancelled, once its tool has
-			// returned.
-			ended := make(chan string, 1)
-			s := mcp.New(&mcp.Options{Name: "example", Version: "1.0.0", Middleware: []middleware.Middleware{
-				func(next rpc.Handler) rpc.Handler {
-					return rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
-						res, err := next.Handle(ctx, req)
-						if rpc.CancelledSilently(ctx) {
-							ended <- string(req.Params)
-						}
-						return res, err
-					})
-				},
-			}})
-			require.NoError(t, s.Register("", tools.Tools{}))
-			cr, sw := io.Pipe()
-			sr, cw := io.Pipe()
-			served := make(chan error, 1)
-			go func() {
-				served <- s.Serve(ctx, sr, sw, &rpc.Options{Logger: discard})
-				sw.Close()
-			}()
+			cr, cw, ended, served := serveExample(ctx, t)
 
 			progress := make(chan *sdk.ProgressNotificationParams, 16)
 			client := sdk.NewClient(&sdk.Implementation{Name: "interop", Version: "1.0.0"}, &sdk.ClientOptions{
