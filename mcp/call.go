@@ -1,0 +1,206 @@
+package mcp
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+
+	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/rpc"
+	"github.com/toolrpc/toolrpc/service"
+)
+
+// ToolResult is a tools/call result a tool returns itself, for content a
+// plain value does not give: several blocks, images, an error result with
+// content of its own.
+type ToolResult struct {
+	// Content is the result's content blocks.
+	Content []Content
+	// StructuredContent, when not nil, is sent as structuredContent
+	// (2025-06-18 and later), encoded with encoding/json.
+	StructuredContent any
+	// IsError marks the result as the tool's failure.
+	IsError bool
+}
+
+// Content is a content block of a [ToolResult]: [TextContent] or
+// [ImageContent].
+type Content interface {
+	appendContent(dst []byte) []byte
+}
+
+// TextContent is a block of text.
+type TextContent struct {
+	Text string
+}
+
+func (c TextContent) appendContent(dst []byte) []byte {
+	dst = append(dst, `{"type":"text","text":`...)
+	dst = codec.AppendString(dst, c.Text)
+	return append(dst, '}')
+}
+
+// ImageContent is an image: its bytes (sent in base64) and its MIME type.
+type ImageContent struct {
+	Data     []byte
+	MIMEType string
+}
+
+func (c ImageContent) appendContent(dst []byte) []byte {
+	dst = append(dst, `{"type":"image","data":"`...)
+	dst = base64.StdEncoding.AppendEncode(dst, c.Data)
+	dst = append(dst, `","mimeType":`...)
+	dst = codec.AppendString(dst, c.MIMEType)
+	return append(dst, '}')
+}
+
+// MaxErrorText is the most bytes of an error's text an isError result
+// holds; a longer one is shortened as codec.Shorten does.
+const MaxErrorText = 4 << 10
+
+// call answers tools/call.
+func (s *Server) call(ctx context.Context, r revision, req *rpc.Request) (any, error) {
+	v := codec.Member(req.Params, "name")
+	if v == nil {
+		return nil, invalid(&service.FieldError{Field: "name", Rule: "required", Message: "name is required"})
+	}
+	name, ok := stringValue(v)
+	if !ok {
+		return nil, invalid(&service.FieldError{Field: "name", Rule: "type", Param: "string", Message: "name must be a string"})
+	}
+	args := json.RawMessage(codec.Member(req.Params, "arguments"))
+	if args != nil && args[0] != '{' {
+		return nil, invalid(&service.FieldError{Field: "arguments", Rule: "type", Param: "object", Message: "arguments must be an object"})
+	}
+	t := s.cat.Load().tools[string(name)]
+	if t == nil {
+		return nil, rpc.NewError(rpc.InvalidParams, "Unknown tool: "+codec.Echo(name))
+	}
+	res, panicked, err := s.invoke(ctx, t, &rpc.Request{ID: req.ID, Method: t.name, Params: args, Meta: req.Meta})
+	switch {
+	case panicked:
+		return s.errorResult(r, "the tool failed: "+err.Error()), nil
+	case err == nil:
+		return s.success(r, t, res)
+	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+		return nil, err // cancelled or timed out: the connection's to answer
+	}
+	var e *rpc.Error
+	if errors.As(err, &e) {
+		if list, ok := e.Data.(service.FieldErrors); ok && e.Code == rpc.InvalidParams {
+			if s.opts.InvalidParamsAsErrors {
+				return nil, err
+			}
+			return s.errorResult(r, argumentErrors(list)), nil
+		}
+		return s.errorResult(r, e.Message), nil
+	}
+	return s.errorResult(r, err.Error()), nil
+}
+
+// invoke calls the tool; a panic is logged with its stack, and returned as
+// an error holding the panic value's text.
+func (s *Server) invoke(ctx context.Context, t *tool, req *rpc.Request) (res any, panicked bool, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			rpc.LoggerFromContext(ctx).ErrorContext(ctx, "mcp: tool panicked", "tool", codec.Echo(req.Method),
+				"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			res, panicked, err = nil, true, fmt.Errorf("%v", p)
+		}
+	}()
+	res, err = t.svc.Handle(ctx, req)
+	return res, false, err
+}
+
+// argumentErrors is the text of an isError result for arguments that
+// failed binding or validation: one line per problem, its JSON path first
+// (unless its message starts with it).
+func argumentErrors(list service.FieldErrors) string {
+	var b strings.Builder
+	b.WriteString("Invalid arguments:")
+	for _, fe := range list {
+		b.WriteString("\n- ")
+		if fe.Field != "" && fe.Rule != "more" && !strings.HasPrefix(fe.Message, fe.Field+" ") {
+			b.WriteString(fe.Field)
+			b.WriteString(": ")
+		}
+		b.WriteString(fe.Message)
+	}
+	return b.String()
+}
+
+// errorResult is a tool result with isError true and text.
+func (s *Server) errorResult(r revision, text string) json.RawMessage {
+	b := append(s.open(r), `"content":[`...)
+	b = TextContent{codec.Shorten(text, MaxErrorText)}.appendContent(b)
+	b = append(b, `],"isError":true`...)
+	return s.close(r, b)
+}
+
+// success is the tool result of res.
+func (s *Server) success(r revision, t *tool, res any) (any, error) {
+	var tr *ToolResult
+	switch v := res.(type) {
+	case *ToolResult:
+		tr = v
+	case ToolResult:
+		tr = &v
+	case string:
+		b := append(s.open(r), `"content":[`...)
+		b = TextContent{v}.appendContent(b)
+		return s.close(r, append(b, ']')), nil
+	}
+	if tr != nil {
+		return s.toolResult(r, tr)
+	}
+	b := append(s.open(r), `"content":[`...)
+	if !t.hasResult {
+		return s.close(r, append(b, ']')), nil
+	}
+	// The result's JSON, encoded at the end of b, then moved into its
+	// text block: one encoding, no other buffer.
+	start := len(b)
+	b, err := codec.AppendValue(b, res)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: the result of tool %s cannot be encoded: %w", t.name, err)
+	}
+	raw := string(b[start:])
+	b = TextContent{raw}.appendContent(b[:start])
+	b = append(b, ']')
+	if t.structured && r.level >= 2 {
+		b = append(b, `,"structuredContent":`...)
+		b = append(b, raw...)
+	}
+	return s.close(r, b), nil
+}
+
+// toolResult is the result a tool made itself.
+func (s *Server) toolResult(r revision, tr *ToolResult) (any, error) {
+	b := append(s.open(r), `"content":[`...)
+	for i, c := range tr.Content {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if c == nil {
+			return nil, errors.New("mcp: a ToolResult holds a nil Content")
+		}
+		b = c.appendContent(b)
+	}
+	b = append(b, ']')
+	if tr.StructuredContent != nil && r.level >= 2 {
+		raw, err := encode(tr.StructuredContent)
+		if err != nil {
+			return nil, fmt.Errorf("mcp: a ToolResult's StructuredContent cannot be encoded: %w", err)
+		}
+		b = append(b, `,"structuredContent":`...)
+		b = append(b, raw...)
+	}
+	if tr.IsError {
+		b = append(b, `,"isError":true`...)
+	}
+	return s.close(r, b), nil
+}

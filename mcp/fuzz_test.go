@@ -1,0 +1,65 @@
+package mcp_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/toolrpc/toolrpc/internal/wiretest"
+	"github.com/toolrpc/toolrpc/mcp"
+	"github.com/toolrpc/toolrpc/rpc"
+)
+
+// fuzzKit is the kit's tools that end on their own.
+type fuzzKit struct{}
+
+func (fuzzKit) Add(p addArgs) float64              { return kit{}.Add(p) }
+func (fuzzKit) Point(p divArgs) point              { return kit{}.Point(p) }
+func (fuzzKit) Rich() *mcp.ToolResult              { return kit{}.Rich() }
+func (fuzzKit) Tags(m map[string]string) int       { return len(m) }
+func (fuzzKit) Boom() int                          { return kit{}.Boom() }
+func (fuzzKit) Raw(m json.RawMessage) (int, error) { return len(m), nil }
+
+// FuzzHandle serves any message after an initialize: every line written is
+// JSON, and nothing is answered InternalError (which is what a
+// panic of the protocol's own code would be, past the middleware).
+func FuzzHandle(f *testing.F) {
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","method":"tools/list","params":{"cursor":"YWRk"},"id":1}`,
+		`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}},"id":1}`,
+		`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"point","arguments":{"a":1,"b":0},` + meta + `},"id":1}`,
+		`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"rich",` + meta + `},"id":1}`,
+		`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"boom"},"id":1}`,
+		`{"jsonrpc":"2.0","method":"server/discover","params":{` + meta + `},"id":1}`,
+		`{"jsonrpc":"2.0","method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":[],"io.modelcontextprotocol/logLevel":1}},"id":1}`,
+		`{"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"c","version":"1"}},"id":1}`,
+		`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"tags","arguments":{"a":"\u00e9"}},"id":1}`,
+		`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"\u0061dd","_meta":{"io.modelcontextprotocol/protocolVersion":"2026\u002d07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"\u0064ebug"}},"id":1}`,
+	} {
+		f.Add(seed)
+	}
+	s := mcp.New(&mcp.Options{Name: "fuzz", Version: "1", PageSize: 2})
+	if err := s.Register("", fuzzKit{}); err != nil {
+		f.Fatal(err)
+	}
+	const init = `{"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}},"id":0}` + "\n"
+	f.Fuzz(func(t *testing.T, line string) {
+		var out bytes.Buffer
+		err := rpc.Serve(context.Background(), strings.NewReader(init+line+"\n"), &out, s.Handler(),
+			&rpc.Options{Sequential: true, Logger: wiretest.Quiet()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range wiretest.Lines(t, out.String()) {
+			if !json.Valid([]byte(l)) {
+				t.Fatalf("not JSON: %q", l)
+			}
+			if strings.Contains(l, `"error":{"code":-32603`) {
+				t.Fatalf("internal error for %q: %s", line, l)
+			}
+		}
+	})
+}

@@ -1,0 +1,301 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/toolrpc/toolrpc/middleware"
+	"github.com/toolrpc/toolrpc/rpc"
+	"github.com/toolrpc/toolrpc/service"
+)
+
+// The protocol revisions a Server speaks.
+const (
+	// Latest is the latest revision, the modern one: stateless, every
+	// request carrying its revision in its _meta.
+	Latest = "2026-07-28"
+	// LatestLegacy is the latest revision that opens with initialize:
+	// what initialize answers when the client asks for a revision the
+	// server does not speak.
+	LatestLegacy = "2025-11-25"
+)
+
+// Versions are the revisions a Server speaks, newest first: what
+// server/discover and an UnsupportedProtocolVersion error list.
+var versions = []string{Latest, LatestLegacy, "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// Versions returns the revisions a Server speaks, newest first.
+func Versions() []string { return slices.Clone(versions) }
+
+// The protocol's own error codes (2026-07-28), beside JSON-RPC's.
+const (
+	// HeaderMismatch (-32020): on HTTP, headers that do not match the
+	// body. Never sent on a stream connection.
+	HeaderMismatch rpc.Code = -32020
+	// MissingRequiredClientCapability (-32021): the request needs a
+	// capability the client did not declare.
+	MissingRequiredClientCapability rpc.Code = -32021
+	// UnsupportedProtocolVersion (-32022): the request's _meta names a
+	// revision the server does not speak; its data lists those it does.
+	UnsupportedProtocolVersion rpc.Code = -32022
+)
+
+// Options configure a Server. A nil *Options, and every zero field, means
+// the documented default.
+type Options struct {
+	// Name and Version identify the server (serverInfo). Default: the
+	// program's name, and its module's version ("(devel)" when unknown).
+	Name    string
+	Version string
+	// Title is the server's human-readable name (2025-06-18 and later).
+	Title string
+	// Instructions tell a model how to use the server's tools.
+	Instructions string
+
+	// Service configures how the values' methods are served: their names
+	// (Names), their validation, unknown members. Its Logger gets the
+	// registration's warnings.
+	Service service.Options
+
+	// InvalidParamsAsErrors answers a tools/call whose arguments fail
+	// binding or validation with a JSON-RPC InvalidParams error (its data
+	// the list of problems, service.FieldErrors) instead of a result with
+	// isError true.
+	InvalidParamsAsErrors bool
+
+	// PageSize is the most tools one tools/list answer holds; a longer
+	// list is paginated (nextCursor). Default: 100.
+	PageSize int
+
+	// ListTTL is how long a modern client may cache a tools/list or
+	// server/discover answer (ttlMs); 0 says it is stale at once.
+	ListTTL time.Duration
+	// Private marks those answers as varying with the client's
+	// authorization (cacheScope "private"); the default is "public".
+	Private bool
+
+	// Middleware wraps the protocol's handler inside the default stack
+	// (middleware.Default), the first outermost.
+	Middleware []middleware.Middleware
+}
+
+// A Server is a Model Context Protocol server whose tools are the methods
+// of Go values. Its methods are safe for concurrent use: tools may be
+// registered and removed while connections serve it, and the legacy
+// sessions under way are told (notifications/tools/list_changed).
+type Server struct {
+	opts     Options
+	pageSize int
+	info     [2][]byte // serverInfo: before 2025-06-18, and since (title)
+	listTail []byte    // the members every modern list ends with, a comma first
+
+	cat atomic.Pointer[catalog] // the tools, replaced whole on a change
+
+	mu       sync.Mutex             // serializes changes of cat, guards sessions
+	sessions map[*session]*rpc.Conn // the initialized legacy sessions, by connection
+}
+
+// catalog is the tools of a Server at one time; it is never modified.
+type catalog struct {
+	tools map[string]*tool
+	names []string // sorted
+}
+
+// New returns a Server with no tools. opts may be nil.
+func New(opts *Options) *Server {
+	s := &Server{sessions: map[*session]*rpc.Conn{}}
+	s.cat.Store(&catalog{tools: map[string]*tool{}})
+	if opts != nil {
+		s.opts = *opts
+	}
+	s.pageSize = s.opts.PageSize
+	if s.pageSize <= 0 {
+		s.pageSize = 100
+	}
+	name, version := s.opts.Name, s.opts.Version
+	if name == "" {
+		name = filepath.Base(os.Args[0])
+	}
+	if version == "" {
+		version = "(devel)"
+		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+			version = bi.Main.Version
+		}
+	}
+	s.info[0] = mustJSON(implementation{Name: name, Version: version})
+	s.info[1] = mustJSON(implementation{Name: name, Title: s.opts.Title, Version: version})
+	scope := "public"
+	if s.opts.Private {
+		scope = "private"
+	}
+	s.listTail = fmt.Appendf(nil, `,"ttlMs":%d,"cacheScope":%q`, s.opts.ListTTL.Milliseconds(), scope)
+	return s
+}
+
+// implementation is the protocol's Implementation: who a peer is.
+type implementation struct {
+	Name    string `json:"name"`
+	Title   string `json:"title,omitempty"`
+	Version string `json:"version"`
+}
+
+// encode encodes v as encoding/json does, without escaping HTML.
+func encode(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// mustJSON encodes v, which cannot fail.
+func mustJSON(v any) []byte {
+	b, err := encode(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// Register makes each exported method of value a tool, named as
+// service.Service.Register names it (namespace, if not empty, prefixes it
+// with a dot), and tells the legacy sessions under way. Every tool is
+// checked before any is added:
+//   - its name must be 1 to 128 of A-Z, a-z, 0-9, _, - and . (the
+//     protocol's rule for tool names);
+//   - it must take its params by name (arguments are an object): one
+//     struct, one map, one json.RawMessage, or nothing;
+//   - everything service.Service.Register checks, and the keys of
+//     [Annotated].ToolAnnotations, which must name its tools' Go methods.
+//
+// Register fails, and adds no tool, if any of them is not met.
+func (s *Server) Register(namespace string, value any) error {
+	// Each value gets a Service of its own: one that fails adds nothing,
+	// and none is changed while it serves.
+	svc := service.New(&s.opts.Service)
+	if err := svc.Register(namespace, value); err != nil {
+		return fmt.Errorf("mcp: %w", err)
+	}
+	notes, err := annotationsOf(value)
+	if err != nil {
+		return err
+	}
+	infos := svc.Describe()
+	added := make([]*tool, 0, len(infos))
+	goNames := map[string]bool{}
+	_, annotated := value.(Annotated)
+	for _, info := range infos {
+		if annotated && info.GoName == "ToolAnnotations" {
+			continue // served by the Service, never called: not a tool
+		}
+		goNames[info.GoName] = true
+		t, err := newTool(info, notes[info.GoName], svc)
+		if err != nil {
+			return err
+		}
+		added = append(added, t)
+	}
+	for goName := range notes {
+		if !goNames[goName] {
+			return fmt.Errorf("mcp: ToolAnnotations annotates %q, which is not a tool of %T", goName, value)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := s.cat.Load()
+	for _, t := range added {
+		if _, dup := old.tools[t.name]; dup {
+			return fmt.Errorf("mcp: tool %q is registered twice", t.name)
+		}
+	}
+	next := &catalog{tools: maps.Clone(old.tools), names: slices.Clone(old.names)}
+	for _, t := range added {
+		next.tools[t.name] = t
+		next.names = append(next.names, t.name)
+	}
+	slices.Sort(next.names)
+	s.change(next)
+	return nil
+}
+
+// Remove removes the tools called names, and reports how many there were.
+func (s *Server) Remove(names ...string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := s.cat.Load()
+	next := &catalog{tools: maps.Clone(old.tools)}
+	for _, name := range names {
+		delete(next.tools, name)
+	}
+	n := len(old.tools) - len(next.tools)
+	if n > 0 {
+		next.names = slices.DeleteFunc(slices.Clone(old.names), func(name string) bool { return next.tools[name] == nil })
+		s.change(next)
+	}
+	return n
+}
+
+// change makes next the tools, and tells the legacy sessions under way.
+// s.mu is held.
+func (s *Server) change(next *catalog) {
+	s.cat.Store(next)
+	s.prune()
+	for _, conn := range s.sessions {
+		// Written when the output has room, or dropped when the
+		// connection ends: never waited for here.
+		go func() { _ = conn.Notify(context.Background(), notifyListChanged, nil) }()
+	}
+}
+
+// prune forgets the sessions whose connections have ended. s.mu is held.
+func (s *Server) prune() {
+	for c, conn := range s.sessions {
+		select {
+		case <-conn.Done():
+			delete(s.sessions, c)
+		default:
+		}
+	}
+}
+
+// track adds c, served on conn, to the sessions told of changes. Sessions
+// whose connections have ended are forgotten at the next change or the
+// next initialize, whichever comes first.
+func (s *Server) track(c *session, conn *rpc.Conn) {
+	if conn == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.prune()
+	s.sessions[c] = conn
+}
+
+// Tools returns the names of the tools, sorted.
+func (s *Server) Tools() []string { return slices.Clone(s.cat.Load().names) }
+
+// Handler returns a handler for one connection: each connection needs its
+// own, since a legacy client's initialize sets the revision of its
+// connection. It is the protocol's handler wrapped in Options.Middleware
+// and middleware.Default, whose records go to the logger of the
+// connection (rpc.Options.Logger).
+func (s *Server) Handler() rpc.Handler {
+	mw := append([]middleware.Middleware{middleware.Default(nil)}, s.opts.Middleware...)
+	return middleware.Chain(mw...)(&session{s: s, logLevel: -1})
+}
+
+// errNoTools is the error of serving a Server without tools.
+var errNoTools = errors.New("mcp: no tool to serve")

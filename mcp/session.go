@@ -1,0 +1,400 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"slices"
+	"sort"
+	"sync"
+
+	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/rpc"
+	"github.com/toolrpc/toolrpc/service"
+)
+
+// The methods and notifications a Server answers.
+const (
+	methodInitialize  = "initialize"
+	methodPing        = "ping"
+	methodDiscover    = "server/discover"
+	methodToolsList   = "tools/list"
+	methodToolsCall   = "tools/call"
+	notifyInitialized = "notifications/initialized"
+	notifyListChanged = "notifications/tools/list_changed"
+)
+
+// The per-request _meta keys of 2026-07-28.
+const (
+	metaVersion      = "io.modelcontextprotocol/protocolVersion"
+	metaCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	metaClientInfo   = "io.modelcontextprotocol/clientInfo"
+	metaLogLevel     = "io.modelcontextprotocol/logLevel"
+	metaServerInfo   = "io.modelcontextprotocol/serverInfo"
+)
+
+// revision is the protocol revision a request is served by.
+type revision struct {
+	name   string
+	modern bool // 2026-07-28: stateless, resultType, _meta serverInfo
+	// level is what the revision's results and tools hold: 0 (2024-11-05),
+	// 1 (2025-03-26: annotations), 2 (2025-06-18 and later: title,
+	// outputSchema, structuredContent).
+	level int
+}
+
+// revisionOf returns the revision called name, and whether it is one a
+// Server speaks.
+func revisionOf(name string) (revision, bool) {
+	switch name {
+	case Latest:
+		return revision{Latest, true, 2}, true
+	case LatestLegacy:
+		return revision{LatestLegacy, false, 2}, true
+	case "2025-06-18":
+		return revision{"2025-06-18", false, 2}, true
+	case "2025-03-26":
+		return revision{"2025-03-26", false, 1}, true
+	case "2024-11-05":
+		return revision{"2024-11-05", false, 0}, true
+	}
+	return revision{}, false
+}
+
+// stringValue returns the characters of the JSON string raw, and whether
+// raw is a string. raw comes from a message the connection has checked:
+// valid JSON, valid UTF-8. A string without escapes costs nothing.
+func stringValue(raw []byte) ([]byte, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return nil, false
+	}
+	if body := raw[1 : len(raw)-1]; bytes.IndexByte(body, '\\') < 0 {
+		return body, true
+	}
+	return unescape(raw)
+}
+
+// unescape is stringValue for a string with escapes.
+func unescape(raw []byte) ([]byte, bool) {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return nil, false
+	}
+	return []byte(s), true
+}
+
+// session is the protocol's handler for one connection.
+type session struct {
+	s *Server
+
+	mu         sync.Mutex
+	negotiated string // by initialize; "" before it
+	logLevel   int    // by logging/setLevel: an index in logLevels; -1 before it
+}
+
+// Handle answers one request or notification.
+func (c *session) Handle(ctx context.Context, req *rpc.Request) (any, error) {
+	if req.IsNotification() {
+		if req.Method == notifyInitialized {
+			return nil, nil
+		}
+		return nil, rpc.NewError(rpc.MethodNotFound, "")
+	}
+	if req.ID[0] == 'n' { // MCP, unlike JSON-RPC, has no request with id null
+		return nil, rpc.NewError(rpc.InvalidRequest, "Invalid Request").WithData(rpc.InvalidRequestData{Reason: "an MCP request's id must not be null"})
+	}
+	switch req.Method {
+	case methodInitialize, methodPing, methodDiscover, methodToolsList, methodToolsCall, methodSetLevel:
+	default:
+		return nil, rpc.NewError(rpc.MethodNotFound, "")
+	}
+	if len(req.Params) > 0 && req.Params[0] != '{' {
+		return nil, invalid(&service.FieldError{Rule: "shape", Message: "params must be an object"})
+	}
+	if req.Method == methodInitialize {
+		return c.initialize(ctx, req)
+	}
+	r, err := c.revision(req)
+	if err != nil {
+		return nil, err
+	}
+	switch req.Method {
+	case methodPing:
+		if r.modern { // removed in 2026-07-28
+			return nil, rpc.NewError(rpc.MethodNotFound, "")
+		}
+		return c.s.result(r, nil), nil
+	case methodDiscover:
+		if !r.modern { // new in 2026-07-28
+			return nil, rpc.NewError(rpc.MethodNotFound, "")
+		}
+		return c.s.discover(r), nil
+	case methodSetLevel:
+		if r.modern { // removed in 2026-07-28: _meta's logLevel instead
+			return nil, rpc.NewError(rpc.MethodNotFound, "")
+		}
+		return c.setLevel(r, req.Params)
+	case methodToolsList:
+		return c.s.list(r, req.Params)
+	}
+	return c.s.call(withLogLevel(ctx, c.logLevelOf(r, req)), r, req)
+}
+
+// logLevelOf is the index in logLevels of the least severe level of log
+// messages req's client wants, -1 for none: a modern request's _meta
+// logLevel, a legacy session's logging/setLevel.
+func (c *session) logLevelOf(r revision, req *rpc.Request) int {
+	if r.modern {
+		level, ok := stringValue(codec.Member(req.Meta, metaLogLevel))
+		if !ok {
+			return -1
+		}
+		return slices.Index(logLevels, string(level))
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.logLevel
+}
+
+// metaField is the FieldError path of a member of _meta.
+func metaField(key string) string { return `_meta["` + key + `"]` }
+
+// invalid is an InvalidParams error listing problems, as package service
+// lists them.
+func invalid(problems ...*service.FieldError) error {
+	return rpc.NewError(rpc.InvalidParams, "").WithData(service.FieldErrors(problems))
+}
+
+// revision returns the revision req is served by: the one its _meta names,
+// else the one its connection negotiated. ping alone needs neither.
+func (c *session) revision(req *rpc.Request) (revision, error) {
+	v := codec.Member(req.Meta, metaVersion)
+	if v == nil {
+		c.mu.Lock()
+		name := c.negotiated
+		c.mu.Unlock()
+		if name == "" {
+			if req.Method == methodPing {
+				return revision{LatestLegacy, false, 2}, nil
+			}
+			return revision{}, invalid(&service.FieldError{Field: metaField(metaVersion), Rule: "required",
+				Message: "the request names no protocol version, and no initialize came before it"})
+		}
+		r, _ := revisionOf(name)
+		return r, nil
+	}
+	name, ok := stringValue(v)
+	if !ok {
+		return revision{}, invalid(&service.FieldError{Field: metaField(metaVersion), Rule: "type", Param: "string",
+			Message: "the protocol version must be a string"})
+	}
+	r, ok := revisionOf(string(name))
+	if !ok {
+		return revision{}, rpc.NewError(UnsupportedProtocolVersion, "Unsupported protocol version").
+			WithData(unsupported{Supported: versions, Requested: codec.Echo(name)})
+	}
+	if r.modern {
+		if err := checkMeta(req.Meta); err != nil {
+			return revision{}, err
+		}
+	}
+	return r, nil
+}
+
+// unsupported is the data of an UnsupportedProtocolVersion error.
+type unsupported struct {
+	Supported []string `json:"supported"`
+	Requested string   `json:"requested"`
+}
+
+// logLevels are the protocol's log levels, least severe first.
+var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// checkMeta checks the per-request fields of a modern request's _meta
+// beside its version: clientCapabilities (required), clientInfo and
+// logLevel.
+func checkMeta(meta json.RawMessage) error {
+	var problems []*service.FieldError
+	switch caps := codec.Member(meta, metaCapabilities); {
+	case caps == nil:
+		problems = append(problems, &service.FieldError{Field: metaField(metaCapabilities), Rule: "required",
+			Message: "the client's capabilities are required"})
+	case caps[0] != '{':
+		problems = append(problems, &service.FieldError{Field: metaField(metaCapabilities), Rule: "type", Param: "object",
+			Message: "the client's capabilities must be an object"})
+	}
+	if info := codec.Member(meta, metaClientInfo); info != nil && !isImplementation(info) {
+		problems = append(problems, &service.FieldError{Field: metaField(metaClientInfo), Rule: "type", Param: "Implementation",
+			Message: "the client's info must be an object with a string name and version"})
+	}
+	if lv := codec.Member(meta, metaLogLevel); lv != nil {
+		if level, ok := stringValue(lv); !ok || !slices.Contains(logLevels, string(level)) {
+			problems = append(problems, &service.FieldError{Field: metaField(metaLogLevel), Rule: "oneof",
+				Param: "debug info notice warning error critical alert emergency", Message: "the log level must be one of the protocol's"})
+		}
+	}
+	if problems != nil {
+		return invalid(problems...)
+	}
+	return nil
+}
+
+// isImplementation reports whether v is an Implementation: an object with
+// a string name and a string version.
+func isImplementation(v json.RawMessage) bool {
+	var impl struct {
+		Name    *string `json:"name"`
+		Version *string `json:"version"`
+	}
+	return v[0] == '{' && json.Unmarshal(v, &impl) == nil && impl.Name != nil && impl.Version != nil
+}
+
+// initialize answers a legacy client's handshake: the revision is the
+// client's when the server speaks it, else LatestLegacy.
+func (c *session) initialize(ctx context.Context, req *rpc.Request) (any, error) {
+	var problems []*service.FieldError
+	var asked string
+	if v := codec.Member(req.Params, "protocolVersion"); v == nil {
+		problems = append(problems, &service.FieldError{Field: "protocolVersion", Rule: "required", Message: "protocolVersion is required"})
+	} else if json.Unmarshal(v, &asked) != nil {
+		problems = append(problems, &service.FieldError{Field: "protocolVersion", Rule: "type", Param: "string", Message: "protocolVersion must be a string"})
+	}
+	switch caps := codec.Member(req.Params, "capabilities"); {
+	case caps == nil:
+		problems = append(problems, &service.FieldError{Field: "capabilities", Rule: "required", Message: "capabilities is required"})
+	case caps[0] != '{':
+		problems = append(problems, &service.FieldError{Field: "capabilities", Rule: "type", Param: "object", Message: "capabilities must be an object"})
+	}
+	switch info := codec.Member(req.Params, "clientInfo"); {
+	case info == nil:
+		problems = append(problems, &service.FieldError{Field: "clientInfo", Rule: "required", Message: "clientInfo is required"})
+	case !isImplementation(info):
+		problems = append(problems, &service.FieldError{Field: "clientInfo", Rule: "type", Param: "Implementation",
+			Message: "clientInfo must be an object with a string name and version"})
+	}
+	if problems != nil {
+		return nil, invalid(problems...)
+	}
+	r, ok := revisionOf(asked)
+	if !ok || r.modern {
+		r, _ = revisionOf(LatestLegacy)
+	}
+	c.mu.Lock()
+	c.negotiated = r.name
+	c.mu.Unlock()
+	c.s.track(c, rpc.ConnFromContext(ctx))
+	b := append(c.s.open(r), `"protocolVersion":`...)
+	b = codec.AppendString(b, r.name)
+	b = append(b, `,"capabilities":`...)
+	b = c.s.capabilities(b, r)
+	b = append(b, `,"serverInfo":`...)
+	b = append(b, c.s.serverInfo(r)...)
+	if c.s.opts.Instructions != "" {
+		b = append(b, `,"instructions":`...)
+		b = codec.AppendString(b, c.s.opts.Instructions)
+	}
+	return c.s.close(r, b), nil
+}
+
+// capabilities appends the server's capabilities in revision r: a legacy
+// session is told of changes to the tools (notifications/tools/list_changed);
+// a modern client would have to listen for them (subscriptions/listen),
+// which this server does not offer.
+func (s *Server) capabilities(b []byte, r revision) []byte {
+	if r.modern {
+		return append(b, `{"logging":{},"tools":{}}`...)
+	}
+	return append(b, `{"logging":{},"tools":{"listChanged":true}}`...)
+}
+
+// serverInfo is the server's Implementation, as revision r has it.
+func (s *Server) serverInfo(r revision) []byte {
+	if r.level >= 2 {
+		return s.info[1]
+	}
+	return s.info[0]
+}
+
+// open starts a result of revision r: a modern result starts with its
+// resultType. Its members follow, separated by commas, and close ends it.
+func (s *Server) open(r revision) []byte {
+	b := make([]byte, 0, 256)
+	if r.modern {
+		return append(b, `{"resultType":"complete",`...)
+	}
+	return append(b, '{')
+}
+
+// close ends the result b opened by open: a modern result ends with the
+// server's identity in its _meta.
+func (s *Server) close(r revision, b []byte) json.RawMessage {
+	if !r.modern {
+		return append(b, '}')
+	}
+	if b[len(b)-1] != ',' {
+		b = append(b, ',')
+	}
+	b = append(b, `"_meta":{"`+metaServerInfo+`":`...)
+	b = append(b, s.serverInfo(r)...)
+	return append(b, "}}"...)
+}
+
+// result is a result of revision r whose members are body (nil for none).
+func (s *Server) result(r revision, body []byte) json.RawMessage {
+	return s.close(r, append(s.open(r), body...))
+}
+
+// discover answers server/discover.
+func (s *Server) discover(r revision) json.RawMessage {
+	b := append(s.open(r), `"supportedVersions":`...)
+	b = append(b, mustJSON(versions)...)
+	b = append(b, `,"capabilities":`...)
+	b = s.capabilities(b, r)
+	if s.opts.Instructions != "" {
+		b = append(b, `,"instructions":`...)
+		b = codec.AppendString(b, s.opts.Instructions)
+	}
+	b = append(b, s.listTail...)
+	return s.close(r, b)
+}
+
+// list answers tools/list: a page of tools in the order of their names,
+// from the one after the cursor's (base64url of the last name sent).
+func (s *Server) list(r revision, params json.RawMessage) (any, error) {
+	cat := s.cat.Load()
+	start := 0
+	if cur := codec.Member(params, "cursor"); cur != nil {
+		var text string
+		after, err := []byte(nil), json.Unmarshal(cur, &text)
+		if err == nil {
+			after, err = base64.RawURLEncoding.DecodeString(text)
+		}
+		if err != nil || len(after) == 0 {
+			return nil, rpc.NewError(rpc.InvalidParams, "Invalid cursor")
+		}
+		start = sort.SearchStrings(cat.names, string(after))
+		if start < len(cat.names) && cat.names[start] == string(after) {
+			start++
+		}
+	}
+	end := min(start+s.pageSize, len(cat.names))
+	level := r.level
+	b := append(s.open(r), `"tools":[`...)
+	for i, name := range cat.names[start:end] {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, cat.tools[name].entry[level]...)
+	}
+	b = append(b, ']')
+	if end < len(cat.names) {
+		b = append(b, `,"nextCursor":"`...)
+		b = base64.RawURLEncoding.AppendEncode(b, []byte(cat.names[end-1]))
+		b = append(b, '"')
+	}
+	if r.modern {
+		b = append(b, s.listTail...)
+	}
+	return s.close(r, b), nil
+}

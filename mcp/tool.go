@@ -1,0 +1,149 @@
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/toolrpc/toolrpc/service"
+)
+
+// Annotations are the hints a tool gives a client about what it does
+// (the protocol's ToolAnnotations, 2025-03-26 and later). Each is a hint,
+// never a guarantee; nil leaves it to the protocol's default.
+type Annotations struct {
+	// ReadOnlyHint: the tool does not modify its environment (default
+	// false).
+	ReadOnlyHint *bool `json:"readOnlyHint,omitempty"`
+	// DestructiveHint: the tool may destroy or overwrite, rather than only
+	// add (default true; meaningful only when not read-only).
+	DestructiveHint *bool `json:"destructiveHint,omitempty"`
+	// IdempotentHint: calling it again with the same arguments has no
+	// further effect (default false; meaningful only when not read-only).
+	IdempotentHint *bool `json:"idempotentHint,omitempty"`
+	// OpenWorldHint: the tool reaches an open world of external entities
+	// (default true).
+	OpenWorldHint *bool `json:"openWorldHint,omitempty"`
+}
+
+// Bool returns a pointer to b, for Annotations.
+func Bool(b bool) *bool { return &b }
+
+// Annotated is implemented by a registered value that annotates its tools.
+// ToolAnnotations is called once, at registration; its keys are Go method
+// names (Delete, not delete), as service.Documented's are, and each must
+// name a tool of the value, or registration fails. It is not a tool itself.
+type Annotated interface {
+	ToolAnnotations() map[string]Annotations
+}
+
+// annotationsOf returns the annotations of value, if it has any.
+func annotationsOf(value any) (notes map[string]Annotations, err error) {
+	a, ok := value.(Annotated)
+	if !ok {
+		return nil, nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			notes, err = nil, fmt.Errorf("mcp: %T.ToolAnnotations panicked: %v", value, r)
+		}
+	}()
+	return a.ToolAnnotations(), nil
+}
+
+// MaxToolName is the longest tool name, in bytes.
+const MaxToolName = 128
+
+// checkName reports a name that is not 1 to MaxToolName of [A-Za-z0-9_.-].
+func checkName(name string) error {
+	if name == "" || len(name) > MaxToolName {
+		return fmt.Errorf("mcp: tool name %q is %d bytes long: it must be 1 to %d", name, len(name), MaxToolName)
+	}
+	for i := range len(name) {
+		switch c := name[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '_', c == '-', c == '.':
+		default:
+			return fmt.Errorf("mcp: tool name %q holds %q: only A-Z, a-z, 0-9, _, - and . make a tool name", name, string([]rune(name[i:])[0]))
+		}
+	}
+	return nil
+}
+
+// tool is a registered tool and its tools/list entries.
+type tool struct {
+	name       string
+	svc        *service.Service // serves it
+	structured bool             // the result is a struct: structuredContent, outputSchema
+	hasResult  bool
+	// entry is its tools/list entry per feature level: before 2025-03-26,
+	// 2025-03-26 (annotations), 2025-06-18 and later (title,
+	// outputSchema).
+	entry [3][]byte
+}
+
+// toolEntry is a tools/list entry, in the order its members are written.
+type toolEntry struct {
+	Name         string          `json:"name"`
+	Title        string          `json:"title,omitempty"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	Annotations  *annotations    `json:"annotations,omitempty"`
+}
+
+// annotations are Annotations with the title, as written.
+type annotations struct {
+	Title string `json:"title,omitempty"`
+	Annotations
+}
+
+// newTool checks a method as a tool and makes its entries.
+func newTool(info service.MethodInfo, notes Annotations, svc *service.Service) (*tool, error) {
+	if err := checkName(info.Name); err != nil {
+		return nil, err
+	}
+	in, err := inputSchema(info)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: tool %s: %w", info.Name, err)
+	}
+	t := &tool{name: info.Name, svc: svc, hasResult: info.Result != nil}
+	t.structured = info.Result != nil && slices.Equal(info.Result.Type, []string{"object"})
+	var out json.RawMessage
+	if t.structured {
+		// What encoding/json makes of the struct, the protocol's default
+		// dialect left implicit.
+		r := *info.Result
+		r.Schema = ""
+		if out, err = encode(&r); err != nil {
+			return nil, fmt.Errorf("mcp: tool %s: its result's schema: %w", info.Name, err)
+		}
+	}
+	e := toolEntry{Name: info.Name, Description: info.Description, InputSchema: in}
+	t.entry[0] = mustJSON(e)
+	a := &annotations{Title: info.Title, Annotations: notes}
+	if *a == (annotations{}) {
+		a = nil
+	}
+	e.Annotations = a
+	t.entry[1] = mustJSON(e)
+	e.Title, e.OutputSchema = info.Title, out
+	t.entry[2] = mustJSON(e)
+	return t, nil
+}
+
+// inputSchema is the schema of a tool's arguments: an object at the root.
+func inputSchema(info service.MethodInfo) (json.RawMessage, error) {
+	if info.Params == nil {
+		return json.RawMessage(`{"type":"object","additionalProperties":false}`), nil
+	}
+	if info.ParamStructure == service.ByPosition {
+		return nil, fmt.Errorf("its arguments would be an array, and MCP's are an object: a tool takes one struct, one map, one json.RawMessage, or nothing")
+	}
+	s := *info.Params
+	s.Schema = "" // 2020-12, the protocol's default
+	if !slices.Contains(s.Type, "object") && len(s.Type) > 0 {
+		return nil, fmt.Errorf("its arguments have the JSON type %v, and MCP's are an object", s.Type)
+	}
+	s.Type = []string{"object"}
+	return encode(&s)
+}
