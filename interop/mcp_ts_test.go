@@ -13,14 +13,20 @@ import (
 // The official MCP TypeScript SDK's client (@modelcontextprotocol/sdk
 // 1.32.2, installed by `npm ci` in ts/) runs ts/client.mjs against the
 // built examples/mcp over stdio: see the script for what it checks. It is
-// skipped without node, or before npm ci.
+// skipped without node, or before npm ci, except in CI (CI set), where
+// that fails it.
 func TestTypeScriptSDKClient(t *testing.T) {
+	// In CI (.ci/run sets nothing up to skip), a missing client is a failure.
+	missing := t.Skip
+	if os.Getenv("CI") != "" {
+		missing = t.Fatal
+	}
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("no node")
+		missing("no node")
 	}
 	if _, err := os.Stat("ts/node_modules/@modelcontextprotocol/sdk"); err != nil {
-		t.Skip("run npm ci in interop/ts first")
+		missing("run npm ci in interop/ts first")
 	}
 	if testing.Short() {
 		t.Skip("builds and runs the example")
