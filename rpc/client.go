@@ -192,9 +192,9 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	return err
 }
 
-// inputEnded fails the calls of ours waiting: with the input ended (err
+// readEnded fails the calls of ours waiting: with the input ended (err
 // is io.EOF) or failed, no response can come any more.
-func (c *Conn) inputEnded(err error) {
+func (c *Conn) readEnded(err error) {
 	if err == io.EOF {
 		c.calls.fail(errInputEnded)
 	} else {

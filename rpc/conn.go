@@ -53,8 +53,9 @@ type Conn struct {
 	stopErr error // why the connection was shut down
 	readErr error // the input's error, other than io.EOF
 
-	done chan struct{} // closed when the connection has finished
-	err  error         // what Wait returns
+	inputDone chan struct{} // closed when the reader has ended (see InputEnded)
+	done      chan struct{} // closed when the connection has finished
+	err       error         // what Wait returns
 }
 
 // NewConn starts a connection that reads messages from r and writes messages
@@ -77,16 +78,17 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Opt
 		log = slog.Default()
 	}
 	c := &Conn{
-		core:    newCore(ctx, h, log, &o),
-		log:     log,
-		rawR:    r,
-		rawW:    w,
-		r:       codec.NewReader(r, o.MaxFrameSize),
-		w:       codec.NewWriter(w),
-		dec:     codec.Decoder{MaxDepth: o.MaxDepth, MaxBatch: min(o.MaxBatch, math.MaxInt32)}, // a batch entry's slot is an int32
-		grace:   positiveOr(o.ShutdownGrace, DefaultShutdownGrace),
-		methods: methodNames{},
-		done:    make(chan struct{}),
+		core:      newCore(ctx, h, log, &o),
+		log:       log,
+		rawR:      r,
+		rawW:      w,
+		r:         codec.NewReader(r, o.MaxFrameSize),
+		w:         codec.NewWriter(w),
+		dec:       codec.Decoder{MaxDepth: o.MaxDepth, MaxBatch: min(o.MaxBatch, math.MaxInt32)}, // a batch entry's slot is an int32
+		grace:     positiveOr(o.ShutdownGrace, DefaultShutdownGrace),
+		methods:   methodNames{},
+		inputDone: make(chan struct{}),
+		done:      make(chan struct{}),
 	}
 	c.calls.init(log, &o)
 	// A write that fails where no caller sees it (a line queued by a
@@ -131,6 +133,7 @@ func (c *Conn) neverStart(err error) {
 	c.core.stop()
 	c.queue.stop()
 	c.calls.fail(err)
+	close(c.inputDone)
 	c.stopWatch = func() bool { return false }
 	c.finish()
 }
@@ -309,6 +312,8 @@ func (c *Conn) reply(line []byte) { c.write(line) }
 func (c *Conn) replyString(id []byte, s string) { _ = c.wrote(codec.WriteStringResponse(c.w, id, s)) }
 
 func (c *Conn) logger() *slog.Logger { return c.log }
+
+func (c *Conn) inputEnded() <-chan struct{} { return c.inputDone }
 
 func (c *Conn) notify(ctx context.Context, line []byte) error {
 	_, err := c.queueLine(ctx, line)

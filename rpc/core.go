@@ -64,6 +64,9 @@ type replier interface {
 	notify(ctx context.Context, line []byte) error
 	// logger is the logger of the calls (see LoggerFromContext).
 	logger() *slog.Logger
+	// inputEnded is closed once no message can come from the peer any
+	// more (see InputEnded); nil when the transport has no such moment.
+	inputEnded() <-chan struct{}
 }
 
 // newCore makes a dispatch core answering with h (nil: every request is

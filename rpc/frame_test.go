@@ -44,6 +44,8 @@ func (o *frameOut) notify(_ context.Context, line []byte) error {
 
 func (o *frameOut) logger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
+func (o *frameOut) inputEnded() <-chan struct{} { return nil }
+
 func (o *frameOut) taken() []string {
 	o.mu.Lock()
 	defer o.mu.Unlock()

@@ -100,6 +100,29 @@ func CancelledSilently(ctx context.Context) bool {
 	return in != nil && in.state.Load() == stateCancelledMCP
 }
 
+// InBatch reports whether the call ctx belongs to came as an entry of a
+// batch (a protocol that forbids batches refuses its entries with it).
+func InBatch(ctx context.Context) bool {
+	in := callFrom(ctx)
+	return in != nil && in.batch != nil && !in.batch.single
+}
+
+// InputEnded returns a channel closed once the peer can send nothing more
+// to the connection whose call ctx belongs to: its input ended, failed, or
+// the connection shut down. A call that waits on the peer rather than on
+// work of its own (a subscription that answers when something changes)
+// ends then, for no cancellation can come any more and the connection
+// waits for its calls before it finishes. It returns nil (a channel never
+// closed) for a call of a transport whose requests are inputs of their
+// own ([HTTPHandler]: a client that goes away cancels its calls), or for a
+// ctx that belongs to no call.
+func InputEnded(ctx context.Context) <-chan struct{} {
+	if in := callFrom(ctx); in != nil {
+		return in.out.inputEnded()
+	}
+	return nil
+}
+
 // ConnFromContext returns the connection whose handler ctx was given to, or
 // nil if ctx belongs to no call.
 func ConnFromContext(ctx context.Context) *Conn {

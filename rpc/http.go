@@ -241,6 +241,10 @@ func (o *httpReply) notify(_ context.Context, line []byte) error {
 
 func (o *httpReply) logger() *slog.Logger { return o.log }
 
+// inputEnded is nil: each request is its own input, and a client that goes
+// away cancels its calls.
+func (o *httpReply) inputEnded() <-chan struct{} { return nil }
+
 // event writes line as a Server-Sent Event, starting the stream first;
 // o.mu is held.
 func (o *httpReply) event(line []byte) {

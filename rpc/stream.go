@@ -19,6 +19,7 @@ import (
 // Once the connection shuts down, what was read is still answered
 // (ServerShuttingDown) as long as the output works.
 func (c *Conn) read() {
+	defer close(c.inputDone)
 	defer c.queue.close()
 	var tooLarge *codec.FrameTooLargeError // outside the loop: errors.As makes it escape
 	for {
@@ -37,7 +38,7 @@ func (c *Conn) read() {
 				c.readErr = fmt.Errorf("rpc: read: %w", err)
 				c.mu.Unlock()
 			}
-			c.inputEnded(err) // no response can come any more
+			c.readEnded(err) // no response can come any more
 			c.readMu.Unlock()
 			return
 		}
