@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -236,4 +238,57 @@ func TestDiscoverThroughTheBinary(t *testing.T) {
 	openrpctest.Validate(t, answer.Result)
 	assert.Contains(t, string(answer.Result), `{"openrpc":"1.3.2","info":{"title":"calculator","version":`)
 	assert.Contains(t, string(answer.Result), `{"name":"b","description":"the divisor, not zero","required":true,"schema":{"description":"the divisor, not zero","not":{"const":0},"type":"number"}}`)
+}
+
+// With -http, the binary serves JSON-RPC over HTTP on loopback: calls
+// (named and positional, a batch, progress as events) through a real
+// socket, then a graceful exit on SIGTERM.
+func TestHTTPThroughTheBinary(t *testing.T) {
+	bin := buildCalculator(t)
+	cmd := exec.Command(bin, "-http", ":0")
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	defer func() { _ = cmd.Process.Kill() }() // for a failed test: it ends below
+	lines := bufio.NewScanner(stderr)
+	var url string
+	for url == "" && lines.Scan() {
+		if _, after, ok := strings.Cut(lines.Text(), "address=http://"); ok {
+			url = "http://" + strings.Fields(after)[0]
+		}
+	}
+	require.NotEmpty(t, url, "the address is logged")
+	assert.True(t, strings.HasPrefix(url, "http://127.0.0.1:"), "loopback by default: %s", url)
+	go func() { _, _ = io.Copy(io.Discard, stderr) }()
+
+	post := func(body, accept string) (int, string) {
+		req, err := http.NewRequest("POST", url, strings.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		if accept != "" {
+			req.Header.Set("Accept", accept)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		return resp.StatusCode, string(b)
+	}
+	for _, tt := range []struct{ body, accept, want string }{
+		{`{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}`, "", `{"jsonrpc":"2.0","result":19,"id":1}` + "\n"},
+		{`{"jsonrpc":"2.0","method":"subtract","params":{"subtrahend":23,"minuend":42},"id":2}`, "", `{"jsonrpc":"2.0","result":19,"id":2}` + "\n"},
+		{`[{"jsonrpc":"2.0","method":"sum","params":[1,2,4],"id":"1"},{"jsonrpc":"2.0","method":"notify_hello","params":[7]},{"jsonrpc":"2.0","method":"divide","params":{"a":1,"b":0},"id":"2"}]`, "",
+			`[{"jsonrpc":"2.0","result":7,"id":"1"},{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"b","rule":"ne","param":"0","message":"b must not be 0"}]},"id":"2"}]` + "\n"},
+		{`{"jsonrpc":"2.0","method":"count","params":{"n":2,"_meta":{"progressToken":"p"}},"id":3}`, "application/json, text/event-stream",
+			"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"p\",\"progress\":1,\"total\":2}}\n\n" +
+				"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"p\",\"progress\":2,\"total\":2}}\n\n" +
+				"data: {\"jsonrpc\":\"2.0\",\"result\":2,\"id\":3}\n\n"},
+	} {
+		status, got := post(tt.body, tt.accept)
+		assert.Equal(t, 200, status)
+		assert.Equal(t, tt.want, got)
+	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	require.NoError(t, cmd.Wait(), "a graceful exit")
 }
