@@ -65,7 +65,7 @@ func (c *Conn) Batch(ctx context.Context, calls []BatchCall) error {
 			o := c.calls.newCall(ctx)
 			o.batch, outs[i] = ob, o
 			ob.calls = append(ob.calls, o)
-			line, err = c.appendCall(line, o, bc.Method, bc.Params)
+			line, err = appendCall(line, o, bc.Method, bc.Params)
 		}
 		if err != nil {
 			*buf = line

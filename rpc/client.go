@@ -28,7 +28,7 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	}
 	o := c.calls.newCall(ctx)
 	buf := getBuffer()
-	line, err := c.appendCall(*buf, o, method, params)
+	line, err := appendCall(*buf, o, method, params)
 	*buf = line
 	if err == nil {
 		err = c.register(ctx, o)
@@ -85,7 +85,7 @@ func (c *Conn) queueLine(ctx context.Context, line []byte) (codec.Ticket, error)
 }
 
 // appendCall encodes the request of o, with its progress token if any.
-func (c *Conn) appendCall(dst []byte, o *outbound, method string, params any) ([]byte, error) {
+func appendCall(dst []byte, o *outbound, method string, params any) ([]byte, error) {
 	var tokBuf [20]byte
 	tok := strconv.AppendInt(tokBuf[:0], o.id, 10)
 	if o.progress == nil {

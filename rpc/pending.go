@@ -58,6 +58,16 @@ type outBatch struct {
 	waiting int // the calls still pending; at 0 the batch leaves Conn.outBatches
 }
 
+// settled reports whether o has ended.
+func (o *outbound) settled() bool {
+	select {
+	case <-o.done:
+		return true
+	default:
+		return false
+	}
+}
+
 // finish records how a call ended, once.
 func (o *outbound) finish(result []byte, err error) {
 	o.result, o.err = result, err
@@ -74,7 +84,13 @@ var (
 // newCall makes a call of ours, with its progress queue if ctx asks
 // for progress.
 func (p *pendingCalls) newCall(ctx context.Context) *outbound {
-	o := &outbound{id: p.nextID.Add(1), done: make(chan struct{})}
+	return newOutbound(ctx, p.nextID.Add(1))
+}
+
+// newOutbound makes the call of ours with the id given, with its progress
+// queue if ctx asks for progress (see WithProgress).
+func newOutbound(ctx context.Context, id int64) *outbound {
+	o := &outbound{id: id, done: make(chan struct{})}
 	if fn, ok := ctx.Value(progressKey{}).(func(Progress)); ok && fn != nil {
 		o.progress = &progressQueue{fn: fn, ready: make(chan struct{}, 1)}
 	}

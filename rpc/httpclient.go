@@ -1,0 +1,342 @@
+package rpc
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/toolrpc/toolrpc/codec"
+)
+
+// HTTPClientOptions configure an HTTPClient. A nil *HTTPClientOptions, and
+// every zero field, means the documented default.
+type HTTPClientOptions struct {
+	// Client sends the requests. Default: http.DefaultClient.
+	Client *http.Client
+	// Header is added to every request (an Authorization, say).
+	Header http.Header
+	// MaxFrameSize bounds a response body, and each event of an event
+	// stream, in bytes; a longer one fails the call with ErrBadResponse.
+	// Default: codec.DefaultMaxFrameSize (64 MiB).
+	MaxFrameSize int
+}
+
+// HTTPClient calls a JSON-RPC 2.0 server over HTTP (an [HTTPHandler], or
+// any server that takes a request in a POST body and answers in the
+// response): each call is a POST. Its methods are those of [Conn]'s client
+// side, with the same errors, so that code written against a tool server
+// on a stream works against one over HTTP: an error response is an
+// *Error; a response that breaks the specification wraps ErrBadResponse; a
+// server that cannot be reached (the POST fails), and every call after
+// Close, wraps ErrClosed.
+//
+// A call made with a context from [WithProgress] asks for progress as on a
+// stream, and accepts text/event-stream: the server's progress reports
+// for it are passed to the callback, in the calling goroutine, before the
+// call returns. The context's end cancels the request (the server's
+// HTTPHandler then cancels the call).
+//
+// An HTTPClient is safe for concurrent use.
+type HTTPClient struct {
+	url    string
+	client *http.Client
+	header http.Header
+	max    int
+	nextID atomic.Int64
+	closed atomic.Bool
+}
+
+// NewHTTPClient returns a client of the JSON-RPC server at url. opts may
+// be nil.
+func NewHTTPClient(url string, opts *HTTPClientOptions) *HTTPClient {
+	var o HTTPClientOptions
+	if opts != nil {
+		o = *opts
+	}
+	c := &HTTPClient{url: url, client: o.Client, header: o.Header, max: positiveOr(o.MaxFrameSize, codec.DefaultMaxFrameSize)}
+	if c.client == nil {
+		c.client = http.DefaultClient
+	}
+	return c
+}
+
+// Close ends the client: every later call fails with ErrClosed. Calls
+// under way go on. Close may be called more than once.
+func (c *HTTPClient) Close() error {
+	c.closed.Store(true)
+	return nil
+}
+
+// Call calls method with params (an object, an array, or nil for none) and
+// decodes the result into result (a pointer; nil discards it); see
+// [Conn.Call] and HTTPClient for the errors.
+func (c *HTTPClient) Call(ctx context.Context, method string, params, result any) error {
+	o := newOutbound(ctx, c.nextID.Add(1))
+	body, err := appendCall(nil, o, method, params)
+	if err != nil {
+		return err
+	}
+	if err := c.exchange(ctx, body, []*outbound{o}, false); err != nil {
+		return err
+	}
+	return decodeResult(o, result)
+}
+
+// Notify sends a notification: the server answers nothing (202).
+func (c *HTTPClient) Notify(ctx context.Context, method string, params any) error {
+	body, err := codec.AppendRequest(nil, nil, method, params)
+	if err != nil {
+		return err
+	}
+	return c.exchange(ctx, body, nil, false)
+}
+
+// Batch sends calls as one batch, in one POST, and sets each entry's
+// Result and Err from the array that answers it; see [Conn.Batch]. It
+// returns an error only when the batch as a whole fails.
+func (c *HTTPClient) Batch(ctx context.Context, calls []BatchCall) error {
+	if len(calls) == 0 {
+		return errors.New("rpc: an empty batch is invalid")
+	}
+	body := []byte{'['}
+	outs := make([]*outbound, 0, len(calls))
+	for i := range calls {
+		if i > 0 {
+			body = append(body, ',')
+		}
+		var err error
+		if calls[i].Notification {
+			body, err = codec.AppendRequest(body, nil, calls[i].Method, calls[i].Params)
+		} else {
+			o := newOutbound(ctx, c.nextID.Add(1))
+			outs = append(outs, o)
+			body, err = appendCall(body, o, calls[i].Method, calls[i].Params)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	body = append(body, ']')
+	err := c.exchange(ctx, body, outs, true)
+	j := 0
+	for i := range calls {
+		if calls[i].Notification {
+			continue
+		}
+		o := outs[j]
+		j++
+		switch {
+		case err != nil:
+			calls[i].Err = err
+		default:
+			calls[i].Err = decodeResult(o, calls[i].Result)
+		}
+	}
+	return err
+}
+
+// exchange posts body and settles the calls it holds (none: a
+// notification; a batch: their answers come as one array) from the
+// response.
+func (c *HTTPClient) exchange(ctx context.Context, body []byte, calls []*outbound, isBatch bool) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if c.closed.Load() {
+		return fmt.Errorf("%w: Close was called", ErrClosed)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	for k, vs := range c.header {
+		req.Header[k] = vs
+	}
+	req.Header.Set("Content-Type", "application/json")
+	progress := len(calls) > 0 && calls[0].progress != nil
+	if progress {
+		req.Header.Set("Accept", "application/json, text/event-stream")
+	} else {
+		req.Header.Set("Accept", "application/json")
+	}
+	resp, err := c.client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("%w: the request failed: %w", ErrClosed, err)
+	}
+	defer resp.Body.Close()
+	answered := func(answer []byte) error { return settle(answer, calls, isBatch) }
+	t, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch {
+	case resp.StatusCode == http.StatusAccepted && len(calls) == 0:
+		return nil
+	case resp.StatusCode == http.StatusOK && t == "text/event-stream":
+		err = c.events(resp.Body, calls, answered)
+	case resp.StatusCode == http.StatusOK && t == "application/json":
+		var answer []byte
+		if answer, err = c.readAll(resp.Body); err == nil {
+			err = answered(answer)
+		}
+	default:
+		err = statusError(resp, c)
+	}
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
+
+// readAll reads a body of at most c.max bytes.
+func (c *HTTPClient) readAll(r io.Reader) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, int64(c.max)+1))
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%w: reading the response: %w", ErrClosed, err)
+	case len(b) > c.max:
+		return nil, fmt.Errorf("%w: a response larger than %d bytes", ErrBadResponse, c.max)
+	}
+	return b, nil
+}
+
+// statusError is the error of a response of another status than the ones
+// answered: its JSON-RPC error, when it carries one, wrapped with the
+// status.
+func statusError(resp *http.Response, c *HTTPClient) error {
+	b, _ := c.readAll(resp.Body)
+	var m struct {
+		Error *Error `json:"error"`
+	}
+	if json.Unmarshal(b, &m) == nil && m.Error != nil {
+		return fmt.Errorf("rpc: HTTP %s: %w", resp.Status, m.Error)
+	}
+	return fmt.Errorf("%w: HTTP %s", ErrBadResponse, resp.Status)
+}
+
+// events reads an event stream: progress for the calls goes to them as it
+// comes; the answer, the stream's last message, to answered.
+func (c *HTTPClient) events(r io.Reader, calls []*outbound, answered func([]byte) error) error {
+	br := bufio.NewReader(r)
+	var data []byte
+	for {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			for errors.Is(err, bufio.ErrBufferFull) && len(data)+len(line) <= c.max {
+				data = append(data, line...)
+				line, err = br.ReadSlice('\n')
+			}
+			if errors.Is(err, bufio.ErrBufferFull) {
+				return fmt.Errorf("%w: an event larger than %d bytes", ErrBadResponse, c.max)
+			}
+		}
+		if err != nil {
+			if err == io.EOF && len(line) == 0 {
+				return fmt.Errorf("%w: the event stream ended without an answer", ErrBadResponse)
+			}
+			if err != io.EOF {
+				return fmt.Errorf("%w: reading the response: %w", ErrClosed, err)
+			}
+		}
+		line = bytes.TrimRight(line, "\r\n")
+		switch {
+		case len(line) == 0 && len(data) > 0: // the end of an event
+			if done, err := c.event(data, calls, answered); done || err != nil {
+				return err
+			}
+			data = data[:0]
+		case bytes.HasPrefix(line, []byte("data:")):
+			if len(data) > 0 {
+				data = append(data, '\n')
+			}
+			data = append(data, bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))...)
+			if len(data) > c.max {
+				return fmt.Errorf("%w: an event larger than %d bytes", ErrBadResponse, c.max)
+			}
+		}
+		if err == io.EOF {
+			if len(data) > 0 {
+				_, err := c.event(data, calls, answered)
+				return err
+			}
+			return fmt.Errorf("%w: the event stream ended without an answer", ErrBadResponse)
+		}
+	}
+}
+
+// event handles one message of an event stream, reporting whether it was
+// the answer.
+func (c *HTTPClient) event(data []byte, calls []*outbound, answered func([]byte) error) (bool, error) {
+	var dec codec.Decoder
+	msgs, isBatch := dec.Decode(data)
+	if !isBatch && msgs[0].Kind == codec.Notification {
+		if string(msgs[0].Method) == ProgressNotification {
+			deliverProgress(msgs[0].Params, calls)
+		}
+		return false, nil // another notification: nobody here takes it
+	}
+	return true, answered(data)
+}
+
+// deliverProgress passes a progress report to the call of ours whose token
+// it carries, if any.
+func deliverProgress(params []byte, calls []*outbound) {
+	id, ours := ourID(codec.Member(params, "progressToken"))
+	if !ours {
+		return
+	}
+	for _, o := range calls {
+		if o.id == id && o.progress != nil {
+			var p Progress
+			if json.Unmarshal(params, &p) == nil {
+				o.progress.fn(p)
+			}
+		}
+	}
+}
+
+// settle finishes the calls from answer: a response (or, for a batch, an
+// array of them) to their ids.
+func settle(answer []byte, calls []*outbound, isBatch bool) error {
+	var dec codec.Decoder
+	msgs, gotBatch := dec.Decode(answer)
+	if gotBatch != isBatch {
+		if m := msgs[0]; !gotBatch && m.Kind == codec.Response && m.Error != nil {
+			// The whole batch refused (an empty or oversized one): its error.
+			_, err := responseOf(&m)
+			return err
+		}
+		return fmt.Errorf("%w: %s", ErrBadResponse, "the answer is not what was asked for")
+	}
+	for i := range msgs {
+		m := &msgs[i]
+		if m.Kind != codec.Response {
+			return fmt.Errorf("%w: %s", ErrBadResponse, "the answer holds something other than a response")
+		}
+		id, ok := ourID(m.ID)
+		if !ok && !isBatch {
+			if _, err := responseOf(m); err != nil && m.Error != nil {
+				return err // an error to id null: about the call, whose id it could not read
+			}
+		}
+		for _, o := range calls {
+			if ok && o.id == id && !o.settled() {
+				o.finish(responseOf(m))
+			}
+		}
+	}
+	for _, o := range calls {
+		if !o.settled() {
+			o.finish(nil, fmt.Errorf("%w: no response to id %s", ErrBadResponse, strconv.FormatInt(o.id, 10)))
+		}
+	}
+	return nil
+}

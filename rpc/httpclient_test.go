@@ -1,0 +1,163 @@
+package rpc_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolrpc/toolrpc/rpc"
+)
+
+// clientMethods serves what the HTTP client tests call.
+var clientMethods = rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+	switch req.Method {
+	case "echo":
+		return req.Params, nil
+	case "fail":
+		return nil, rpc.NewError(-32001, "nope").WithData(map[string]int{"x": 1})
+	case "count":
+		var p struct {
+			Meta struct {
+				Token json.RawMessage `json:"progressToken"`
+			} `json:"_meta"`
+		}
+		_ = json.Unmarshal(req.Params, &p)
+		for i := 1; i <= 3; i++ {
+			if err := rpc.Notify(ctx, rpc.ProgressNotification, map[string]any{"progressToken": p.Meta.Token, "progress": i, "total": 3}); err != nil {
+				return nil, err
+			}
+		}
+		return "counted", nil
+	case "block":
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return nil, rpc.NewError(rpc.MethodNotFound, "")
+})
+
+// The HTTP client against the HTTP handler: calls, errors, progress,
+// notifications and batches, with the stream client's errors.
+func TestHTTPClient(t *testing.T) {
+	h := rpc.NewHTTPHandler(context.Background(), clientMethods, &rpc.Options{Logger: quiet})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	defer h.Close()
+	c := rpc.NewHTTPClient(srv.URL, nil)
+	ctx := context.Background()
+
+	var got []int
+	require.NoError(t, c.Call(ctx, "echo", []int{1, 2}, &got))
+	assert.Equal(t, []int{1, 2}, got)
+	var named map[string]string
+	require.NoError(t, c.Call(ctx, "echo", map[string]string{"a": "b"}, &named))
+	assert.Equal(t, map[string]string{"a": "b"}, named)
+
+	err := c.Call(ctx, "fail", nil, nil)
+	var e *rpc.Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, rpc.Code(-32001), e.Code)
+	assert.Equal(t, "nope", e.Message)
+	assert.JSONEq(t, `{"x":1}`, string(e.Data.(json.RawMessage)))
+	require.ErrorAs(t, c.Call(ctx, "rpc.nope", nil, nil), &e)
+	assert.Equal(t, rpc.MethodNotFound, e.Code)
+
+	var reports []rpc.Progress
+	var counted string
+	require.NoError(t, c.Call(rpc.WithProgress(ctx, func(p rpc.Progress) { reports = append(reports, p) }), "count", nil, &counted))
+	assert.Equal(t, "counted", counted)
+	assert.Equal(t, []rpc.Progress{{Progress: 1, Total: 3}, {Progress: 2, Total: 3}, {Progress: 3, Total: 3}}, reports)
+
+	require.NoError(t, c.Notify(ctx, "echo", []int{1}))
+
+	var a, b []int
+	calls := []rpc.BatchCall{
+		{Method: "echo", Params: []int{1}, Result: &a},
+		{Method: "echo", Params: []int{2}, Notification: true},
+		{Method: "fail"},
+		{Method: "echo", Params: []int{3}, Result: &b},
+	}
+	require.NoError(t, c.Batch(ctx, calls))
+	assert.Equal(t, []int{1}, a)
+	assert.Equal(t, []int{3}, b)
+	assert.NoError(t, calls[0].Err)
+	require.ErrorAs(t, calls[2].Err, &e)
+	assert.Equal(t, rpc.Code(-32001), e.Code)
+	require.NoError(t, c.Batch(ctx, []rpc.BatchCall{{Method: "echo", Notification: true}}), "notifications alone: 202")
+
+	ended, cancel := context.WithCancel(ctx)
+	cancel()
+	assert.ErrorIs(t, c.Call(ended, "echo", nil, nil), context.Canceled)
+
+	require.NoError(t, c.Close())
+	assert.ErrorIs(t, c.Call(ctx, "echo", nil, nil), rpc.ErrClosed)
+}
+
+// A server that cannot be reached is ErrClosed, a refusal is its JSON-RPC
+// error with the status, and a server that answers something else than
+// JSON-RPC is ErrBadResponse.
+func TestHTTPClientFailures(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/html":
+			w.Header().Set("Content-Type", "text/html")
+			_, _ = w.Write([]byte("<p>hello</p>"))
+		case "/wrong-id":
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"jsonrpc":"2.0","result":1,"id":999}`))
+		case "/both":
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"jsonrpc":"2.0","result":1,"error":{"code":1,"message":"x"},"id":1}`))
+		case "/no-answer":
+			w.WriteHeader(http.StatusAccepted)
+		}
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	for path, want := range map[string]error{"/html": rpc.ErrBadResponse, "/wrong-id": rpc.ErrBadResponse, "/both": rpc.ErrBadResponse, "/no-answer": rpc.ErrBadResponse} {
+		err := rpc.NewHTTPClient(srv.URL+path, nil).Call(ctx, "m", nil, nil)
+		assert.ErrorIs(t, err, want, path)
+	}
+
+	h := rpc.NewHTTPHandler(ctx, clientMethods, &rpc.Options{Logger: quiet, MaxFrameSize: 64})
+	big := httptest.NewServer(h)
+	defer big.Close()
+	defer h.Close()
+	err := rpc.NewHTTPClient(big.URL, nil).Call(ctx, "echo", []string{"a long string that makes the body pass its limit of 64 bytes"}, nil)
+	var e *rpc.Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, rpc.InvalidRequest, e.Code)
+	assert.Contains(t, err.Error(), "413")
+
+	srv.Close()
+	err = rpc.NewHTTPClient(srv.URL, nil).Call(ctx, "m", nil, nil)
+	assert.ErrorIs(t, err, rpc.ErrClosed)
+	assert.False(t, errors.Is(err, rpc.ErrBadResponse))
+}
+
+// A call's context ending cancels its request, and the server's handler
+// cancels the call: both ends let go.
+func TestHTTPClientCancellation(t *testing.T) {
+	started, cancelled := make(chan struct{}), make(chan error, 1)
+	h := rpc.NewHTTPHandler(context.Background(), rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+		close(started)
+		<-ctx.Done()
+		cancelled <- context.Cause(ctx)
+		return nil, ctx.Err()
+	}), &rpc.Options{Logger: quiet})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	defer h.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-started
+		cancel()
+	}()
+	assert.ErrorIs(t, rpc.NewHTTPClient(srv.URL, nil).Call(ctx, "m", nil, nil), context.Canceled)
+	assert.ErrorIs(t, <-cancelled, context.Canceled, "the server's call is cancelled")
+}
