@@ -240,16 +240,16 @@ func TestDiscoverThroughTheBinary(t *testing.T) {
 	assert.Contains(t, string(answer.Result), `{"name":"b","description":"the divisor, not zero","required":true,"schema":{"description":"the divisor, not zero","not":{"const":0},"type":"number"}}`)
 }
 
-// With -http, the binary serves JSON-RPC over HTTP on loopback: calls
-// (named and positional, a batch, progress as events) through a real
-// socket, then a graceful exit on SIGTERM.
-func TestHTTPThroughTheBinary(t *testing.T) {
-	bin := buildCalculator(t)
-	cmd := exec.Command(bin, "-http", ":0")
+// startHTTP starts the binary with -http addr and returns it with the URL
+// it logs that it serves; it is killed at the end of the test unless it
+// ended before.
+func startHTTP(t *testing.T, bin, addr string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(bin, "-http", addr)
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
-	defer func() { _ = cmd.Process.Kill() }() // for a failed test: it ends below
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	lines := bufio.NewScanner(stderr)
 	var url string
 	for url == "" && lines.Scan() {
@@ -258,8 +258,17 @@ func TestHTTPThroughTheBinary(t *testing.T) {
 		}
 	}
 	require.NotEmpty(t, url, "the address is logged")
-	assert.True(t, strings.HasPrefix(url, "http://127.0.0.1:"), "loopback by default: %s", url)
 	go func() { _, _ = io.Copy(io.Discard, stderr) }()
+	return cmd, url
+}
+
+// With -http, the binary serves JSON-RPC over HTTP on loopback: calls
+// (named and positional, a batch, progress as events) through a real
+// socket, then a graceful exit on SIGTERM.
+func TestHTTPThroughTheBinary(t *testing.T) {
+	bin := buildCalculator(t)
+	cmd, url := startHTTP(t, bin, ":0")
+	assert.True(t, strings.HasPrefix(url, "http://127.0.0.1:"), "loopback by default: %s", url)
 
 	post := func(body, accept string) (int, string) {
 		req, err := http.NewRequest("POST", url, strings.NewReader(body))
