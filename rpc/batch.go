@@ -21,7 +21,8 @@ type batch struct {
 	// single is set for a lone message carried as a batch of one (see
 	// serveFrame): its answer goes out as it is, not in an array.
 	single bool
-	done   chan struct{} // closed once answered, when not nil (see serveFrame)
+	done   chan struct{}   // closed once answered, when not nil (see serveFrame)
+	giveUp <-chan struct{} // closed when its requests need no answer any more (see serveFrame); nil on a stream
 }
 
 // span is a part of a batch's arena.

@@ -110,7 +110,9 @@ func (s *core) run(in *inbound) {
 		return // cancelled while queued, and answered then
 	}
 	if in.req.ID == nil {
-		s.notifying.Store(in)
+		s.notifyingMu.Lock()
+		s.notifying[in] = struct{}{}
+		s.notifyingMu.Unlock()
 		if s.stopping.Load() {
 			in.cancel(ErrShutdown) // cancelCalls may have missed it
 		}
@@ -118,7 +120,9 @@ func (s *core) run(in *inbound) {
 	result, err := s.invoke(in)
 	how := in.end()
 	if in.req.ID == nil {
-		s.notifying.Store(nil)
+		s.notifyingMu.Lock()
+		delete(s.notifying, in)
+		s.notifyingMu.Unlock()
 		// A notification no method handles is not a failure: peers send
 		// notifications a server may ignore (MCP's
 		// notifications/initialized). Middleware may log it (Logging does,

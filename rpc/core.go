@@ -14,7 +14,8 @@ import (
 // cancellation, the concurrency bound, a call's notifications before its
 // response, the mapping of Go errors to error objects. The stream
 // connection (Conn) feeds it the messages it reads, in order; a
-// request/response transport feeds it one frame at a time (serveFrame).
+// request/response transport feeds it frames, each with its own replier,
+// concurrently (serveFrame).
 // Answers go to the replier each message came with.
 //
 // Its state is the inbound side alone: the calls of ours waiting for the
@@ -30,9 +31,11 @@ type core struct {
 	base context.Context
 
 	inflight inflightSet // requests read and not yet answered, by id token
-	// notifying is the notification whose handler runs, if any: the calls
-	// to cancel at shutdown are the requests in flight and it.
-	notifying atomic.Pointer[inbound]
+	// notifying holds the notifications whose handlers run (on a stream,
+	// one at a time; over HTTP, one per request at most): the calls to
+	// cancel at shutdown are the requests in flight and they.
+	notifyingMu sync.Mutex
+	notifying   map[*inbound]struct{}
 
 	// The workers (see workers.go).
 	jobs    chan work     // requests and batches handed to idle workers; closed by closeJobs
@@ -78,6 +81,7 @@ func newCore(ctx context.Context, h Handler, log *slog.Logger, o *Options) *core
 		sequential: o.Sequential,
 		base:       context.WithoutCancel(ctx),
 		inflight:   newInflightSet(),
+		notifying:  map[*inbound]struct{}{},
 		jobs:       make(chan work),
 		sem:        make(chan struct{}, positiveOr(o.Concurrency, DefaultConcurrency)),
 		stopCh:     make(chan struct{}),
@@ -97,7 +101,9 @@ func (s *core) stop() { close(s.stopCh) }
 // the notification whose handler runs.
 func (s *core) cancelCalls(cause error) {
 	s.inflight.each(func(in *inbound) { in.cancel(cause) })
-	if in := s.notifying.Load(); in != nil {
+	s.notifyingMu.Lock()
+	defer s.notifyingMu.Unlock()
+	for in := range s.notifying {
 		in.cancel(cause)
 	}
 }

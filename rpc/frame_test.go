@@ -206,8 +206,10 @@ func TestServeFrameConcurrencyAndShutdown(t *testing.T) {
 		gaveUp, cancel := context.WithCancel(context.Background())
 		running := serve(gaveUp, `{"jsonrpc":"2.0","method":"block","id":3}`)
 		synctest.Wait()
-		cancel() // the transport gives up: serveFrame returns, the call runs on
-		assert.Empty(t, <-running)
+		cancel()                                // the transport gives up: the call is cancelled, as by the peer
+		if lines := <-running; len(lines) > 0 { // its answer, if it came before serveFrame returned
+			assert.Equal(t, []string{`{"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":3}`}, lines)
+		}
 
 		require.True(t, s.beginStop())
 		s.stop()
@@ -215,5 +217,119 @@ func TestServeFrameConcurrencyAndShutdown(t *testing.T) {
 		assert.Equal(t, []string{`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Server shutting down"},"id":4}`},
 			<-serve(context.Background(), `{"jsonrpc":"2.0","method":"echo","id":4}`))
 		stopCore(s)
+	})
+}
+
+func gatedHandler(gate chan struct{}) HandlerFunc {
+	return func(ctx context.Context, req *Request) (any, error) {
+		switch req.Method {
+		case "block":
+			<-ctx.Done()
+			return nil, ctx.Err()
+		case "gate":
+			select {
+			case <-gate:
+			case <-ctx.Done():
+			}
+			return req.Params, nil
+		}
+		return "ok", nil
+	}
+}
+
+func serveAsync(ctx context.Context, s *core, frame string) <-chan []string {
+	done := make(chan []string, 1)
+	go func() {
+		var out frameOut
+		var dec codec.Decoder
+		s.serveFrame(ctx, &dec, []byte(frame), &out)
+		done <- out.taken()
+	}()
+	return done
+}
+
+// serveFrame returns once its context ends while its request waits for a
+// worker (Concurrency reached), settling the request unanswered.
+func TestServeFrameGivesUpWhileWaitingForAWorker(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newCore(context.Background(), gatedHandler(nil), slog.New(slog.DiscardHandler), &Options{Concurrency: 1})
+		first := serveAsync(context.Background(), s, `{"jsonrpc":"2.0","method":"block","id":1}`)
+		synctest.Wait()
+		ctx, cancel := context.WithCancel(context.Background())
+		second := serveAsync(ctx, s, `{"jsonrpc":"2.0","method":"echo","id":2}`)
+		synctest.Wait()
+		cancel()
+		synctest.Wait()
+		select {
+		case lines := <-second: // settled without running: answered as cancelled, or not at all
+			if len(lines) > 0 {
+				assert.Equal(t, []string{`{"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":2}`}, lines)
+			}
+		default:
+			t.Error("serveFrame did not return after its ctx ended (waiting for a worker)")
+			defer func() { <-second }()
+		}
+		s.beginStop()
+		s.stop()
+		s.cancelCalls(ErrShutdown)
+		<-first
+		s.closeJobs()
+		s.running.Wait()
+	})
+}
+
+// A notification runs in serveFrame's goroutine: when the context ends it
+// is cancelled, and serveFrame returns.
+func TestServeFrameGivesUpDuringANotification(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newCore(context.Background(), gatedHandler(nil), slog.New(slog.DiscardHandler), &Options{})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := serveAsync(ctx, s, `{"jsonrpc":"2.0","method":"block"}`)
+		synctest.Wait()
+		cancel()
+		synctest.Wait()
+		select {
+		case <-done:
+		default:
+			t.Error("serveFrame did not return after its ctx ended (a notification runs)")
+			defer func() { <-done }()
+		}
+		s.beginStop()
+		s.stop()
+		s.cancelCalls(ErrShutdown)
+		s.closeJobs()
+		s.running.Wait()
+	})
+}
+
+// With frames served concurrently, notifications run at once: a
+// shutdown cancels every one of them.
+func TestShutdownCancelsEveryNotificationOfConcurrentFrames(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		gate := make(chan struct{})
+		s := newCore(context.Background(), gatedHandler(gate), slog.New(slog.DiscardHandler), &Options{})
+		a := serveAsync(context.Background(), s, `{"jsonrpc":"2.0","method":"gate"}`)
+		synctest.Wait()
+		b := serveAsync(context.Background(), s, `{"jsonrpc":"2.0","method":"gate"}`)
+		synctest.Wait()
+		s.beginStop()
+		s.stop()
+		s.cancelCalls(ErrShutdown)
+		synctest.Wait()
+		n := 0
+		for _, ch := range []<-chan []string{a, b} {
+			select {
+			case <-ch:
+				n++
+			default:
+			}
+		}
+		if n != 2 {
+			t.Errorf("after cancelCalls, %d of 2 notification handlers returned", n)
+		}
+		close(gate)
+		synctest.Wait()
+		s.closeJobs()
+		s.running.Wait()
 	})
 }

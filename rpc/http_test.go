@@ -141,6 +141,7 @@ func TestHTTPHandlerCancellation(t *testing.T) {
 		<-served
 		<-callCtx.Done()
 		assert.ErrorIs(t, context.Cause(callCtx), context.Canceled)
+		assert.ErrorIs(t, context.Cause(callCtx), rpc.ErrCancelled, "as by the peer")
 
 		go func() {
 			rec := httptest.NewRecorder()

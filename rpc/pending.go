@@ -55,7 +55,7 @@ type outbound struct {
 // outBatch is a batch of ours with calls still waiting.
 type outBatch struct {
 	calls   []*outbound
-	waiting int // the calls still pending; at 0 the batch leaves Conn.outBatches
+	waiting int // the calls still pending; at 0 the batch leaves pendingCalls.batches
 }
 
 // settled reports whether o has ended.

@@ -46,14 +46,19 @@ func (s *core) tryHandOff(in *inbound) bool {
 }
 
 // startJob hands j (a request, or a batch to claim requests from) to an
-// idle worker if there is one, else to a new one
-// once there is room (Options.Concurrency). It waits for either; if the
-// core shuts down first, j's requests are answered ServerShuttingDown.
+// idle worker if there is one, else to a new one once there is room
+// (Options.Concurrency). It waits for either; if the core shuts down first,
+// j's requests are answered ServerShuttingDown; if the batch's transport
+// gives it up first (its client gone), they are settled unanswered.
 func (s *core) startJob(j work) {
 	select {
 	case s.jobs <- j: // an idle worker took it
 		return
 	default:
+	}
+	var giveUp <-chan struct{}
+	if j.batch != nil {
+		giveUp = j.batch.giveUp
 	}
 	select {
 	case s.jobs <- j:
@@ -65,6 +70,10 @@ func (s *core) startJob(j work) {
 			s.refuseCall(j.in, codec.ServerShuttingDown)
 		} else {
 			s.drainBatch(j.batch) // stopping: answers them ServerShuttingDown
+		}
+	case <-giveUp:
+		for in := j.batch.claim(); in != nil; in = j.batch.claim() {
+			s.refuseCall(in, codec.RequestCancelled) // its id freed; the answer is dropped
 		}
 	}
 }
