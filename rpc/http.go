@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"mime"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -31,11 +32,18 @@ import (
 //     Events, each "data: MESSAGE", then the answer as the last event; one
 //     that accepts application/json too gets plain JSON when its calls
 //     send no notification. A client that accepts only application/json
-//     gets the answer alone: its calls' notifications are dropped;
+//     gets the answer alone: its calls' notifications are dropped. What a
+//     notification's handler notifies is always dropped: it has no
+//     response to precede;
 //   - a method other than POST: 405 (Allow: POST); a body that is not
-//     application/json: 415; an Accept that allows neither
-//     application/json nor text/event-stream: 406; a body longer than
-//     Options.MaxFrameSize: 413. Each with a JSON-RPC error body,
+//     application/json (one Content-Type, charset UTF-8 if any): 415; an
+//     Accept that allows neither application/json nor text/event-stream:
+//     406 (each judged by its most specific range, q=0 refusing; */*
+//     allows JSON, text/* events; a malformed range is ignored, and an
+//     empty Accept allows nothing); a body, or a Content-Length, longer
+//     than Options.MaxFrameSize: 413; a body that cannot be read (shorter
+//     than its Content-Length): 400, or 408 when the server's ReadTimeout
+//     ends it; after Close: 503. Each with a JSON-RPC error body,
 //     InvalidRequest with id null, whose data.reason says which rule.
 //
 // A client that goes away (the request's context ends) cancels the calls
@@ -88,7 +96,7 @@ func (s *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpRefuse(w, http.StatusMethodNotAllowed, "the method must be POST")
 		return
 	}
-	if t, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || t != "application/json" {
+	if !isJSON(r.Header.Values("Content-Type")) {
 		httpRefuse(w, http.StatusUnsupportedMediaType, "the body must be application/json")
 		return
 	}
@@ -97,21 +105,36 @@ func (s *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpRefuse(w, http.StatusNotAcceptable, "Accept must allow application/json or text/event-stream")
 		return
 	}
+	tooLarge := fmt.Sprintf("frame larger than the limit of %d bytes", s.maxFrame)
+	if r.ContentLength > int64(s.maxFrame) {
+		httpRefuse(w, http.StatusRequestEntityTooLarge, tooLarge) // the body is not read
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(s.maxFrame)))
+	var maxBytes *http.MaxBytesError
+	var netErr net.Error
+	switch {
+	case errors.As(err, &maxBytes):
+		httpRefuse(w, http.StatusRequestEntityTooLarge, tooLarge)
+		return
+	case errors.As(err, &netErr) && netErr.Timeout():
+		s.log.Debug("rpc: reading a request body timed out", "error", err)
+		httpRefuse(w, http.StatusRequestTimeout, "the body was not received in time")
+		return
+	case err != nil:
+		// The client is gone (then nobody reads this), or its body is
+		// shorter than its Content-Length.
+		s.log.Debug("rpc: reading a request body failed", "error", err)
+		httpRefuse(w, http.StatusBadRequest, "the body could not be read")
+		return
+	}
+	// Counted in once the body is read: Close waits for calls, never for
+	// a slow client's upload.
 	if !s.enter() {
 		httpRefuse(w, http.StatusServiceUnavailable, "the server is shutting down")
 		return
 	}
 	defer s.serving.Done()
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(s.maxFrame)))
-	var tooLarge *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooLarge):
-		httpRefuse(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("frame larger than the limit of %d bytes", s.maxFrame))
-		return
-	case err != nil:
-		s.log.Debug("rpc: reading a request body failed", "error", err)
-		return // the client is gone, or too slow: nobody to answer
-	}
 	out := &httpReply{w: w, json: json, sse: sse, log: s.log}
 	dec := codec.Decoder{MaxDepth: s.maxDepth, MaxBatch: s.maxBatch}
 	s.core.serveFrame(r.Context(), &dec, body, out)
@@ -161,27 +184,88 @@ func (s *HTTPHandler) Close() error {
 	return nil
 }
 
+// isJSON reports whether the Content-Type headers (values) say
+// application/json: one header, one well-formed media type, and no charset
+// other than UTF-8, JSON's (RFC 8259).
+func isJSON(values []string) bool {
+	if len(values) != 1 {
+		return false
+	}
+	t, params, err := mime.ParseMediaType(values[0])
+	if err != nil || t != "application/json" {
+		return false
+	}
+	cs, ok := params["charset"]
+	return !ok || strings.EqualFold(cs, "utf-8")
+}
+
 // accepted reads Accept headers: whether application/json and whether
-// text/event-stream may answer. No Accept header accepts anything.
+// text/event-stream may answer. No Accept header accepts anything, and
+// gets JSON. Each type is judged by the most specific media range that
+// matches it (RFC 9110, 12.5.1): application/json, then application/*,
+// then */* for JSON; text/event-stream, then text/* for events (*/* alone
+// asks for no event stream: it gets JSON). A range whose q is 0 refuses
+// its type; a malformed range, or one with a malformed q, is ignored.
 func accepted(values []string) (json, sse bool) {
 	if len(values) == 0 {
 		return true, false
 	}
+	// The q of the most specific range seen for each type, and how
+	// specific it was (0: none seen).
+	var jsonRank, sseRank int
 	for _, v := range values {
-		for _, part := range strings.Split(v, ",") {
+		for part := range strings.SplitSeq(v, ",") {
 			t, params, err := mime.ParseMediaType(strings.TrimSpace(part))
-			if err != nil || params["q"] == "0" {
+			if err != nil {
+				continue
+			}
+			ok, valid := qAccepts(params)
+			if !valid {
+				continue
+			}
+			rank := 3
+			switch t {
+			case "application/json", "text/event-stream":
+			case "application/*", "text/*":
+				rank = 2
+			case "*/*":
+				rank = 1
+			default:
 				continue
 			}
 			switch t {
 			case "application/json", "application/*", "*/*":
-				json = true
-			case "text/event-stream":
-				sse = true
+				if rank > jsonRank {
+					jsonRank, json = rank, ok
+				}
+			}
+			switch t {
+			case "text/event-stream", "text/*":
+				if rank > sseRank {
+					sseRank, sse = rank, ok
+				}
 			}
 		}
 	}
 	return json, sse
+}
+
+// qAccepts reads a media range's q parameter (RFC 9110, 12.4.2): whether
+// it accepts (a q of 1 when absent), and whether q is well formed.
+func qAccepts(params map[string]string) (accepts, valid bool) {
+	q, ok := params["q"]
+	if !ok {
+		return true, true
+	}
+	if len(q) == 0 || len(q) > 5 || !(q[0] == '0' || q[0] == '1') || (len(q) > 1 && q[1] != '.') {
+		return false, false
+	}
+	for _, c := range q[min(2, len(q)):] {
+		if c < '0' || c > '9' || (q[0] == '1' && c != '0') {
+			return false, false
+		}
+	}
+	return strings.Trim(q, "0.") != "", true
 }
 
 // httpRefuse answers a request that is not served with status and an
