@@ -22,6 +22,9 @@ type batch struct {
 	// serveFrame): its answer goes out as it is, not in an array.
 	single bool
 	done   chan struct{} // closed once answered, when not nil (see serveFrame)
+	// gone is closed when the batch's transport gives up on it (its
+	// client went away; see serveFrame): nil on a stream.
+	gone <-chan struct{}
 }
 
 // span is a part of a batch's arena.

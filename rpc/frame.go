@@ -32,7 +32,8 @@ func (s *core) serveFrame(ctx context.Context, dec *codec.Decoder, frame []byte,
 	b := newBatch(len(msgs), out)
 	b.single = !isBatch
 	b.done = make(chan struct{})
-	var notes replier // for notifications: see unheard
+	b.gone = ctx.Done() // requests waiting for a worker wait no longer
+	var notes replier   // for notifications: see unheard
 	b.fill(s, msgs, func(m *codec.Message, b *batch) work {
 		if m.Kind != codec.Notification {
 			return s.accept(m, b, out, nil)

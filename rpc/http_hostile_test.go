@@ -538,3 +538,36 @@ func TestHTTPCloseUnderLoad(t *testing.T) {
 	assert.Equal(t, `200 {"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"exception":"*errors.errorString","message":"rpc: connection shutting down"}},"id":"w"}`+"\n", <-waiting)
 	assert.Equal(t, "503 "+refusal("the server is shutting down"), <-postAsync(t, srv, echoCall))
 }
+
+// A client that goes away while its request waits for a worker (every
+// worker busy) is let go at once: its call never runs, and the worker
+// taken later is not spent on it.
+func TestHTTPClientGoneWhileQueued(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := newHostileMethods()
+		s := newHostileServer(t, m, &rpc.Options{Concurrency: 1})
+		go s.serve(request(context.Background(), "POST", strings.NewReader(`{"jsonrpc":"2.0","method":"wait","id":1}`), "Content-Type", jsonType))
+		<-m.started
+		ctx, cancel := context.WithCancel(context.Background())
+		served := make(chan struct{})
+		go func() {
+			s.serve(request(ctx, "POST", strings.NewReader(`[{"jsonrpc":"2.0","method":"wait","id":2},{"jsonrpc":"2.0","method":"wait","id":3}]`), "Content-Type", jsonType))
+			close(served)
+		}()
+		synctest.Wait() // queued: the only worker is busy
+		cancel()
+		synctest.Wait()
+		select {
+		case <-served:
+		default:
+			t.Fatal("ServeHTTP still waits for a worker after its client went away")
+		}
+		// The worker, once free, runs none of them; their ids are free.
+		rec := s.serve(request(context.Background(), "POST", strings.NewReader(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}`), "Content-Type", jsonType))
+		assert.Equal(t, 202, rec.Code)
+		synctest.Wait()
+		assert.Empty(t, m.started)
+		rec = s.serve(request(context.Background(), "POST", strings.NewReader(`{"jsonrpc":"2.0","method":"echo","id":2}`), "Content-Type", jsonType))
+		assert.Equal(t, `{"jsonrpc":"2.0","result":null,"id":2}`+"\n", rec.Body.String())
+	})
+}

@@ -48,12 +48,17 @@ func (s *core) tryHandOff(in *inbound) bool {
 // startJob hands j (a request, or a batch to claim requests from) to an
 // idle worker if there is one, else to a new one
 // once there is room (Options.Concurrency). It waits for either; if the
-// core shuts down first, j's requests are answered ServerShuttingDown.
+// core shuts down first, j's requests are answered ServerShuttingDown, as
+// they are (for nobody) if j is a batch whose transport gives up first.
 func (s *core) startJob(j work) {
 	select {
 	case s.jobs <- j: // an idle worker took it
 		return
 	default:
+	}
+	var gone <-chan struct{}
+	if j.batch != nil {
+		gone = j.batch.gone
 	}
 	select {
 	case s.jobs <- j:
@@ -65,6 +70,10 @@ func (s *core) startJob(j work) {
 			s.refuseCall(j.in, codec.ServerShuttingDown)
 		} else {
 			s.drainBatch(j.batch) // stopping: answers them ServerShuttingDown
+		}
+	case <-gone:
+		for in := j.batch.claim(); in != nil; in = j.batch.claim() {
+			s.refuseCall(in, codec.ServerShuttingDown)
 		}
 	}
 }
