@@ -53,7 +53,10 @@ import (
 //
 // Slow clients are bounded by the http.Server's ReadHeaderTimeout,
 // ReadTimeout and WriteTimeout, which an http.Server serving this handler
-// should set.
+// should set. Events are written by the request's own goroutine, never by
+// the calls': a client that reads its events slowly holds up no worker,
+// and its calls' notifications wait, no longer than their context, while
+// 64 KiB of events are queued for it.
 type HTTPHandler struct {
 	core     *core
 	log      *slog.Logger
@@ -137,8 +140,30 @@ func (s *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer s.serving.Done()
 	out := &httpReply{w: w, json: json, sse: sse, log: s.log}
 	dec := codec.Decoder{MaxDepth: s.maxDepth, MaxBatch: s.maxBatch}
-	s.core.serveFrame(r.Context(), &dec, body, out)
-	out.finish()
+	if !sse {
+		s.core.serveFrame(r.Context(), &dec, body, out)
+		out.finish()
+		return
+	}
+	// Events are written here, never in the goroutines of the calls: a
+	// client that reads slowly holds up no worker, and a call's Notify
+	// waits for room no longer than its context. The frame is served in
+	// another goroutine.
+	out.wake = make(chan struct{}, 1)
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		s.core.serveFrame(r.Context(), &dec, body, out)
+	}()
+	for {
+		select {
+		case <-out.wake:
+			out.writeEvents()
+		case <-served:
+			out.finish()
+			return
+		}
+	}
 }
 
 // enter counts a request in, unless the handler is closed.
@@ -278,16 +303,26 @@ func httpRefuse(w http.ResponseWriter, status int, reason string) {
 }
 
 // httpReply is the replier of one HTTP request: what its calls answer and
-// notify goes on its response, until finish.
+// notify goes on its response, until finish. Its calls only queue events;
+// ServeHTTP's goroutine writes them (see writeEvents).
 type httpReply struct {
 	mu        sync.Mutex
 	w         http.ResponseWriter
 	json, sse bool // what the client accepts
 	log       *slog.Logger
-	streaming bool   // the response is an event stream, its header written
-	answer    []byte // the answer, for a JSON response
-	done      bool   // finished: the response is no longer ours
+	streaming bool          // the response is an event stream
+	events    []byte        // events queued, for writeEvents
+	room      chan struct{} // closed when events are taken, if a notify waits for room
+	wake      chan struct{} // told when events are queued (see ServeHTTP)
+	answer    []byte        // the answer, for a JSON response
+	done      bool          // finished: the response is no longer ours
+	started   bool          // the event stream's header is written (ServeHTTP's goroutine only)
 }
+
+// maxQueuedEvents is how many bytes of events a response holds for a
+// client that reads slowly before its calls' notifications wait for room
+// (no longer than their context).
+const maxQueuedEvents = 64 << 10
 
 func (o *httpReply) reply(line []byte) {
 	o.mu.Lock()
@@ -295,7 +330,7 @@ func (o *httpReply) reply(line []byte) {
 	switch {
 	case o.done:
 	case o.streaming || !o.json:
-		o.event(line)
+		o.queue(line)
 	default:
 		o.answer = append(o.answer[:0], line...)
 	}
@@ -310,35 +345,73 @@ func (o *httpReply) replyString(id []byte, s string) {
 	o.reply(line)
 }
 
-func (o *httpReply) notify(_ context.Context, line []byte) error {
+func (o *httpReply) notify(ctx context.Context, line []byte) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	for !o.done && o.sse && len(o.events) >= maxQueuedEvents {
+		if o.room == nil {
+			o.room = make(chan struct{})
+		}
+		room := o.room
+		o.mu.Unlock()
+		select {
+		case <-room:
+			o.mu.Lock()
+		case <-ctx.Done():
+			o.mu.Lock()
+			return ctx.Err()
+		}
+	}
 	switch {
 	case o.done:
 		return ErrAnswered
 	case !o.sse:
 		return nil // the client takes the answer alone
 	}
-	o.event(line)
+	o.queue(line)
 	return nil
 }
 
 func (o *httpReply) logger() *slog.Logger { return o.log }
 
-// event writes line as a Server-Sent Event, starting the stream first;
-// o.mu is held.
-func (o *httpReply) event(line []byte) {
-	if !o.streaming {
-		o.streaming = true
+// queue queues line as a Server-Sent Event, for writeEvents; o.mu is held.
+func (o *httpReply) queue(line []byte) {
+	o.streaming = true
+	o.events = append(append(append(o.events, "data: "...), line...), "\n\n"...)
+	select {
+	case o.wake <- struct{}{}:
+	default:
+	}
+}
+
+// writeEvents writes the events queued, in ServeHTTP's goroutine.
+func (o *httpReply) writeEvents() {
+	o.mu.Lock()
+	events := o.events
+	o.events = nil
+	if o.room != nil {
+		close(o.room)
+		o.room = nil
+	}
+	o.mu.Unlock()
+	o.write(events)
+}
+
+// write writes events, starting the event stream first; in ServeHTTP's
+// goroutine.
+func (o *httpReply) write(events []byte) {
+	if len(events) == 0 {
+		return
+	}
+	if !o.started {
+		o.started = true
 		h := o.w.Header()
 		h.Set("Content-Type", "text/event-stream")
 		h.Set("Cache-Control", "no-cache")
 		o.w.WriteHeader(http.StatusOK)
 	}
-	buf := make([]byte, 0, len(line)+8)
-	buf = append(append(append(buf, "data: "...), line...), "\n\n"...)
-	if _, err := o.w.Write(buf); err != nil {
-		o.log.Debug("rpc: writing an event failed", "error", err)
+	if _, err := o.w.Write(events); err != nil {
+		o.log.Debug("rpc: writing events failed", "error", err)
 		return
 	}
 	_ = http.NewResponseController(o.w).Flush()
@@ -348,14 +421,21 @@ func (o *httpReply) event(line []byte) {
 // (or given up on); nothing is written after it.
 func (o *httpReply) finish() {
 	o.mu.Lock()
-	defer o.mu.Unlock()
 	o.done = true
+	events, answer, streaming := o.events, o.answer, o.streaming
+	o.events = nil
+	if o.room != nil {
+		close(o.room) // notifications waiting for room: ErrAnswered
+		o.room = nil
+	}
+	o.mu.Unlock()
 	switch {
-	case o.streaming:
-	case o.answer != nil:
+	case streaming:
+		o.write(events)
+	case answer != nil:
 		o.w.Header().Set("Content-Type", "application/json")
 		o.w.WriteHeader(http.StatusOK)
-		_, _ = o.w.Write(append(o.answer, '\n'))
+		_, _ = o.w.Write(append(answer, '\n'))
 	default:
 		o.w.WriteHeader(http.StatusAccepted)
 	}
