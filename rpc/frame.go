@@ -20,11 +20,9 @@ import (
 // answered InvalidRequest, a cancellation in one frame reaches a call of
 // another), the concurrency bound (requests run in the core's workers),
 // the reserved names, the error mapping, a call's notifications before its
-// answer. The notifications a notification's handler sends are dropped
-// (Notify returns nil): with no response for them to precede, a frame of
-// notifications alone is answered with nothing at all. A lone message is
-// carried as a batch of one, whose answer is written as it is: a long
-// string result is then copied rather than written in pieces.
+// answer. A lone message is carried as a batch of one, whose answer is
+// written as it is: a long string result is then copied rather than
+// written in pieces.
 func (s *core) serveFrame(ctx context.Context, dec *codec.Decoder, frame []byte, out replier) {
 	dec.MaxBatch = min(dec.MaxBatch, math.MaxInt32) // a batch entry's slot is an int32
 	msgs, isBatch := dec.Decode(frame)
@@ -33,16 +31,7 @@ func (s *core) serveFrame(ctx context.Context, dec *codec.Decoder, frame []byte,
 	b.single = !isBatch
 	b.done = make(chan struct{})
 	b.gone = ctx.Done() // requests waiting for a worker wait no longer
-	var notes replier   // for notifications: see unheard
-	b.fill(s, msgs, func(m *codec.Message, b *batch) work {
-		if m.Kind != codec.Notification {
-			return s.accept(m, b, out, nil)
-		}
-		if notes == nil {
-			notes = unheard{out}
-		}
-		return s.accept(m, b, notes, nil)
-	})
+	b.fill(s, msgs, func(m *codec.Message, b *batch) work { return s.accept(m, b, out, nil) })
 	if s.stopping.Load() {
 		s.refuse(work{batch: b}, codec.ServerShuttingDown, out)
 	} else {
@@ -57,9 +46,3 @@ func (s *core) serveFrame(ctx context.Context, dec *codec.Decoder, frame []byte,
 		}
 	}
 }
-
-// unheard is the replier of a frame's notifications: what their handlers
-// notify is dropped (see serveFrame); the rest is the frame's.
-type unheard struct{ replier }
-
-func (unheard) notify(context.Context, []byte) error { return nil }

@@ -346,6 +346,11 @@ func (o *httpReply) replyString(id []byte, s string) {
 }
 
 func (o *httpReply) notify(ctx context.Context, line []byte) error {
+	if in := callFrom(ctx); in != nil && in.req.ID == nil {
+		// A notification's: it has no response to precede, and a frame
+		// of notifications alone is answered 202, with no body.
+		return nil
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for !o.done && o.sse && len(o.events) >= maxQueuedEvents {
