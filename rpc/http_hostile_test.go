@@ -25,8 +25,8 @@ import (
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
-// hostileMethods serves the hostile-input HTTP tests: echo; note (notifies,
-// then answers); wait (reports its context on started, then waits for it
+// hostileMethods serves the hostile-input HTTP tests: httpMethods' (echo,
+// note), and wait (reports its context on started, then waits for it
 // to end); stream (notifies until Notify fails, then reports why on
 // streamed); late (answers, then notifies once release is closed, and
 // reports Notify's error on lateErr); boom (panics).
@@ -48,13 +48,6 @@ func newHostileMethods() *hostileMethods {
 
 func (m *hostileMethods) Handle(ctx context.Context, req *rpc.Request) (any, error) {
 	switch req.Method {
-	case "echo":
-		return req.Params, nil
-	case "note":
-		if err := rpc.Notify(ctx, "note", map[string]int{"n": 1}); err != nil {
-			return nil, err
-		}
-		return "ok", nil
 	case "wait":
 		m.started <- ctx
 		<-ctx.Done()
@@ -75,7 +68,7 @@ func (m *hostileMethods) Handle(ctx context.Context, req *rpc.Request) (any, err
 	case "boom":
 		panic("boom")
 	}
-	return nil, rpc.NewError(rpc.MethodNotFound, "")
+	return httpMethods(ctx, req)
 }
 
 // guardWriter is an http.ResponseWriter that counts the uses made of it
@@ -248,18 +241,6 @@ func TestHTTPHostileRequests(t *testing.T) {
 	assert.Equal(t, json, rec.Body.String())
 }
 
-// bodyCounter counts the bytes read through it.
-type bodyCounter struct {
-	r io.Reader
-	n atomic.Int64
-}
-
-func (c *bodyCounter) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n.Add(int64(n))
-	return n, err
-}
-
 // Bodies over the limit, without a length, with a length that lies, or
 // that fail: each is answered with its status and a JSON-RPC error.
 func TestHTTPHostileBodies(t *testing.T) {
@@ -280,7 +261,7 @@ func TestHTTPHostileBodies(t *testing.T) {
 		assert.Equal(t, echoReply+"\n", rec.Body.String())
 	})
 	t.Run("a Content-Length over the limit is refused unread", func(t *testing.T) {
-		body := &bodyCounter{r: strings.NewReader(strings.Repeat(" ", 1000))}
+		body := &countingReader{r: strings.NewReader(strings.Repeat(" ", 1000))}
 		r := request(context.Background(), "POST", body, "Content-Type", jsonType)
 		r.ContentLength = 1000
 		rec := s.serve(r)
