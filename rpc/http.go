@@ -53,10 +53,10 @@ import (
 //
 // Slow clients are bounded by the http.Server's ReadHeaderTimeout,
 // ReadTimeout and WriteTimeout, which an http.Server serving this handler
-// should set. Events are written by the request's own goroutine, never by
-// the calls': a client that reads its events slowly holds up no worker,
-// and its calls' notifications wait, no longer than their context, while
-// 64 KiB of events are queued for it.
+// should set. Events are written by a goroutine of the response's own,
+// never by the calls': a client that reads its events slowly holds up no
+// worker, and its calls' notifications wait, no longer than their context,
+// while 64 KiB of events are queued for it.
 type HTTPHandler struct {
 	core     *core
 	log      *slog.Logger
@@ -108,9 +108,8 @@ func (s *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpRefuse(w, http.StatusNotAcceptable, "Accept must allow application/json or text/event-stream")
 		return
 	}
-	tooLarge := fmt.Sprintf("frame larger than the limit of %d bytes", s.maxFrame)
 	if r.ContentLength > int64(s.maxFrame) {
-		httpRefuse(w, http.StatusRequestEntityTooLarge, tooLarge) // the body is not read
+		s.refuseTooLarge(w) // the body is not read
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(s.maxFrame)))
@@ -118,7 +117,7 @@ func (s *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var netErr net.Error
 	switch {
 	case errors.As(err, &maxBytes):
-		httpRefuse(w, http.StatusRequestEntityTooLarge, tooLarge)
+		s.refuseTooLarge(w)
 		return
 	case errors.As(err, &netErr) && netErr.Timeout():
 		s.log.Debug("rpc: reading a request body timed out", "error", err)
@@ -140,30 +139,13 @@ func (s *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer s.serving.Done()
 	out := &httpReply{w: w, json: json, sse: sse, log: s.log}
 	dec := codec.Decoder{MaxDepth: s.maxDepth, MaxBatch: s.maxBatch}
-	if !sse {
-		s.core.serveFrame(r.Context(), &dec, body, out)
-		out.finish()
-		return
-	}
-	// Events are written here, never in the goroutines of the calls: a
-	// client that reads slowly holds up no worker, and a call's Notify
-	// waits for room no longer than its context. The frame is served in
-	// another goroutine.
-	out.wake = make(chan struct{}, 1)
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		s.core.serveFrame(r.Context(), &dec, body, out)
-	}()
-	for {
-		select {
-		case <-out.wake:
-			out.writeEvents()
-		case <-served:
-			out.finish()
-			return
-		}
-	}
+	s.core.serveFrame(r.Context(), &dec, body, out)
+	out.finish()
+}
+
+// refuseTooLarge answers a request whose body is over the frame limit.
+func (s *HTTPHandler) refuseTooLarge(w http.ResponseWriter) {
+	httpRefuse(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("frame larger than the limit of %d bytes", s.maxFrame))
 }
 
 // enter counts a request in, unless the handler is closed.
@@ -303,8 +285,9 @@ func httpRefuse(w http.ResponseWriter, status int, reason string) {
 }
 
 // httpReply is the replier of one HTTP request: what its calls answer and
-// notify goes on its response, until finish. Its calls only queue events;
-// ServeHTTP's goroutine writes them (see writeEvents).
+// notify goes on its response, until finish. Its calls only queue events:
+// a goroutine of the response's own, started with the first, writes them
+// (see writer), and finish waits for it.
 type httpReply struct {
 	mu        sync.Mutex
 	w         http.ResponseWriter
@@ -313,10 +296,11 @@ type httpReply struct {
 	streaming bool          // the response is an event stream
 	events    []byte        // events queued, for writeEvents
 	room      chan struct{} // closed when events are taken, if a notify waits for room
-	wake      chan struct{} // told when events are queued (see ServeHTTP)
+	wake      chan struct{} // tells the writer of events queued; closed by finish
+	written   chan struct{} // closed when the writer returns
 	answer    []byte        // the answer, for a JSON response
 	done      bool          // finished: the response is no longer ours
-	started   bool          // the event stream's header is written (ServeHTTP's goroutine only)
+	started   bool          // the event stream's header is written (by the writer, then finish)
 }
 
 // maxQueuedEvents is how many bytes of events a response holds for a
@@ -383,13 +367,25 @@ func (o *httpReply) logger() *slog.Logger { return o.log }
 func (o *httpReply) queue(line []byte) {
 	o.streaming = true
 	o.events = append(append(append(o.events, "data: "...), line...), "\n\n"...)
+	if o.wake == nil {
+		o.wake, o.written = make(chan struct{}, 1), make(chan struct{})
+		go o.writer()
+	}
 	select {
 	case o.wake <- struct{}{}:
 	default:
 	}
 }
 
-// writeEvents writes the events queued, in ServeHTTP's goroutine.
+// writer writes the events queued until finish.
+func (o *httpReply) writer() {
+	defer close(o.written)
+	for range o.wake {
+		o.writeEvents()
+	}
+}
+
+// writeEvents writes the events queued, in the writer.
 func (o *httpReply) writeEvents() {
 	o.mu.Lock()
 	events := o.events
@@ -402,8 +398,8 @@ func (o *httpReply) writeEvents() {
 	o.write(events)
 }
 
-// write writes events, starting the event stream first; in ServeHTTP's
-// goroutine.
+// write writes events, starting the event stream first; in the writer,
+// or in finish once it has returned.
 func (o *httpReply) write(events []byte) {
 	if len(events) == 0 {
 		return
@@ -427,16 +423,19 @@ func (o *httpReply) write(events []byte) {
 func (o *httpReply) finish() {
 	o.mu.Lock()
 	o.done = true
-	events, answer, streaming := o.events, o.answer, o.streaming
-	o.events = nil
+	if o.wake != nil {
+		close(o.wake) // nothing is queued any more
+	}
 	if o.room != nil {
 		close(o.room) // notifications waiting for room: ErrAnswered
 		o.room = nil
 	}
+	answer, streaming := o.answer, o.streaming
 	o.mu.Unlock()
 	switch {
 	case streaming:
-		o.write(events)
+		<-o.written
+		o.writeEvents() // what the writer left
 	case answer != nil:
 		o.w.Header().Set("Content-Type", "application/json")
 		o.w.WriteHeader(http.StatusOK)
