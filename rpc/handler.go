@@ -124,7 +124,8 @@ func InputEnded(ctx context.Context) <-chan struct{} {
 }
 
 // ConnFromContext returns the connection whose handler ctx was given to, or
-// nil if ctx belongs to no call.
+// nil if ctx belongs to no call or to a call of another transport than a
+// stream connection ([HTTPHandler]).
 func ConnFromContext(ctx context.Context) *Conn {
 	if in := callFrom(ctx); in != nil {
 		c, _ := in.out.(*Conn)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"mime"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -31,21 +32,34 @@ import (
 //     Events, each "data: MESSAGE", then the answer as the last event; one
 //     that accepts application/json too gets plain JSON when its calls
 //     send no notification. A client that accepts only application/json
-//     gets the answer alone: its calls' notifications are dropped;
+//     gets the answer alone: its calls' notifications are dropped. What a
+//     notification's handler notifies is always dropped: it has no
+//     response to precede;
 //   - a method other than POST: 405 (Allow: POST); a body that is not
-//     application/json: 415; an Accept that allows neither
-//     application/json nor text/event-stream: 406; a body longer than
-//     Options.MaxFrameSize: 413. Each with a JSON-RPC error body,
+//     application/json (one Content-Type, charset UTF-8 if any): 415; an
+//     Accept that allows neither application/json nor text/event-stream:
+//     406 (each judged by its most specific range, q=0 refusing; */*
+//     allows JSON, text/* events; a malformed range is ignored, and an
+//     empty Accept allows nothing); a body, or a Content-Length, longer
+//     than Options.MaxFrameSize: 413; a body that cannot be read (shorter
+//     than its Content-Length): 400, or 408 when the server's ReadTimeout
+//     ends it; after Close: 503. Each with a JSON-RPC error body,
 //     InvalidRequest with id null, whose data.reason says which rule.
 //
 // A client that goes away (the request's context ends) cancels the calls
-// of its request (their context's cause: its own); what they answer then
-// is dropped. Options' Logger, MaxFrameSize, MaxBatch, MaxDepth,
-// Concurrency and ShutdownGrace apply; the others are the stream's.
+// of its request as the peer would (their context's cause wraps
+// ErrCancelled and the request's); those still waiting for a worker never
+// run, and what the others answer is dropped. Options' Logger,
+// MaxFrameSize, MaxBatch, MaxDepth, Concurrency and ShutdownGrace apply;
+// the others are the stream's (Sequential too: requests run in the
+// workers, within Concurrency).
 //
 // Slow clients are bounded by the http.Server's ReadHeaderTimeout,
 // ReadTimeout and WriteTimeout, which an http.Server serving this handler
-// should set.
+// should set. Events are written by a goroutine of the response's own,
+// never by the calls': a client that reads its events slowly holds up no
+// worker, and its calls' notifications wait, no longer than their context,
+// while 64 KiB of events are queued for it.
 type HTTPHandler struct {
 	core     *core
 	log      *slog.Logger
@@ -67,6 +81,7 @@ func NewHTTPHandler(ctx context.Context, h Handler, opts *Options) *HTTPHandler 
 	if opts != nil {
 		o = *opts
 	}
+	o.Sequential = false // each request runs in the workers, within Concurrency
 	log := o.Logger
 	if log == nil {
 		log = slog.Default()
@@ -88,7 +103,7 @@ func (s *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpRefuse(w, http.StatusMethodNotAllowed, "the method must be POST")
 		return
 	}
-	if t, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || t != "application/json" {
+	if !isJSON(r.Header.Values("Content-Type")) {
 		httpRefuse(w, http.StatusUnsupportedMediaType, "the body must be application/json")
 		return
 	}
@@ -97,25 +112,44 @@ func (s *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpRefuse(w, http.StatusNotAcceptable, "Accept must allow application/json or text/event-stream")
 		return
 	}
+	if r.ContentLength > int64(s.maxFrame) {
+		s.refuseTooLarge(w) // the body is not read
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(s.maxFrame)))
+	var maxBytes *http.MaxBytesError
+	var netErr net.Error
+	switch {
+	case errors.As(err, &maxBytes):
+		s.refuseTooLarge(w)
+		return
+	case errors.As(err, &netErr) && netErr.Timeout():
+		s.log.Debug("rpc: reading a request body timed out", "error", err)
+		httpRefuse(w, http.StatusRequestTimeout, "the body was not received in time")
+		return
+	case err != nil:
+		// The client is gone (then nobody reads this), or its body is
+		// shorter than its Content-Length.
+		s.log.Debug("rpc: reading a request body failed", "error", err)
+		httpRefuse(w, http.StatusBadRequest, "the body could not be read")
+		return
+	}
+	// Counted in once the body is read: Close waits for calls, never for
+	// a slow client's upload.
 	if !s.enter() {
 		httpRefuse(w, http.StatusServiceUnavailable, "the server is shutting down")
 		return
 	}
 	defer s.serving.Done()
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(s.maxFrame)))
-	var tooLarge *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooLarge):
-		httpRefuse(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("frame larger than the limit of %d bytes", s.maxFrame))
-		return
-	case err != nil:
-		s.log.Debug("rpc: reading a request body failed", "error", err)
-		return // the client is gone, or too slow: nobody to answer
-	}
 	out := &httpReply{w: w, json: json, sse: sse, log: s.log}
 	dec := codec.Decoder{MaxDepth: s.maxDepth, MaxBatch: s.maxBatch}
 	s.core.serveFrame(r.Context(), &dec, body, out)
 	out.finish()
+}
+
+// refuseTooLarge answers a request whose body is over the frame limit.
+func (s *HTTPHandler) refuseTooLarge(w http.ResponseWriter) {
+	httpRefuse(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("frame larger than the limit of %d bytes", s.maxFrame))
 }
 
 // enter counts a request in, unless the handler is closed.
@@ -161,27 +195,88 @@ func (s *HTTPHandler) Close() error {
 	return nil
 }
 
+// isJSON reports whether the Content-Type headers (values) say
+// application/json: one header, one well-formed media type, and no charset
+// other than UTF-8, JSON's (RFC 8259).
+func isJSON(values []string) bool {
+	if len(values) != 1 {
+		return false
+	}
+	t, params, err := mime.ParseMediaType(values[0])
+	if err != nil || t != "application/json" {
+		return false
+	}
+	cs, ok := params["charset"]
+	return !ok || strings.EqualFold(cs, "utf-8")
+}
+
 // accepted reads Accept headers: whether application/json and whether
-// text/event-stream may answer. No Accept header accepts anything.
+// text/event-stream may answer. No Accept header accepts anything, and
+// gets JSON. Each type is judged by the most specific media range that
+// matches it (RFC 9110, 12.5.1): application/json, then application/*,
+// then */* for JSON; text/event-stream, then text/* for events (*/* alone
+// asks for no event stream: it gets JSON). A range whose q is 0 refuses
+// its type; a malformed range, or one with a malformed q, is ignored.
 func accepted(values []string) (json, sse bool) {
 	if len(values) == 0 {
 		return true, false
 	}
+	// The q of the most specific range seen for each type, and how
+	// specific it was (0: none seen).
+	var jsonRank, sseRank int
 	for _, v := range values {
-		for _, part := range strings.Split(v, ",") {
+		for part := range strings.SplitSeq(v, ",") {
 			t, params, err := mime.ParseMediaType(strings.TrimSpace(part))
-			if err != nil || params["q"] == "0" {
+			if err != nil {
+				continue
+			}
+			ok, valid := qAccepts(params)
+			if !valid {
+				continue
+			}
+			rank := 3
+			switch t {
+			case "application/json", "text/event-stream":
+			case "application/*", "text/*":
+				rank = 2
+			case "*/*":
+				rank = 1
+			default:
 				continue
 			}
 			switch t {
 			case "application/json", "application/*", "*/*":
-				json = true
-			case "text/event-stream":
-				sse = true
+				if rank > jsonRank {
+					jsonRank, json = rank, ok
+				}
+			}
+			switch t {
+			case "text/event-stream", "text/*":
+				if rank > sseRank {
+					sseRank, sse = rank, ok
+				}
 			}
 		}
 	}
 	return json, sse
+}
+
+// qAccepts reads a media range's q parameter (RFC 9110, 12.4.2): whether
+// it accepts (a q of 1 when absent), and whether q is well formed.
+func qAccepts(params map[string]string) (accepts, valid bool) {
+	q, ok := params["q"]
+	if !ok {
+		return true, true
+	}
+	if len(q) == 0 || len(q) > 5 || !(q[0] == '0' || q[0] == '1') || (len(q) > 1 && q[1] != '.') {
+		return false, false
+	}
+	for _, c := range q[min(2, len(q)):] {
+		if c < '0' || c > '9' || (q[0] == '1' && c != '0') {
+			return false, false
+		}
+	}
+	return strings.Trim(q, "0.") != "", true
 }
 
 // httpRefuse answers a request that is not served with status and an
@@ -194,16 +289,28 @@ func httpRefuse(w http.ResponseWriter, status int, reason string) {
 }
 
 // httpReply is the replier of one HTTP request: what its calls answer and
-// notify goes on its response, until finish.
+// notify goes on its response, until finish. Its calls only queue events:
+// a goroutine of the response's own, started with the first, writes them
+// (see writer), and finish waits for it.
 type httpReply struct {
 	mu        sync.Mutex
 	w         http.ResponseWriter
 	json, sse bool // what the client accepts
 	log       *slog.Logger
-	streaming bool   // the response is an event stream, its header written
-	answer    []byte // the answer, for a JSON response
-	done      bool   // finished: the response is no longer ours
+	streaming bool          // the response is an event stream
+	events    []byte        // events queued, for writeEvents
+	room      chan struct{} // closed when events are taken, if a notify waits for room
+	wake      chan struct{} // tells the writer of events queued; closed by finish
+	written   chan struct{} // closed when the writer returns
+	answer    []byte        // the answer, for a JSON response
+	done      bool          // finished: the response is no longer ours
+	started   bool          // the event stream's header is written (by the writer, then finish)
 }
+
+// maxQueuedEvents is how many bytes of events a response holds for a
+// client that reads slowly before its calls' notifications wait for room
+// (no longer than their context).
+const maxQueuedEvents = 64 << 10
 
 func (o *httpReply) reply(line []byte) {
 	o.mu.Lock()
@@ -211,7 +318,7 @@ func (o *httpReply) reply(line []byte) {
 	switch {
 	case o.done:
 	case o.streaming || !o.json:
-		o.event(line)
+		o.queue(line)
 	default:
 		o.answer = append(o.answer[:0], line...)
 	}
@@ -226,16 +333,35 @@ func (o *httpReply) replyString(id []byte, s string) {
 	o.reply(line)
 }
 
-func (o *httpReply) notify(_ context.Context, line []byte) error {
+func (o *httpReply) notify(ctx context.Context, line []byte) error {
+	if in := callFrom(ctx); in != nil && in.req.ID == nil {
+		// A notification's: it has no response to precede, and a frame
+		// of notifications alone is answered 202, with no body.
+		return nil
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	for !o.done && o.sse && len(o.events) >= maxQueuedEvents {
+		if o.room == nil {
+			o.room = make(chan struct{})
+		}
+		room := o.room
+		o.mu.Unlock()
+		select {
+		case <-room:
+			o.mu.Lock()
+		case <-ctx.Done():
+			o.mu.Lock()
+			return ctx.Err()
+		}
+	}
 	switch {
 	case o.done:
 		return ErrAnswered
 	case !o.sse:
 		return nil // the client takes the answer alone
 	}
-	o.event(line)
+	o.queue(line)
 	return nil
 }
 
@@ -245,20 +371,56 @@ func (o *httpReply) logger() *slog.Logger { return o.log }
 // away cancels its calls.
 func (o *httpReply) inputEnded() <-chan struct{} { return nil }
 
-// event writes line as a Server-Sent Event, starting the stream first;
-// o.mu is held.
-func (o *httpReply) event(line []byte) {
-	if !o.streaming {
-		o.streaming = true
+// queue queues line as a Server-Sent Event, for writeEvents; o.mu is held.
+func (o *httpReply) queue(line []byte) {
+	o.streaming = true
+	o.events = append(append(append(o.events, "data: "...), line...), "\n\n"...)
+	if o.wake == nil {
+		o.wake, o.written = make(chan struct{}, 1), make(chan struct{})
+		go o.writer()
+	}
+	select {
+	case o.wake <- struct{}{}:
+	default:
+	}
+}
+
+// writer writes the events queued until finish.
+func (o *httpReply) writer() {
+	defer close(o.written)
+	for range o.wake {
+		o.writeEvents()
+	}
+}
+
+// writeEvents writes the events queued, in the writer.
+func (o *httpReply) writeEvents() {
+	o.mu.Lock()
+	events := o.events
+	o.events = nil
+	if o.room != nil {
+		close(o.room)
+		o.room = nil
+	}
+	o.mu.Unlock()
+	o.write(events)
+}
+
+// write writes events, starting the event stream first; in the writer,
+// or in finish once it has returned.
+func (o *httpReply) write(events []byte) {
+	if len(events) == 0 {
+		return
+	}
+	if !o.started {
+		o.started = true
 		h := o.w.Header()
 		h.Set("Content-Type", "text/event-stream")
 		h.Set("Cache-Control", "no-cache")
 		o.w.WriteHeader(http.StatusOK)
 	}
-	buf := make([]byte, 0, len(line)+8)
-	buf = append(append(append(buf, "data: "...), line...), "\n\n"...)
-	if _, err := o.w.Write(buf); err != nil {
-		o.log.Debug("rpc: writing an event failed", "error", err)
+	if _, err := o.w.Write(events); err != nil {
+		o.log.Debug("rpc: writing events failed", "error", err)
 		return
 	}
 	_ = http.NewResponseController(o.w).Flush()
@@ -268,14 +430,24 @@ func (o *httpReply) event(line []byte) {
 // (or given up on); nothing is written after it.
 func (o *httpReply) finish() {
 	o.mu.Lock()
-	defer o.mu.Unlock()
 	o.done = true
+	if o.wake != nil {
+		close(o.wake) // nothing is queued any more
+	}
+	if o.room != nil {
+		close(o.room) // notifications waiting for room: ErrAnswered
+		o.room = nil
+	}
+	answer, streaming := o.answer, o.streaming
+	o.mu.Unlock()
 	switch {
-	case o.streaming:
-	case o.answer != nil:
+	case streaming:
+		<-o.written
+		o.writeEvents() // what the writer left
+	case answer != nil:
 		o.w.Header().Set("Content-Type", "application/json")
 		o.w.WriteHeader(http.StatusOK)
-		_, _ = o.w.Write(append(o.answer, '\n'))
+		_, _ = o.w.Write(append(answer, '\n'))
 	default:
 		o.w.WriteHeader(http.StatusAccepted)
 	}

@@ -2,10 +2,12 @@ package rpc_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 
@@ -160,5 +162,40 @@ func TestHTTPHandlerCancellation(t *testing.T) {
 		h.ServeHTTP(rec, req)
 		assert.Equal(t, 503, rec.Code)
 		synctest.Wait()
+	})
+}
+
+// Options.Sequential is the stream's: over HTTP every request runs in the
+// workers, within Concurrency, whatever it says.
+func TestHTTPHandlerKeepsConcurrencyWhenSequential(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		gate := make(chan struct{})
+		var running, peak atomic.Int32
+		h := rpc.NewHTTPHandler(context.Background(), rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+			n := running.Add(1)
+			defer running.Add(-1)
+			if n > peak.Load() {
+				peak.Store(n)
+			}
+			<-gate
+			return "ok", nil
+		}), &rpc.Options{Logger: quiet, Concurrency: 1, Sequential: true})
+		done := make(chan string, 3)
+		for i := range 3 {
+			go func() {
+				req := httptest.NewRequest("POST", "/", strings.NewReader(fmt.Sprintf(`{"jsonrpc":"2.0","method":"m","id":%d}`, i)))
+				req.Header.Set("Content-Type", jsonType)
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				done <- rec.Body.String()
+			}()
+		}
+		synctest.Wait()
+		assert.Equal(t, int32(1), peak.Load(), "handlers at once with Concurrency 1")
+		close(gate)
+		for range 3 {
+			assert.Contains(t, <-done, `"result":"ok"`)
+		}
+		require.NoError(t, h.Close())
 	})
 }
