@@ -101,6 +101,7 @@ func TestListenWaitsForChanges(t *testing.T) {
 
 			require.NoError(t, s.Register("", extra{}))
 			synctest.Wait()
+			require.Len(t, lines(), 4)
 			assert.ElementsMatch(t, []string{changed("1"), changed(`"two"`)}, lines()[2:])
 
 			wiretest.Send(t, in, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)
@@ -110,10 +111,12 @@ func TestListenWaitsForChanges(t *testing.T) {
 
 			assert.Equal(t, 1, s.Remove("extra"))
 			synctest.Wait()
+			require.Len(t, lines(), 5)
 			assert.Equal(t, []string{changed(`"two"`)}, lines()[4:])
 
 			require.NoError(t, in.Close())
 			require.NoError(t, wiretest.Receive(t, served, "Serve to return at the end of the input"))
+			require.Len(t, lines(), 7)
 			assert.Equal(t, []string{
 				`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"two","reason":"the input ended"}}`,
 				result(`"two"`),
@@ -156,6 +159,8 @@ func TestListenAndLegacySession(t *testing.T) {
 		require.NoError(t, in2.Close())
 		require.NoError(t, wiretest.Receive(t, served1, "Serve to return"))
 		require.NoError(t, wiretest.Receive(t, served2, "Serve to return"))
+		require.Len(t, wiretest.Lines(t, modern.String()), 4)
+		require.Len(t, wiretest.Lines(t, legacy.String()), 2)
 		assert.Equal(t, `{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":1}}}`, wiretest.Lines(t, modern.String())[1])
 		assert.Equal(t, `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`, wiretest.Lines(t, legacy.String())[1])
 		assert.True(t, strings.HasPrefix(wiretest.Lines(t, legacy.String())[0], `{"jsonrpc":"2.0","result":{"protocolVersion":"2025-06-18"`))
