@@ -125,6 +125,33 @@ func TestListenWaitsForChanges(t *testing.T) {
 		})
 	})
 
+	// Each open listen holds one of the connection's Concurrency slots: a
+	// peer that opens more costs no more than that many at once.
+	t.Run("bounded", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			s, _ := newServer(&mcp.Options{Name: "kit", Version: "1.0.0"})
+			var out wiretest.Buffer
+			pr, in := io.Pipe()
+			served := make(chan error, 1)
+			go func() {
+				served <- s.Serve(context.Background(), pr, &out, &rpc.Options{Logger: wiretest.Quiet(), Concurrency: 2})
+			}()
+			for _, id := range []string{"1", "2", "3"} {
+				wiretest.Send(t, in, listen(id))
+				synctest.Wait()
+			}
+			assert.Equal(t, 2, mcp.Listeners(s))
+			assert.Equal(t, []string{ack("1"), ack("2")}, wiretest.Lines(t, out.String()))
+			wiretest.Send(t, in, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)
+			synctest.Wait()
+			assert.Equal(t, 2, mcp.Listeners(s), "the third takes the first's slot")
+			assert.Equal(t, []string{ack("1"), ack("2"), ack("3")}, wiretest.Lines(t, out.String()))
+			require.NoError(t, in.Close())
+			require.NoError(t, wiretest.Receive(t, served, "Serve to return at the end of the input"))
+			assert.Equal(t, 0, mcp.Listeners(s))
+		})
+	})
+
 	t.Run("shutdown", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			s, _ := newServer(&mcp.Options{Name: "kit", Version: "1.0.0"})
