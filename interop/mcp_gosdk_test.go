@@ -1,16 +1,21 @@
 package interop
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"sync"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolrpc/toolrpc/examples/mcp/tools"
 	"github.com/toolrpc/toolrpc/internal/wiretest"
 	"github.com/toolrpc/toolrpc/mcp"
+	"github.com/toolrpc/toolrpc/rpc"
 )
 
 // The official Go SDK's client (v1.8.0) against the example's tools served
@@ -107,4 +112,71 @@ func TestGoSDKClient(t *testing.T) {
 			assert.NoError(t, wiretest.Receive(t, served, "the end of serving"))
 		})
 	}
+}
+
+// extraTool is a tool registered while the Go SDK's client is connected.
+type extraTool struct{}
+
+// Extra says so.
+func (extraTool) Extra() string { return "extra" }
+
+// The Go SDK's client, given a ToolListChangedHandler, hears of the tools
+// registered while it is connected: in the modern era it opens
+// subscriptions/listen (the server announces tools.listChanged in
+// server/discover) and gets the change on it; in the legacy one, the
+// session's notification. Closing the client ends the listen and the
+// connection.
+func TestGoSDKClientListChanged(t *testing.T) {
+	for _, version := range []string{mcp.Latest, mcp.LatestLegacy} {
+		t.Run(version, func(t *testing.T) {
+			checkLeaks(t)
+			ctx := testContext(t)
+			s := mcp.New(&mcp.Options{Name: "example", Version: "1.0.0"})
+			require.NoError(t, s.Register("", tools.Tools{}))
+			cr, sw := io.Pipe()
+			sr, cw := io.Pipe()
+			acked := &watchWriter{w: sw, needle: []byte(`"notifications/subscriptions/acknowledged"`), seen: make(chan struct{})}
+			served := make(chan error, 1)
+			go func() {
+				served <- s.Serve(ctx, sr, acked, &rpc.Options{Logger: discard})
+				sw.Close()
+			}()
+
+			changed := make(chan struct{}, 4)
+			client := sdk.NewClient(&sdk.Implementation{Name: "interop", Version: "1.0.0"}, &sdk.ClientOptions{
+				Logger:                 discard,
+				ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { changed <- struct{}{} },
+			})
+			cs, err := client.Connect(ctx, &sdk.IOTransport{Reader: cr, Writer: cw}, &sdk.ClientSessionOptions{ProtocolVersion: version})
+			require.NoError(t, err)
+			if version == mcp.Latest {
+				// Connect does not wait for the listen's acknowledgment;
+				// once it is written, the listen hears of every change.
+				wiretest.Receive(t, acked.seen, "the listen's acknowledgment")
+			}
+			require.NoError(t, s.Register("", extraTool{}))
+			wiretest.Receive(t, changed, "notifications/tools/list_changed")
+			list, err := cs.ListTools(ctx, nil)
+			require.NoError(t, err)
+			assert.Len(t, list.Tools, 5)
+
+			require.NoError(t, cs.Close())
+			assert.NoError(t, wiretest.Receive(t, served, "the end of serving"))
+		})
+	}
+}
+
+// watchWriter writes to w, and closes seen once a write holds needle.
+type watchWriter struct {
+	w      io.Writer
+	needle []byte
+	seen   chan struct{}
+	once   sync.Once
+}
+
+func (w *watchWriter) Write(p []byte) (int, error) {
+	if bytes.Contains(p, w.needle) {
+		w.once.Do(func() { close(w.seen) })
+	}
+	return w.w.Write(p)
 }

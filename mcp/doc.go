@@ -37,6 +37,35 @@
 // ttlMs and cacheScope on modern lists, structuredContent, outputSchema
 // and title from 2025-06-18, annotations from 2025-03-26.
 //
+// JSON-RPC batches are served in 2025-03-26 alone, the one revision that
+// has them ("MCP implementations MAY support sending JSON-RPC batches, but
+// MUST support receiving JSON-RPC batches"), and never with initialize in
+// them ("The initialize request MUST NOT be part of a JSON-RPC batch"). In
+// the others (2024-11-05, before batches came; 2025-06-18, which removed
+// them, and later) each request of a batch is refused with -32600 Invalid
+// Request, its data's reason saying why: a batch is not a message of
+// those revisions. A request of a batch is judged by its own revision,
+// like any request.
+//
+// # Changes to the tools
+//
+// Tools registered or removed while connections serve them are announced
+// as notifications/tools/list_changed (the capability tools.listChanged,
+// in every revision): to each initialized legacy session, and, in
+// 2026-07-28, on each subscriptions/listen whose notifications filter asks
+// for toolsListChanged. A listen is acknowledged first
+// (notifications/subscriptions/acknowledged, with the part of the filter
+// the server honors: toolsListChanged alone), and each of its messages
+// carries its id in _meta's io.modelcontextprotocol/subscriptionId. It
+// stays open, holding one of the connection's rpc.Options.Concurrency
+// slots, until the client cancels it (notifications/cancelled: no
+// answer), or the server ends it: when the connection's input ends (on
+// stdio, the client's way to stop the server), with notifications/cancelled
+// naming it and then its completion result (resultType "complete", the
+// subscriptionId in _meta), or when the connection shuts down, with the
+// completion result. A listen that asks for nothing the server honors is
+// answered at once, after its acknowledgment.
+//
 // # Results and errors
 //
 // A tool's result is sent as a tools/call result. A struct (the tool then

@@ -37,6 +37,10 @@ func FuzzHandle(f *testing.F) {
 		`{"jsonrpc":"2.0","method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":[],"io.modelcontextprotocol/logLevel":1}},"id":1}`,
 		`{"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"c","version":"1"}},"id":1}`,
 		`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"tags","arguments":{"a":"\u00e9"}},"id":1}`,
+		`{"jsonrpc":"2.0","method":"subscriptions/listen","params":{` + meta + `,"notifications":{"toolsListChanged":true}},"id":"l"}`,
+		`{"jsonrpc":"2.0","method":"subscriptions/listen","params":{` + meta + `,"notifications":{"promptsListChanged":false,"resourceSubscriptions":["a"]}},"id":1}`,
+		`[{"jsonrpc":"2.0","method":"ping","id":1},{"jsonrpc":"2.0","method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-03-26"}},"id":2}]`,
+		`[{"jsonrpc":"2.0","method":"subscriptions/listen","params":{` + meta + `,"notifications":{"toolsListChanged":true}},"id":1}]`,
 		`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"\u0061dd","_meta":{"io.modelcontextprotocol/protocolVersion":"2026\u002d07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"\u0064ebug"}},"id":1}`,
 	} {
 		f.Add(seed)

@@ -93,7 +93,8 @@ type Options struct {
 // A Server is a Model Context Protocol server whose tools are the methods
 // of Go values. Its methods are safe for concurrent use: tools may be
 // registered and removed while connections serve it, and the legacy
-// sessions under way are told (notifications/tools/list_changed).
+// sessions under way, and the modern clients that listen for it
+// (subscriptions/listen), are told (notifications/tools/list_changed).
 type Server struct {
 	opts     Options
 	pageSize int
@@ -102,8 +103,9 @@ type Server struct {
 
 	cat atomic.Pointer[catalog] // the tools, replaced whole on a change
 
-	mu       sync.Mutex             // serializes changes of cat, guards sessions
-	sessions map[*session]*rpc.Conn // the initialized legacy sessions, by connection
+	mu        sync.Mutex             // serializes changes of cat, guards sessions and listeners
+	sessions  map[*session]*rpc.Conn // the initialized legacy sessions, by connection
+	listeners map[*listener]struct{} // the open subscriptions/listen calls for tools
 }
 
 // catalog is the tools of a Server at one time; it is never modified.
@@ -114,7 +116,7 @@ type catalog struct {
 
 // New returns a Server with no tools. opts may be nil.
 func New(opts *Options) *Server {
-	s := &Server{sessions: map[*session]*rpc.Conn{}}
+	s := &Server{sessions: map[*session]*rpc.Conn{}, listeners: map[*listener]struct{}{}}
 	s.cat.Store(&catalog{tools: map[string]*tool{}})
 	if opts != nil {
 		s.opts = *opts
@@ -248,10 +250,13 @@ func (s *Server) Remove(names ...string) int {
 	return n
 }
 
-// change makes next the tools, and tells the legacy sessions under way.
-// s.mu is held.
+// change makes next the tools, and tells the legacy sessions under way
+// and the modern clients listening. s.mu is held.
 func (s *Server) change(next *catalog) {
 	s.cat.Store(next)
+	for l := range s.listeners {
+		l.signal()
+	}
 	s.prune()
 	for _, conn := range s.sessions {
 		// Written when the output has room, or dropped when the

@@ -21,8 +21,11 @@ const (
 	methodDiscover    = "server/discover"
 	methodToolsList   = "tools/list"
 	methodToolsCall   = "tools/call"
+	methodListen      = "subscriptions/listen"
 	notifyInitialized = "notifications/initialized"
 	notifyListChanged = "notifications/tools/list_changed"
+	notifyAcknowledge = "notifications/subscriptions/acknowledged"
+	notifyCancelled   = "notifications/cancelled"
 )
 
 // The per-request _meta keys of 2026-07-28.
@@ -32,6 +35,7 @@ const (
 	metaClientInfo   = "io.modelcontextprotocol/clientInfo"
 	metaLogLevel     = "io.modelcontextprotocol/logLevel"
 	metaServerInfo   = "io.modelcontextprotocol/serverInfo"
+	metaSubscription = "io.modelcontextprotocol/subscriptionId"
 )
 
 // revision is the protocol revision a request is served by.
@@ -42,6 +46,8 @@ type revision struct {
 	// 1 (2025-03-26: annotations), 2 (2025-06-18 and later: title,
 	// outputSchema, structuredContent).
 	level int
+	// batches: the revision allows JSON-RPC batches (2025-03-26 alone).
+	batches bool
 }
 
 // revisionOf returns the revision called name, and whether it is one a
@@ -49,15 +55,15 @@ type revision struct {
 func revisionOf(name string) (revision, bool) {
 	switch name {
 	case Latest:
-		return revision{Latest, true, 2}, true
+		return revision{Latest, true, 2, false}, true
 	case LatestLegacy:
-		return revision{LatestLegacy, false, 2}, true
+		return revision{LatestLegacy, false, 2, false}, true
 	case "2025-06-18":
-		return revision{"2025-06-18", false, 2}, true
+		return revision{"2025-06-18", false, 2, false}, true
 	case "2025-03-26":
-		return revision{"2025-03-26", false, 1}, true
+		return revision{"2025-03-26", false, 1, true}, true
 	case "2024-11-05":
-		return revision{"2024-11-05", false, 0}, true
+		return revision{"2024-11-05", false, 0, false}, true
 	}
 	return revision{}, false
 }
@@ -105,7 +111,7 @@ func (c *session) Handle(ctx context.Context, req *rpc.Request) (any, error) {
 		return nil, rpc.NewError(rpc.InvalidRequest, "Invalid Request").WithData(rpc.InvalidRequestData{Reason: "an MCP request's id must not be null"})
 	}
 	switch req.Method {
-	case methodInitialize, methodPing, methodDiscover, methodToolsList, methodToolsCall, methodSetLevel:
+	case methodInitialize, methodPing, methodDiscover, methodToolsList, methodToolsCall, methodSetLevel, methodListen:
 	default:
 		return nil, rpc.NewError(rpc.MethodNotFound, "")
 	}
@@ -113,11 +119,17 @@ func (c *session) Handle(ctx context.Context, req *rpc.Request) (any, error) {
 		return nil, invalid(&service.FieldError{Rule: "shape", Message: "params must be an object"})
 	}
 	if req.Method == methodInitialize {
+		if rpc.InBatch(ctx) {
+			return nil, errInitializeInBatch
+		}
 		return c.initialize(ctx, req)
 	}
 	r, err := c.revision(req)
 	if err != nil {
 		return nil, err
+	}
+	if !r.batches && rpc.InBatch(ctx) {
+		return nil, batchRefused(r)
 	}
 	switch req.Method {
 	case methodPing:
@@ -137,8 +149,27 @@ func (c *session) Handle(ctx context.Context, req *rpc.Request) (any, error) {
 		return c.setLevel(r, req.Params)
 	case methodToolsList:
 		return c.s.list(r, req.Params)
+	case methodListen:
+		if !r.modern { // new in 2026-07-28
+			return nil, rpc.NewError(rpc.MethodNotFound, "")
+		}
+		return c.s.listen(ctx, r, req)
 	}
 	return c.s.call(withLogLevel(ctx, c.logLevelOf(r, req)), r, req)
+}
+
+// errInitializeInBatch refuses an initialize that came in a batch: "The
+// initialize request MUST NOT be part of a JSON-RPC batch" (2025-03-26,
+// the one revision with batches).
+var errInitializeInBatch = rpc.NewError(rpc.InvalidRequest, "Invalid Request").
+	WithData(rpc.InvalidRequestData{Reason: "initialize must not be part of a JSON-RPC batch: send it on its own"})
+
+// batchRefused refuses an entry of a batch served by r, a revision without
+// batches (all but 2025-03-26): the message is not an MCP message of that
+// revision, so it is an invalid request, each entry refused on its own.
+func batchRefused(r revision) error {
+	return rpc.NewError(rpc.InvalidRequest, "Invalid Request").
+		WithData(rpc.InvalidRequestData{Reason: "MCP " + r.name + " has no JSON-RPC batches: send each message on its own"})
 }
 
 // logLevelOf is the index in logLevels of the least severe level of log
@@ -176,7 +207,7 @@ func (c *session) revision(req *rpc.Request) (revision, error) {
 		c.mu.Unlock()
 		if name == "" {
 			if req.Method == methodPing {
-				return revision{LatestLegacy, false, 2}, nil
+				return revision{LatestLegacy, false, 2, false}, nil
 			}
 			return revision{}, invalid(&service.FieldError{Field: metaField(metaVersion), Rule: "required",
 				Message: "the request names no protocol version, and no initialize came before it"})
@@ -287,7 +318,7 @@ func (c *session) initialize(ctx context.Context, req *rpc.Request) (any, error)
 	b := append(c.s.open(r), `"protocolVersion":`...)
 	b = codec.AppendString(b, r.name)
 	b = append(b, `,"capabilities":`...)
-	b = c.s.capabilities(b, r)
+	b = c.s.capabilities(b)
 	b = append(b, `,"serverInfo":`...)
 	b = append(b, c.s.serverInfo(r)...)
 	if c.s.opts.Instructions != "" {
@@ -297,14 +328,11 @@ func (c *session) initialize(ctx context.Context, req *rpc.Request) (any, error)
 	return c.s.close(r, b), nil
 }
 
-// capabilities appends the server's capabilities in revision r: a legacy
-// session is told of changes to the tools (notifications/tools/list_changed);
-// a modern client would have to listen for them (subscriptions/listen),
-// which this server does not offer.
-func (s *Server) capabilities(b []byte, r revision) []byte {
-	if r.modern {
-		return append(b, `{"logging":{},"tools":{}}`...)
-	}
+// capabilities appends the server's capabilities, the same in every
+// revision: a legacy session is told of changes to the tools
+// (notifications/tools/list_changed), a modern client that listens for
+// them (subscriptions/listen with toolsListChanged) too.
+func (s *Server) capabilities(b []byte) []byte {
 	return append(b, `{"logging":{},"tools":{"listChanged":true}}`...)
 }
 
@@ -350,7 +378,7 @@ func (s *Server) discover(r revision) json.RawMessage {
 	b := append(s.open(r), `"supportedVersions":`...)
 	b = append(b, mustJSON(versions)...)
 	b = append(b, `,"capabilities":`...)
-	b = s.capabilities(b, r)
+	b = s.capabilities(b)
 	if s.opts.Instructions != "" {
 		b = append(b, `,"instructions":`...)
 		b = codec.AppendString(b, s.opts.Instructions)
