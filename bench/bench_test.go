@@ -102,12 +102,13 @@ func TestCheckTool(t *testing.T) {
 		}
 	}
 	line := []byte(head + `{"content":[{"type":"text","text":"42"}]}}`)
+	id, want := []byte("7"), []byte(`"42"`)
 	var r response
 	if allocs := testing.AllocsPerRun(100, func() {
 		if _, err := parseResponse(line, 0, &r); err != nil {
 			t.Fatal(err)
 		}
-		if err := r.checkTool([]byte("7"), []byte(`"42"`)); err != nil {
+		if err := r.checkTool(id, want); err != nil {
 			t.Fatal(err)
 		}
 	}); allocs != 0 {

@@ -1,7 +1,9 @@
 // Command bench measures toolrpc's server against peer JSON-RPC servers and
-// two floors over an in-memory pipe (io.Pipe), with one driver for all: it
-// writes pre-encoded request lines, reads response lines, checks every
-// answer, and allocates nothing per call itself.
+// two floors, and its package mcp against MCP servers (mark3labs/mcp-go, the
+// official Go SDK) and a stdlib MCP loop, over an in-memory pipe (io.Pipe),
+// with one driver for all: it writes pre-encoded request lines, reads
+// response lines, checks every answer, and allocates nothing per call
+// itself.
 //
 //	cd bench && go run .                  # 5 interleaved rounds, 1s per cell
 //	go run . -rounds 3 -benchtime 300ms   # shorter
