@@ -269,16 +269,8 @@ func (r *results) print(out io.Writer, info reportInfo) {
 // floor-mcp. The legacy contestant answers the very requests the others
 // do; the modern one is shown beside it.
 func (r *results) printMCPTargets(out io.Writer) {
-	p := func(format string, args ...any) { fmt.Fprintf(out, format, args...) }
 	floor := contestantByName("floor-mcp")
-	type row struct{ target, measured, verdict string }
 	var rows []row
-	verdict := func(ok bool) string {
-		if ok {
-			return "met"
-		}
-		return "**not met**"
-	}
 	for _, w := range r.ws {
 		if !w.mcp {
 			continue
@@ -323,31 +315,39 @@ func (r *results) printMCPTargets(out io.Writer) {
 			}
 		}
 	}
+	printRows(out, "package mcp against its targets (issue 13)", rows)
+}
+
+// A row is one target: what it is, what was measured, and whether it is
+// met.
+type row struct{ target, measured, verdict string }
+
+func verdict(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "**not met**"
+}
+
+// printRows prints a table of targets under title, if there are any.
+func printRows(out io.Writer, title string, rows []row) {
 	if len(rows) == 0 {
 		return
 	}
-	p("\n### package mcp against its targets (issue 13)\n\n| target | measured | |\n|---|---:|---|\n")
+	fmt.Fprintf(out, "\n### %s\n\n| target | measured | |\n|---|---:|---|\n", title)
 	for _, rw := range rows {
-		p("| %s | %s | %s |\n", rw.target, rw.measured, rw.verdict)
+		fmt.Fprintf(out, "| %s | %s | %s |\n", rw.target, rw.measured, rw.verdict)
 	}
 }
 
 // printTargets checks toolrpc against the numbers it is to be held to.
 func (r *results) printTargets(out io.Writer) {
-	p := func(format string, args ...any) { fmt.Fprintf(out, format, args...) }
 	tool, client, floor := contestantByName("toolrpc"), contestantByName("toolrpc-client"), contestantByName("floor-json")
 	has := func(c *contestant) bool { return slices.Contains(r.cs, c) }
 	if !has(tool) {
 		return
 	}
-	type row struct{ target, measured, verdict string }
 	var rows []row
-	verdict := func(ok bool) string {
-		if ok {
-			return "met"
-		}
-		return "**not met**"
-	}
 	xFloor := func(c *contestant, w *workload, limit float64, label string) {
 		if !has(floor) || !slices.Contains(r.ws, w) {
 			return
@@ -395,13 +395,7 @@ func (r *results) printTargets(out io.Writer) {
 	if has(client) {
 		xFloor(client, ping, 1.5, "our client against our server, ping-pong ≤ 1.5× floor-json")
 	}
-	if len(rows) == 0 {
-		return
-	}
-	p("\n### toolrpc against its targets\n\n| target | measured | |\n|---|---:|---|\n")
-	for _, rw := range rows {
-		p("| %s | %s | %s |\n", rw.target, rw.measured, rw.verdict)
-	}
+	printRows(out, "toolrpc against its targets", rows)
 }
 
 func fmtNs(ns float64) string {
