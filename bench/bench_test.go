@@ -50,10 +50,15 @@ func TestHarness(t *testing.T) {
 }
 
 // TestPeak checks that the heap sampler sees the 1 MiB echo: toolrpc and
-// floor-json must hold at least the payload at some point.
+// floor-json (and, over MCP, toolrpc-mcp and floor-mcp) must hold at least
+// the payload at some point.
 func TestPeak(t *testing.T) {
-	for _, name := range []string{"toolrpc", "floor-json"} {
-		heap, live, err := measurePeak(contestantByName(name), workloadByKey("echo1MiB"), 3)
+	for _, tc := range []struct{ name, workload string }{
+		{"toolrpc", "echo1MiB"}, {"floor-json", "echo1MiB"},
+		{"toolrpc-mcp", "mcp-echo1MiB"}, {"floor-mcp", "mcp-echo1MiB"},
+	} {
+		name := tc.name
+		heap, live, err := measurePeak(contestantByName(name), workloadByKey(tc.workload), 3)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,6 +66,53 @@ func TestPeak(t *testing.T) {
 		if heap < echoSize {
 			t.Errorf("%s: peak heap +%d bytes, less than the payload", name, heap)
 		}
+	}
+}
+
+// TestCheckTool holds the driver's check of an MCP tool result: the first
+// content block's text, byte for byte, and no isError; and it allocates
+// nothing.
+func TestCheckTool(t *testing.T) {
+	const head = `{"jsonrpc":"2.0","id":7,"result":`
+	for _, tc := range []struct {
+		result string
+		ok     bool
+	}{
+		{`{"content":[{"type":"text","text":"42"}]}`, true},
+		{` { "resultType" : "complete" , "content" : [ { "text" : "42" , "type" : "text" } , {"type":"text","text":"x"} ] , "isError" : false , "_meta" : {} } `, true},
+		{`{"content":[{"type":"text","text":"42"}],"structuredContent":{"a":"}"}}`, true},
+		{`{"content":[{"type":"text","text":"42"}],"isError":true}`, false},
+		{`{"content":[{"type":"text","text":"43"}]}`, false},
+		{`{"content":[{"type":"text","text":42}]}`, false},
+		{`{"content":[{"type":"image","text":"42"}]}`, false},
+		{`{"content":[{"type":"text","text":"x"},{"type":"text","text":"42"}]}`, false},
+		{`{"content":[]}`, false},
+		{`{"content":{"type":"text","text":"42"}}`, false},
+		{`{}`, false},
+		{`42`, false},
+	} {
+		line := []byte(head + tc.result + "}")
+		var r response
+		if _, err := parseResponse(line, 0, &r); err != nil {
+			t.Errorf("%s: %v", line, err)
+			continue
+		}
+		if err := r.checkTool([]byte("7"), []byte(`"42"`)); (err == nil) != tc.ok {
+			t.Errorf("%s: %v, want ok %v", tc.result, err, tc.ok)
+		}
+	}
+	line := []byte(head + `{"content":[{"type":"text","text":"42"}]}}`)
+	id, want := []byte("7"), []byte(`"42"`)
+	var r response
+	if allocs := testing.AllocsPerRun(100, func() {
+		if _, err := parseResponse(line, 0, &r); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.checkTool(id, want); err != nil {
+			t.Fatal(err)
+		}
+	}); allocs != 0 {
+		t.Errorf("%v allocations per check", allocs)
 	}
 }
 
@@ -171,6 +223,8 @@ func BenchmarkBatch(b *testing.B)     { benchWorkload(b, "batch") }
 func BenchmarkEcho1MiB(b *testing.B)  { benchWorkload(b, "echo1MiB") }
 func BenchmarkLine16MiB(b *testing.B) { benchWorkload(b, "line16MiB") }
 func BenchmarkLine64MiB(b *testing.B) { benchWorkload(b, "line64MiB") }
+func BenchmarkMCPAdd(b *testing.B)    { benchWorkload(b, "mcp-add") }
+func BenchmarkMCPEcho(b *testing.B)   { benchWorkload(b, "mcp-echo1MiB") }
 
 func benchWorkload(b *testing.B, key string) {
 	w := workloadByKey(key)

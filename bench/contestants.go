@@ -33,15 +33,26 @@ type contestant struct {
 	// clientOnly: the contestant is our own client against our server; it
 	// drives itself and runs ping-pong only.
 	clientOnly bool
+	// mcp: an MCP server, entered in the MCP workloads only (and the
+	// JSON-RPC contestants in the others only). modern: its requests are
+	// 2026-07-28's, stateless (no initialize; _meta on each).
+	mcp, modern bool
 	// serve starts serving requests read from r, writing responses to w,
 	// until r ends; the returned func waits for it to finish. fixed is the
 	// result of every call of the workload (floor-io answers with it).
 	serve func(r io.ReadCloser, w io.WriteCloser, fixed []byte) (wait func())
 }
 
+// entered reports whether c is a contestant of w's protocol: MCP
+// contestants in the MCP workloads, the others in the JSON-RPC ones. The
+// report leaves out the cells of the other protocol.
+func (c *contestant) entered(w *workload) bool { return c.mcp == w.mcp }
+
 // supports reports whether c runs w, and why not.
 func (c *contestant) supports(w *workload) (bool, string) {
 	switch {
+	case !c.entered(w):
+		return false, "a contestant of the other protocol"
 	case c.clientOnly && w.kind != kindPingpong:
 		return false, "ping-pong only (our client against our server)"
 	case w.kind == kindNamed && c.namedNA != "":

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -120,10 +121,14 @@ type session struct {
 	wait        func()
 	wd          *watchdog
 
-	line   []byte // one request line, '\n' included (all kinds but pipelined)
-	nextID int    // the rotating 5-digit id patched into line
-	want   []byte // the result every call must have
-	resp   response
+	line    []byte // one request line, '\n' included (all kinds but pipelined)
+	nextID  int    // the rotating id patched into line
+	idWidth int    // its digits: 5, or 9 for MCP (no id reused in a session)
+	// handshake: an MCP legacy session, which opens with initialize and
+	// notifications/initialized before its first call.
+	handshake bool
+	want      []byte // the result every call must have
+	resp      response
 
 	// pipelined
 	lines      [][]byte // a line per id
@@ -155,7 +160,19 @@ func prepareSession(c *contestant, w *workload) *session {
 	s.lr = newLineReader(s.respR)
 
 	const firstID = 10000 // ids 10000-99999: the id is always 5 bytes
-	s.nextID = firstID - 1
+	s.nextID, s.idWidth = firstID-1, 5
+	if w.mcp {
+		// ids 100000000-999999999: MCP forbids reusing an id in a session.
+		const firstMCPID = 100000000
+		s.nextID, s.idWidth = firstMCPID-1, 9
+		s.handshake = !c.modern
+		s.want = mcpWant(w)
+		tool, args := mcpArgs(w, s.want)
+		s.line = append(requestLine(make([]byte, 0, len(args)+256), strconv.Itoa(firstMCPID), "tools/call", mcpCallParams(tool, args, c.modern)), '\n')
+		// Sized ahead for a response as long as the request and more.
+		s.lr.acc = make([]byte, 0, len(s.line)+4096)
+		return s
+	}
 	switch w.kind {
 	case kindPingpong, kindNamed:
 		s.want = []byte(sumResult)
@@ -226,6 +243,12 @@ func (s *session) run(n int) error {
 	}
 	s.wd.busy.Store(true)
 	defer s.wd.busy.Store(false)
+	if s.handshake {
+		if err := s.initialize(); err != nil {
+			return s.fail(err)
+		}
+		s.handshake = false
+	}
 	switch s.w.kind {
 	case kindPipelined:
 		return s.runPipelined(n)
@@ -235,17 +258,49 @@ func (s *session) run(n int) error {
 	return s.runSingle(n)
 }
 
+// initialize opens an MCP legacy session: initialize (protocolVersion
+// 2025-11-25), whose answer must negotiate that revision, then
+// notifications/initialized, which has none.
+func (s *session) initialize() error {
+	if _, err := io.WriteString(s.reqW, mcpInitialize); err != nil {
+		return err
+	}
+	line, err := s.lr.readLine()
+	if err != nil {
+		return err
+	}
+	end, err := parseResponse(line, 0, &s.resp)
+	if err == nil && skipSpace(line, end) != len(line) {
+		err = errors.New("more after the response")
+	}
+	if err != nil {
+		return fmt.Errorf("initialize: %v: %s", err, clip(line))
+	}
+	if err := s.resp.checkHead([]byte(mcpInitID)); err != nil {
+		return fmt.Errorf("initialize: %w", err)
+	}
+	if v, err := member(s.resp.result, "protocolVersion"); err != nil || string(v) != `"`+mcpVersion+`"` {
+		return fmt.Errorf("initialize negotiated %s, not %s: %s", clip(v), mcpVersion, clip(line))
+	}
+	_, err = io.WriteString(s.reqW, mcpInitialized)
+	return err
+}
+
 // runSingle makes n calls one at a time, each with a new id patched into
 // the line in place (io.PipeWriter.Write returns once the server has read
 // every byte, so the line is free again).
 func (s *session) runSingle(n int) error {
-	id := s.line[idOffset : idOffset+5]
+	id := s.line[idOffset : idOffset+s.idWidth]
+	first, last := 1, 9
+	for range s.idWidth - 1 {
+		first, last = first*10, last*10+9
+	}
 	for range n {
 		s.nextID++
-		if s.nextID > 99999 {
-			s.nextID = 10000
+		if s.nextID > last {
+			s.nextID = first
 		}
-		for i, v := 4, s.nextID; i >= 0; i, v = i-1, v/10 {
+		for i, v := s.idWidth-1, s.nextID; i >= 0; i, v = i-1, v/10 {
 			id[i] = byte('0' + v%10)
 		}
 		if _, err := s.reqW.Write(s.line); err != nil {
@@ -271,6 +326,9 @@ func (s *session) checkOne(line, id []byte) error {
 	}
 	if err != nil {
 		return fmt.Errorf("%v: %s", err, clip(line))
+	}
+	if s.w.mcp {
+		return s.resp.checkTool(id, s.want)
 	}
 	return s.resp.check(id, s.want)
 }

@@ -1,7 +1,9 @@
 // Command bench measures toolrpc's server against peer JSON-RPC servers and
-// two floors over an in-memory pipe (io.Pipe), with one driver for all: it
-// writes pre-encoded request lines, reads response lines, checks every
-// answer, and allocates nothing per call itself.
+// two floors, and its package mcp against MCP servers (mark3labs/mcp-go, the
+// official Go SDK) and a stdlib MCP loop, over an in-memory pipe (io.Pipe),
+// with one driver for all: it writes pre-encoded request lines, reads
+// response lines, checks every answer, and allocates nothing per call
+// itself.
 //
 //	cd bench && go run .                  # 5 interleaved rounds, 1s per cell
 //	go run . -rounds 3 -benchtime 300ms   # shorter
@@ -28,7 +30,7 @@ func main() {
 	rounds := flag.Int("rounds", 5, "interleaved rounds; the report gives medians over them")
 	benchtime := flag.String("benchtime", "1s", "time per cell per round (testing's -benchtime: a duration or Nx)")
 	onlyC := flag.String("contestants", "", "regexp: run only the contestants whose name matches")
-	onlyW := flag.String("workloads", "", "regexp: run only the workloads whose key matches (pingpong, named, pipelined, batch, echo1MiB, line16MiB, line64MiB)")
+	onlyW := flag.String("workloads", "", "regexp: run only the workloads whose key matches (pingpong, named, pipelined, batch, echo1MiB, line16MiB, line64MiB, mcp-add, mcp-echo1MiB)")
 	peakCalls := flag.Int("peakcalls", 20, "calls of the 1 MiB echo made while sampling the heap")
 	flag.Parse()
 	if err := flag.Set("test.benchtime", *benchtime); err != nil {

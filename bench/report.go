@@ -128,6 +128,26 @@ func (r *results) bestPeer(w *workload) (*contestant, stat) {
 	return best, bst
 }
 
+// A reference is a column of ratios: a contestant's time over the
+// reference's, in the same round.
+type reference struct {
+	name string
+	ns   func(round int) float64
+}
+
+// refs are the ratio columns of w's table: floor-json and the best peer
+// for JSON-RPC, floor-mcp, mcp-go and the Go SDK for MCP.
+func (r *results) refs(w *workload) []reference {
+	of := func(name string) reference {
+		c := contestantByName(name)
+		return reference{name, func(round int) float64 { return r.nsIn(c, w, round) }}
+	}
+	if w.mcp {
+		return []reference{of("floor-mcp"), of("mcp-go"), of("go-sdk")}
+	}
+	return []reference{of("floor-json"), {"best peer", func(round int) float64 { return r.bestPeerIn(w, round) }}}
+}
+
 type reportInfo struct {
 	rounds    int
 	benchtime string
@@ -143,7 +163,7 @@ func (r *results) print(out io.Writer, info reportInfo) {
 	p("- command: `cd bench && go run .%s`\n", argsString())
 	p("- %d interleaved rounds, benchtime %s per cell, %s in all\n", info.rounds, info.benchtime, info.elapsed.Round(time.Second))
 	p("- versions: %s\n", versions())
-	p("\nPer call: a batch op is %d calls. Values are medians over the rounds; a ratio is the median over the rounds of the ratio within each round. \"best peer\" is the fastest of jrpc2, sourcegraph, x-exp and geth in that round.\n", batchSize)
+	p("\nPer call: a batch op is %d calls. Values are medians over the rounds; a ratio is the median over the rounds of the ratio within each round. \"best peer\" is the fastest of jrpc2, sourcegraph, x-exp and geth in that round. The MCP workloads are run by the MCP contestants only, and their ratios are to floor-mcp, mcp-go and the Go SDK (go-sdk).\n", batchSize)
 
 	var notes []string
 	note := func(s string) string {
@@ -161,6 +181,9 @@ func (r *results) print(out io.Writer, info reportInfo) {
 		if !w.timed() {
 			p("| contestant | time | MiB/s | × floor-json | answered |\n|---|---:|---:|---:|---|\n")
 			for _, c := range r.cs {
+				if !c.entered(w) {
+					continue
+				}
 				if ok, why := c.supports(w); !ok {
 					p("| %s | n/a %s | | | |\n", c.name, note(why))
 					continue
@@ -180,45 +203,50 @@ func (r *results) print(out io.Writer, info reportInfo) {
 			}
 			continue
 		}
-		bp, bst := r.bestPeer(w)
-		if bp != nil {
-			p("best peer: %s (%s/call)\n\n", bp.name, fmtNs(bst.ns))
+		if !w.mcp {
+			if bp, bst := r.bestPeer(w); bp != nil {
+				p("best peer: %s (%s/call)\n\n", bp.name, fmtNs(bst.ns))
+			}
 		}
+		refs := r.refs(w)
 		echo := w.kind == kindEcho
-		p("| contestant | ns/call | B/call | allocs/call | × floor-json | × best peer |")
+		blank := strings.Repeat(" |", 2+len(refs)) // the cells after the second
+		if echo {
+			blank += " | | |"
+		}
+		p("| contestant | ns/call | B/call | allocs/call |")
+		for _, rf := range refs {
+			p(" × %s |", rf.name)
+		}
 		if echo {
 			p(" peak heap | × payload | peak live |")
 		}
-		p("\n|---|---:|---:|---:|---:|---:|")
+		p("\n|---|---:|---:|---:|%s", strings.Repeat("---:|", len(refs)))
 		if echo {
 			p("---:|---:|---:|")
 		}
 		p("\n")
 		for _, c := range r.cs {
+			if !c.entered(w) {
+				continue
+			}
 			if ok, why := c.supports(w); !ok {
-				p("| %s | n/a %s | | | | |", c.name, note(why))
-				if echo {
-					p(" | | |")
-				}
-				p("\n")
+				p("| %s | n/a %s |%s\n", c.name, note(why), blank)
 				continue
 			}
 			st := r.stat(c, w)
 			if st.ok == 0 {
-				p("| %s | FAIL %s | | | | |", c.name, note(strings.Join(st.errs, "; ")))
-				if echo {
-					p(" | | |")
-				}
-				p("\n")
+				p("| %s | FAIL %s |%s\n", c.name, note(strings.Join(st.errs, "; ")), blank)
 				continue
 			}
 			name := c.name
 			if len(st.errs) > 0 {
 				name += fmt.Sprintf(" (failed %d/%d rounds %s)", st.rounds-st.ok, st.rounds, note(strings.Join(st.errs, "; ")))
 			}
-			xf := r.ratio(c, w, func(round int) float64 { return r.nsIn(floor, w, round) })
-			xb := r.ratio(c, w, func(round int) float64 { return r.bestPeerIn(w, round) })
-			p("| %s | %s | %s | %s | %s | %s |", name, fmtNs(st.ns), fmtBytes(st.bytes), fmtAllocs(st.allocs), fmtRatio(xf), fmtRatio(xb))
+			p("| %s | %s | %s | %s |", name, fmtNs(st.ns), fmtBytes(st.bytes), fmtAllocs(st.allocs))
+			for _, rf := range refs {
+				p(" %s |", fmtRatio(r.ratio(c, w, rf.ns)))
+			}
 			if echo {
 				p(" %.1f MiB | %.1f× | %.1f MiB |", st.peakHeap/(1<<20), st.peakHeap/echoSize, st.peakLive/(1<<20))
 			}
@@ -232,24 +260,94 @@ func (r *results) print(out io.Writer, info reportInfo) {
 		}
 	}
 	r.printTargets(out)
+	r.printMCPTargets(out)
+}
+
+// printMCPTargets checks package mcp against issue 13's targets, on each
+// MCP workload: at least 4× faster than mcp-go and 10× faster than the Go
+// SDK, at or under 1.0× floor-mcp, and no more allocations per call than
+// floor-mcp. The legacy contestant answers the very requests the others
+// do; the modern one is shown beside it.
+func (r *results) printMCPTargets(out io.Writer) {
+	floor := contestantByName("floor-mcp")
+	var rows []row
+	for _, w := range r.ws {
+		if !w.mcp {
+			continue
+		}
+		refs := r.refs(w) // floor-mcp, mcp-go, go-sdk
+		for _, name := range []string{"toolrpc-mcp", "toolrpc-mcp-modern"} {
+			c := contestantByName(name)
+			if !slices.Contains(r.cs, c) {
+				continue
+			}
+			label := func(s string) string { return fmt.Sprintf("%s, %s: %s", w.title, name, s) }
+			for _, t := range []struct {
+				ref    reference
+				faster float64 // how many times faster toolrpc must be
+			}{{refs[1], 4}, {refs[2], 10}, {refs[0], 1}} {
+				if !slices.Contains(r.cs, contestantByName(t.ref.name)) {
+					continue
+				}
+				target := fmt.Sprintf("≥ %.0f× faster than %s", t.faster, t.ref.name)
+				if t.faster == 1 {
+					target = "≤ 1.0× " + t.ref.name
+				}
+				x := r.ratio(c, w, t.ref.ns)
+				if math.IsNaN(x) {
+					rows = append(rows, row{label(target), "no measurement", "**not met**"})
+					continue
+				}
+				measured := fmt.Sprintf("%.1f× faster (%.2f×)", 1/x, x)
+				if t.faster == 1 {
+					measured = fmt.Sprintf("%.2f×", x)
+				}
+				rows = append(rows, row{label(target), measured, verdict(x <= 1/t.faster)})
+			}
+			if slices.Contains(r.cs, floor) {
+				st, fst := r.stat(c, w), r.stat(floor, w)
+				if st.ok == 0 || fst.ok == 0 {
+					rows = append(rows, row{label("allocs/call ≤ floor-mcp's"), "no measurement", "**not met**"})
+					continue
+				}
+				rows = append(rows, row{label("allocs/call ≤ floor-mcp's"),
+					fmt.Sprintf("%s against %s", fmtAllocs(st.allocs), fmtAllocs(fst.allocs)), verdict(st.allocs <= fst.allocs)})
+			}
+		}
+	}
+	printRows(out, "package mcp against its targets (issue 13)", rows)
+}
+
+// A row is one target: what it is, what was measured, and whether it is
+// met.
+type row struct{ target, measured, verdict string }
+
+func verdict(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "**not met**"
+}
+
+// printRows prints a table of targets under title, if there are any.
+func printRows(out io.Writer, title string, rows []row) {
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(out, "\n### %s\n\n| target | measured | |\n|---|---:|---|\n", title)
+	for _, rw := range rows {
+		fmt.Fprintf(out, "| %s | %s | %s |\n", rw.target, rw.measured, rw.verdict)
+	}
 }
 
 // printTargets checks toolrpc against the numbers it is to be held to.
 func (r *results) printTargets(out io.Writer) {
-	p := func(format string, args ...any) { fmt.Fprintf(out, format, args...) }
 	tool, client, floor := contestantByName("toolrpc"), contestantByName("toolrpc-client"), contestantByName("floor-json")
 	has := func(c *contestant) bool { return slices.Contains(r.cs, c) }
 	if !has(tool) {
 		return
 	}
-	type row struct{ target, measured, verdict string }
 	var rows []row
-	verdict := func(ok bool) string {
-		if ok {
-			return "met"
-		}
-		return "**not met**"
-	}
 	xFloor := func(c *contestant, w *workload, limit float64, label string) {
 		if !has(floor) || !slices.Contains(r.ws, w) {
 			return
@@ -297,13 +395,7 @@ func (r *results) printTargets(out io.Writer) {
 	if has(client) {
 		xFloor(client, ping, 1.5, "our client against our server, ping-pong ≤ 1.5× floor-json")
 	}
-	if len(rows) == 0 {
-		return
-	}
-	p("\n### toolrpc against its targets\n\n| target | measured | |\n|---|---:|---|\n")
-	for _, rw := range rows {
-		p("| %s | %s | %s |\n", rw.target, rw.measured, rw.verdict)
-	}
+	printRows(out, "toolrpc against its targets", rows)
 }
 
 func fmtNs(ns float64) string {
@@ -378,6 +470,8 @@ func versions() string {
 		"github.com/sourcegraph/jsonrpc2",
 		"golang.org/x/exp/jsonrpc2",
 		"github.com/ethereum/go-ethereum",
+		"github.com/mark3labs/mcp-go",
+		"github.com/modelcontextprotocol/go-sdk",
 	}
 	var out []string
 	for _, m := range bi.Deps {

@@ -152,16 +152,10 @@ func skipValue(b []byte, i int) (int, error) {
 	return i, nil
 }
 
-// response is what the driver checks in a response object.
-type response struct {
-	id, result, err []byte // raw values, nil when absent
-	version         bool   // "jsonrpc":"2.0" present
-}
-
-// parseResponse scans the response object starting at b[i] and returns the
-// index after it.
-func parseResponse(b []byte, i int, r *response) (int, error) {
-	*r = response{}
+// scanObject scans the object starting at b[i], calls f with each
+// member's key (its raw characters) and raw value, and returns the index
+// after it.
+func scanObject(b []byte, i int, f func(key, value []byte)) (int, error) {
 	i = skipSpace(b, i)
 	if i >= len(b) || b[i] != '{' {
 		return 0, errSyntax
@@ -188,17 +182,7 @@ func parseResponse(b []byte, i int, r *response) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		v := b[i:end]
-		switch string(key) {
-		case "id":
-			r.id = v
-		case "result":
-			r.result = v
-		case "error":
-			r.err = v
-		case "jsonrpc":
-			r.version = string(v) == `"2.0"`
-		}
+		f(key, b[i:end])
 		i = skipSpace(b, end)
 		if i >= len(b) {
 			return 0, errSyntax
@@ -214,8 +198,44 @@ func parseResponse(b []byte, i int, r *response) (int, error) {
 	}
 }
 
-// check reports whether r answers id with want.
-func (r *response) check(id, want []byte) error {
+// member returns the raw value of the member key of the object b, nil
+// when it has none.
+func member(b []byte, key string) ([]byte, error) {
+	var v []byte
+	_, err := scanObject(b, 0, func(k, val []byte) {
+		if v == nil && string(k) == key {
+			v = val
+		}
+	})
+	return v, err
+}
+
+// response is what the driver checks in a response object.
+type response struct {
+	id, result, err []byte // raw values, nil when absent
+	version         bool   // "jsonrpc":"2.0" present
+}
+
+// parseResponse scans the response object starting at b[i] and returns the
+// index after it.
+func parseResponse(b []byte, i int, r *response) (int, error) {
+	*r = response{}
+	return scanObject(b, i, func(key, v []byte) {
+		switch string(key) {
+		case "id":
+			r.id = v
+		case "result":
+			r.result = v
+		case "error":
+			r.err = v
+		case "jsonrpc":
+			r.version = string(v) == `"2.0"`
+		}
+	})
+}
+
+// checkHead reports whether r is a result (not an error) for id.
+func (r *response) checkHead(id []byte) error {
 	switch {
 	case r.err != nil:
 		return fmt.Errorf("error response %s for id %s", clip(r.err), id)
@@ -223,8 +243,64 @@ func (r *response) check(id, want []byte) error {
 		return fmt.Errorf(`response to id %s lacks "jsonrpc":"2.0"`, id)
 	case !bytes.Equal(r.id, id):
 		return fmt.Errorf("response id %s, want %s", clip(r.id), id)
-	case !bytes.Equal(r.result, want):
+	case r.result == nil:
+		return fmt.Errorf("response to id %s has no result", id)
+	}
+	return nil
+}
+
+// check reports whether r answers id with want.
+func (r *response) check(id, want []byte) error {
+	if err := r.checkHead(id); err != nil {
+		return err
+	}
+	if !bytes.Equal(r.result, want) {
 		return fmt.Errorf("result %s for id %s, want %s", clip(r.result), id, clip(want))
+	}
+	return nil
+}
+
+// checkTool reports whether r answers id with an MCP tool result whose
+// first content block is the text want (a raw JSON string), and which is
+// not an error (isError absent or false). Other members (structuredContent,
+// resultType, _meta) may be there.
+func (r *response) checkTool(id, want []byte) error {
+	if err := r.checkHead(id); err != nil {
+		return err
+	}
+	var content, isError []byte
+	_, err := scanObject(r.result, 0, func(k, v []byte) {
+		switch string(k) {
+		case "content":
+			content = v
+		case "isError":
+			isError = v
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("result %s for id %s: %v", clip(r.result), id, err)
+	}
+	if isError != nil && string(isError) != "false" {
+		return fmt.Errorf("an isError result %s for id %s", clip(r.result), id)
+	}
+	if len(content) < 2 || content[0] != '[' {
+		return fmt.Errorf("result %s for id %s has no content array", clip(r.result), id)
+	}
+	i := skipSpace(content, 1)
+	end, err := skipValue(content, i)
+	if err != nil {
+		return fmt.Errorf("result %s for id %s: %v", clip(r.result), id, err)
+	}
+	var typ, text []byte
+	if _, err := scanObject(content[i:end], 0, func(k, v []byte) {
+		switch string(k) {
+		case "type":
+			typ = v
+		case "text":
+			text = v
+		}
+	}); err != nil || string(typ) != `"text"` || !bytes.Equal(text, want) {
+		return fmt.Errorf("result %s for id %s, want the text %s", clip(r.result), id, clip(want))
 	}
 	return nil
 }

@@ -31,6 +31,9 @@ type workload struct {
 	kind       kind
 	callsPerOp int // what one testing.B op is worth in calls
 	lineSize   int // kindLine: the request line's size, '\n' included
+	// mcp: an MCP workload, tools/call after initialize (kindPingpong: the
+	// tool add; kindEcho: the tool echo), run by the MCP contestants only.
+	mcp bool
 }
 
 var workloads = []*workload{
@@ -41,6 +44,8 @@ var workloads = []*workload{
 	{key: "echo1MiB", title: "echo 1 MiB", kind: kindEcho, callsPerOp: 1},
 	{key: "line16MiB", title: "16 MiB line", kind: kindLine, callsPerOp: 1, lineSize: 16 << 20},
 	{key: "line64MiB", title: "64 MiB line", kind: kindLine, callsPerOp: 1, lineSize: 64 << 20},
+	{key: "mcp-add", title: "MCP: tools/call of add", kind: kindPingpong, callsPerOp: 1, mcp: true},
+	{key: "mcp-echo1MiB", title: "MCP: tools/call of echo, 1 MiB", kind: kindEcho, callsPerOp: 1, mcp: true},
 }
 
 func workloadByKey(key string) *workload {
@@ -71,4 +76,30 @@ func echoParams(q []byte) []byte {
 	p = append(p, '[')
 	p = append(p, q...)
 	return append(p, ']')
+}
+
+// The MCP workloads' requests. A legacy session opens with initialize
+// (protocolVersion 2025-11-25) and notifications/initialized; a modern
+// (2026-07-28, stateless) request carries its revision and the client's
+// capabilities in params._meta instead.
+const (
+	mcpVersion     = "2025-11-25"
+	mcpInitID      = "1"
+	mcpInitialize  = `{"jsonrpc":"2.0","id":` + mcpInitID + `,"method":"initialize","params":{"protocolVersion":"` + mcpVersion + `","capabilities":{},"clientInfo":{"name":"bench","version":"1.0.0"}}}` + "\n"
+	mcpInitialized = `{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"
+	mcpModernMeta  = `,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+)
+
+// mcpCallParams returns the params of a tools/call of tool with args (a
+// JSON object), with the modern _meta when modern.
+func mcpCallParams(tool string, args []byte, modern bool) []byte {
+	p := make([]byte, 0, len(args)+len(mcpModernMeta)+64)
+	p = append(p, `{"name":"`...)
+	p = append(p, tool...)
+	p = append(p, `","arguments":`...)
+	p = append(p, args...)
+	if modern {
+		p = append(p, mcpModernMeta...)
+	}
+	return append(p, '}')
 }
