@@ -363,6 +363,41 @@ func Member(obj []byte, name string) []byte {
 	return v
 }
 
+// Members is [Member] for several names in one scan: it sets values[i] to
+// the raw value of the member called names[i] (nil when absent), and
+// reports whether obj is a valid JSON object (when it is not, every value
+// is nil). values must be as long as names.
+func Members(obj []byte, names []string, values [][]byte) bool {
+	clear(values)
+	i := scan.SkipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return false
+	}
+	mem := scan.ObjectMembers(obj, i)
+	for {
+		key, at, done, st := mem.Next()
+		if st != scan.OK {
+			break
+		}
+		if done {
+			if scan.SkipSpace(obj, mem.End) == len(obj) {
+				return true
+			}
+			break
+		}
+		if mem.End, st = scan.Value(obj, at, 1, scan.Unlimited); st != scan.OK {
+			break
+		}
+		for j, name := range names {
+			if string(key) == name {
+				values[j] = obj[at:mem.End]
+			}
+		}
+	}
+	clear(values)
+	return false
+}
+
 // IsID reports whether tok is a valid JSON-RPC id token: a string, a number
 // or null.
 func IsID(tok []byte) bool {

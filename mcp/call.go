@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
+	"sync"
+	"unsafe"
 
 	"github.com/toolrpc/toolrpc/codec"
 	"github.com/toolrpc/toolrpc/rpc"
@@ -44,6 +46,15 @@ func (c TextContent) appendContent(dst []byte) []byte {
 	return append(dst, '}')
 }
 
+// appendText appends a text block holding the bytes raw, without copying
+// them into a string: raw is not modified while it is read.
+func appendText(dst, raw []byte) []byte {
+	if len(raw) == 0 {
+		return TextContent{}.appendContent(dst)
+	}
+	return TextContent{unsafe.String(&raw[0], len(raw))}.appendContent(dst)
+}
+
 // ImageContent is an image: its bytes (sent in base64) and its MIME type.
 type ImageContent struct {
 	Data     []byte
@@ -62,9 +73,14 @@ func (c ImageContent) appendContent(dst []byte) []byte {
 // holds; a longer one is shortened as codec.Shorten does.
 const MaxErrorText = 4 << 10
 
+// callMembers are the members of tools/call's params that call reads.
+var callMembers = [2]string{"name", "arguments"}
+
 // call answers tools/call.
 func (s *Server) call(ctx context.Context, r revision, req *rpc.Request) (any, error) {
-	v := codec.Member(req.Params, "name")
+	var members [2][]byte // name, arguments: one scan of what may be a large object
+	codec.Members(req.Params, callMembers[:], members[:])
+	v := members[0]
 	if v == nil {
 		return nil, invalid(&service.FieldError{Field: "name", Rule: "required", Message: "name is required"})
 	}
@@ -72,7 +88,7 @@ func (s *Server) call(ctx context.Context, r revision, req *rpc.Request) (any, e
 	if !ok {
 		return nil, invalid(&service.FieldError{Field: "name", Rule: "type", Param: "string", Message: "name must be a string"})
 	}
-	args := json.RawMessage(codec.Member(req.Params, "arguments"))
+	args := json.RawMessage(members[1])
 	if args != nil && args[0] != '{' {
 		return nil, invalid(&service.FieldError{Field: "arguments", Rule: "type", Param: "object", Message: "arguments must be an object"})
 	}
@@ -161,15 +177,20 @@ func (s *Server) success(r revision, t *tool, res any) (any, error) {
 	if !t.hasResult {
 		return s.close(r, append(b, ']')), nil
 	}
-	// The result's JSON, encoded at the end of b, then moved into its
-	// text block: one encoding, no other buffer.
-	start := len(b)
-	b, err := codec.AppendValue(b, res)
+	// The result's JSON, encoded once in a pooled buffer, then written
+	// into its text block (escaped) and as the structured content.
+	scratch := scratchBuffers.Get().(*[]byte)
+	defer func() {
+		if cap(*scratch) <= maxScratch {
+			scratchBuffers.Put(scratch)
+		}
+	}()
+	raw, err := codec.AppendValue((*scratch)[:0], res)
+	*scratch = raw
 	if err != nil {
 		return nil, fmt.Errorf("mcp: the result of tool %s cannot be encoded: %w", t.name, err)
 	}
-	raw := string(b[start:])
-	b = TextContent{raw}.appendContent(b[:start])
+	b = appendText(b, raw)
 	b = append(b, ']')
 	if t.structured && r.level >= 2 {
 		b = append(b, `,"structuredContent":`...)
@@ -177,6 +198,12 @@ func (s *Server) success(r revision, t *tool, res any) (any, error) {
 	}
 	return s.close(r, b), nil
 }
+
+// scratchBuffers hold results' JSON while their envelope is built; one of
+// more than maxScratch bytes is not kept.
+var scratchBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+const maxScratch = 64 << 10
 
 // toolResult is the result a tool made itself.
 func (s *Server) toolResult(r revision, tr *ToolResult) (any, error) {
