@@ -166,9 +166,7 @@ func (s *Server) success(r revision, t *tool, res any) (any, error) {
 	case ToolResult:
 		tr = &v
 	case string:
-		b := append(s.open(r), `"content":[`...)
-		b = TextContent{v}.appendContent(b)
-		return s.close(r, append(b, ']')), nil
+		return textResult{s, r, v}, nil
 	}
 	if tr != nil {
 		return s.toolResult(r, tr)
@@ -197,6 +195,22 @@ func (s *Server) success(r revision, t *tool, res any) (any, error) {
 		b = append(b, raw...)
 	}
 	return s.close(r, b), nil
+}
+
+// textResult is the result of a tool that returned a string: it is
+// written straight into the response (codec.Appender), so that a long
+// text is neither built apart nor copied again.
+type textResult struct {
+	s    *Server
+	r    revision
+	text string
+}
+
+// AppendJSON appends the result: one text block.
+func (t textResult) AppendJSON(dst []byte) ([]byte, error) {
+	dst = append(t.s.openTo(dst, t.r), `"content":[`...)
+	dst = TextContent{t.text}.appendContent(dst)
+	return t.s.close(t.r, append(dst, ']')), nil
 }
 
 // scratchBuffers hold results' JSON while their envelope is built; one of

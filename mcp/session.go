@@ -346,12 +346,14 @@ func (s *Server) serverInfo(r revision) []byte {
 
 // open starts a result of revision r: a modern result starts with its
 // resultType. Its members follow, separated by commas, and close ends it.
-func (s *Server) open(r revision) []byte {
-	b := make([]byte, 0, 256)
+func (s *Server) open(r revision) []byte { return s.openTo(make([]byte, 0, 256), r) }
+
+// openTo is open, appending to dst.
+func (s *Server) openTo(dst []byte, r revision) []byte {
 	if r.modern {
-		return append(b, `{"resultType":"complete",`...)
+		return append(dst, `{"resultType":"complete",`...)
 	}
-	return append(b, '{')
+	return append(dst, '{')
 }
 
 // close ends the result b opened by open: a modern result ends with the
