@@ -9,6 +9,8 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -43,7 +45,9 @@ import (
 //     empty Accept allows nothing); a body, or a Content-Length, longer
 //     than Options.MaxFrameSize: 413; a body that cannot be read (shorter
 //     than its Content-Length): 400, or 408 when the server's ReadTimeout
-//     ends it; after Close: 503. Each with a JSON-RPC error body,
+//     ends it; after Close: 503; an Origin header (a browser's page)
+//     that is neither on loopback nor in Options.AllowedOrigins: 403
+//     (DNS rebinding). Each with a JSON-RPC error body,
 //     InvalidRequest with id null, whose data.reason says which rule.
 //
 // A client that goes away (the request's context ends) cancels the calls
@@ -67,6 +71,7 @@ type HTTPHandler struct {
 	maxBatch int
 	maxDepth int
 	grace    time.Duration
+	origins  []string // Options.AllowedOrigins
 
 	mu      sync.Mutex
 	serving sync.WaitGroup // the requests in ServeHTTP, until Close
@@ -93,11 +98,16 @@ func NewHTTPHandler(ctx context.Context, h Handler, opts *Options) *HTTPHandler 
 		maxBatch: o.MaxBatch,
 		maxDepth: o.MaxDepth,
 		grace:    positiveOr(o.ShutdownGrace, DefaultShutdownGrace),
+		origins:  slices.Clone(o.AllowedOrigins),
 	}
 }
 
 // ServeHTTP answers one request; see HTTPHandler.
 func (s *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !s.originAllowed(r.Header.Values("Origin")) {
+		httpRefuse(w, http.StatusForbidden, "the Origin is not allowed")
+		return
+	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		httpRefuse(w, http.StatusMethodNotAllowed, "the method must be POST")
@@ -451,4 +461,30 @@ func (o *httpReply) finish() {
 	default:
 		o.w.WriteHeader(http.StatusAccepted)
 	}
+}
+
+// originAllowed reports whether a request with the Origin headers values
+// may be served (see Options.AllowedOrigins). Several Origin headers are
+// refused: a browser sends one.
+func (s *HTTPHandler) originAllowed(values []string) bool {
+	switch len(values) {
+	case 0:
+		return true
+	case 1:
+	default:
+		return false
+	}
+	origin := values[0]
+	if u, err := url.Parse(origin); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Path == "" {
+		switch u.Hostname() {
+		case "localhost", "127.0.0.1", "::1":
+			return true
+		}
+	}
+	for _, o := range s.origins {
+		if o == "*" || strings.EqualFold(o, origin) {
+			return true
+		}
+	}
+	return false
 }

@@ -199,3 +199,47 @@ func TestHTTPHandlerKeepsConcurrencyWhenSequential(t *testing.T) {
 		require.NoError(t, h.Close())
 	})
 }
+
+// A browser's request (it has an Origin) from a page of another origin is
+// refused 403, which defeats DNS rebinding; programs (no Origin), pages on
+// loopback and the origins allowed are served.
+func TestHTTPHandlerOrigins(t *testing.T) {
+	h := rpc.NewHTTPHandler(context.Background(), httpMethods, &rpc.Options{Logger: quiet, AllowedOrigins: []string{"https://app.example.com"}})
+	defer h.Close()
+	open := rpc.NewHTTPHandler(context.Background(), httpMethods, &rpc.Options{Logger: quiet, AllowedOrigins: []string{"*"}})
+	defer open.Close()
+	const refused = `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"the Origin is not allowed"}},"id":null}` + "\n"
+	const served = `{"jsonrpc":"2.0","result":null,"id":1}` + "\n"
+	tests := []struct {
+		name    string
+		handler *rpc.HTTPHandler
+		origins []string
+		status  int
+		body    string
+	}{
+		{"no Origin", h, nil, 200, served},
+		{"loopback, any port", h, []string{"http://localhost:3000"}, 200, served},
+		{"127.0.0.1", h, []string{"http://127.0.0.1:8080"}, 200, served},
+		{"[::1]", h, []string{"http://[::1]:9"}, 200, served},
+		{"an allowed origin, any case", h, []string{"https://APP.example.com"}, 200, served},
+		{"another origin (DNS rebinding: its name resolves to us)", h, []string{"http://evil.example:8080"}, 403, refused},
+		{"an allowed host over another scheme", h, []string{"http://app.example.com"}, 403, refused},
+		{"localhost as a subdomain", h, []string{"http://localhost.evil.example"}, 403, refused},
+		{"null (a sandboxed page)", h, []string{"null"}, 403, refused},
+		{"two Origins", h, []string{"http://localhost", "http://evil.example"}, 403, refused},
+		{"anything, with *", open, []string{"http://evil.example"}, 200, served},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := httptest.NewRequest("POST", "/", strings.NewReader(`{"jsonrpc":"2.0","method":"echo","id":1}`))
+			req.Header.Set("Content-Type", jsonType)
+			for _, o := range tt.origins {
+				req.Header.Add("Origin", o)
+			}
+			rec := httptest.NewRecorder()
+			tt.handler.ServeHTTP(rec, req)
+			assert.Equal(t, tt.status, rec.Code)
+			assert.Equal(t, tt.body, rec.Body.String())
+		})
+	}
+}

@@ -81,6 +81,15 @@ type Options struct {
 	// anyway; a handler still running then has its response dropped.
 	// Default: DefaultShutdownGrace.
 	ShutdownGrace time.Duration
+
+	// AllowedOrigins are the web origins ("https://app.example.com", or
+	// "*" for any) whose pages may call an [HTTPHandler]: a request with an
+	// Origin header (a browser's) from another origin is refused 403,
+	// which defeats DNS rebinding against a server on loopback. Requests
+	// without Origin (programs, not browsers) and origins on loopback
+	// (http://localhost, http://127.0.0.1, http://[::1], any port) are
+	// always allowed. The stream connection ignores it.
+	AllowedOrigins []string
 }
 
 // check reports an option that holds none of the values it may take.
