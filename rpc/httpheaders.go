@@ -1,0 +1,117 @@
+package rpc
+
+import (
+	"mime"
+	"net/url"
+	"strings"
+)
+
+// isJSON reports whether the Content-Type headers (values) say
+// application/json: one header, one well-formed media type, and no charset
+// other than UTF-8, JSON's (RFC 8259).
+func isJSON(values []string) bool {
+	if len(values) != 1 {
+		return false
+	}
+	t, params, err := mime.ParseMediaType(values[0])
+	if err != nil || t != "application/json" {
+		return false
+	}
+	cs, ok := params["charset"]
+	return !ok || strings.EqualFold(cs, "utf-8")
+}
+
+// accepted reads Accept headers: whether application/json and whether
+// text/event-stream may answer. No Accept header accepts anything, and
+// gets JSON. Each type is judged by the most specific media range that
+// matches it (RFC 9110, 12.5.1): application/json, then application/*,
+// then */* for JSON; text/event-stream, then text/* for events (*/* alone
+// asks for no event stream: it gets JSON). A range whose q is 0 refuses
+// its type; a malformed range, or one with a malformed q, is ignored.
+func accepted(values []string) (json, sse bool) {
+	if len(values) == 0 {
+		return true, false
+	}
+	// The q of the most specific range seen for each type, and how
+	// specific it was (0: none seen).
+	var jsonRank, sseRank int
+	for _, v := range values {
+		for part := range strings.SplitSeq(v, ",") {
+			t, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+			if err != nil {
+				continue
+			}
+			ok, valid := qAccepts(params)
+			if !valid {
+				continue
+			}
+			rank := 3
+			switch t {
+			case "application/json", "text/event-stream":
+			case "application/*", "text/*":
+				rank = 2
+			case "*/*":
+				rank = 1
+			default:
+				continue
+			}
+			switch t {
+			case "application/json", "application/*", "*/*":
+				if rank > jsonRank {
+					jsonRank, json = rank, ok
+				}
+			}
+			switch t {
+			case "text/event-stream", "text/*":
+				if rank > sseRank {
+					sseRank, sse = rank, ok
+				}
+			}
+		}
+	}
+	return json, sse
+}
+
+// qAccepts reads a media range's q parameter (RFC 9110, 12.4.2): whether
+// it accepts (a q of 1 when absent), and whether q is well formed.
+func qAccepts(params map[string]string) (accepts, valid bool) {
+	q, ok := params["q"]
+	if !ok {
+		return true, true
+	}
+	if len(q) == 0 || len(q) > 5 || !(q[0] == '0' || q[0] == '1') || (len(q) > 1 && q[1] != '.') {
+		return false, false
+	}
+	for _, c := range q[min(2, len(q)):] {
+		if c < '0' || c > '9' || (q[0] == '1' && c != '0') {
+			return false, false
+		}
+	}
+	return strings.Trim(q, "0.") != "", true
+}
+
+// originAllowed reports whether a request with the Origin headers values
+// may be served (see Options.AllowedOrigins). Several Origin headers are
+// refused: a browser sends one.
+func (s *HTTPHandler) originAllowed(values []string) bool {
+	switch len(values) {
+	case 0:
+		return true
+	case 1:
+	default:
+		return false
+	}
+	origin := values[0]
+	if u, err := url.Parse(origin); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Path == "" {
+		switch u.Hostname() {
+		case "localhost", "127.0.0.1", "::1":
+			return true
+		}
+	}
+	for _, o := range s.origins {
+		if o == "*" || strings.EqualFold(o, origin) {
+			return true
+		}
+	}
+	return false
+}
