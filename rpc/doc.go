@@ -115,7 +115,7 @@
 //
 // The requests of a batch run concurrently, as requests that come alone do;
 // its notifications are handled in order. Its ids are in flight until its
-// array is written.
+// array is handed to the writer, just before it is written.
 //
 // # Ids in flight
 //
@@ -315,9 +315,12 @@
 // # Over HTTP
 //
 // [HTTPHandler] serves a Handler over HTTP on the same dispatch core as
-// [Conn]: every rule above holds for the message or batch a POST carries,
+// [Conn]: the rules above hold for the message or batch a POST carries,
 // with the ids in flight and the concurrency bound shared by all requests.
-// Its doc comment gives the status of each case (200, 202, 405, 415, 406,
-// 413, 503) and how a client that accepts text/event-stream gets its calls'
-// notifications.
+// What belongs to one stream does not: the notifications of different
+// POSTs run concurrently, the queue's bounds (QueueSize, MaxQueueBytes) and
+// Sequential do not apply, and a client that goes away cancels its calls.
+// Its doc comment gives the status of each case (200, 202, 403, 405, 415,
+// 406, 413, 400, 408, 503) and how a client that accepts text/event-stream
+// gets its calls' notifications. [HTTPClient] is the client side.
 package rpc
