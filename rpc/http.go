@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/toolrpc/toolrpc/codec"
@@ -51,9 +52,11 @@ import (
 // of its request as the peer would (their context's cause wraps
 // ErrCancelled and the request's); those still waiting for a worker never
 // run, and what the others answer is dropped. Options' Logger,
-// MaxFrameSize, MaxBatch, MaxDepth, Concurrency and ShutdownGrace apply;
-// the others are the stream's (Sequential too: requests run in the
-// workers, within Concurrency).
+// MaxFrameSize, MaxBatch, MaxDepth, Concurrency, ShutdownGrace and
+// AllowedOrigins apply, and MaxQueueBytes bounds the bytes of the bodies
+// served at once (a request past it is answered 503, ServerBusy, with a
+// Retry-After; one alone is always served); the others are the stream's
+// (Sequential too: requests run in the workers, within Concurrency).
 //
 // Slow clients are bounded by the http.Server's ReadHeaderTimeout,
 // ReadTimeout and WriteTimeout, which an http.Server serving this handler
@@ -69,6 +72,8 @@ type HTTPHandler struct {
 	maxDepth int
 	grace    time.Duration
 	origins  []string // Options.AllowedOrigins
+	maxHeld  int64    // Options.MaxQueueBytes: the bytes of bodies served at once
+	held     atomic.Int64
 
 	mu      sync.Mutex
 	serving sync.WaitGroup // the requests in ServeHTTP, until Close
@@ -96,6 +101,7 @@ func NewHTTPHandler(ctx context.Context, h Handler, opts *Options) *HTTPHandler 
 		maxDepth: o.MaxDepth,
 		grace:    positiveOr(o.ShutdownGrace, DefaultShutdownGrace),
 		origins:  slices.Clone(o.AllowedOrigins),
+		maxHeld:  int64(positiveOr(o.MaxQueueBytes, DefaultMaxQueueBytes)),
 	}
 }
 
@@ -123,6 +129,17 @@ func (s *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.refuseTooLarge(w) // the body is not read
 		return
 	}
+	// The bodies being served are bounded in bytes (Options.MaxQueueBytes):
+	// one of a known length is counted before it is read, one of an
+	// unknown length (chunked, at most MaxFrameSize) once it is.
+	held := r.ContentLength
+	if held >= 0 {
+		if !s.hold(held) {
+			httpBusy(w)
+			return
+		}
+		defer s.release(held)
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(s.maxFrame)))
 	var maxBytes *http.MaxBytesError
 	var netErr net.Error
@@ -141,6 +158,14 @@ func (s *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpRefuse(w, http.StatusBadRequest, "the body could not be read")
 		return
 	}
+	if held < 0 {
+		held = int64(len(body))
+		if !s.hold(held) {
+			httpBusy(w)
+			return
+		}
+		defer s.release(held)
+	}
 	// Counted in once the body is read: Close waits for calls, never for
 	// a slow client's upload.
 	if !s.enter() {
@@ -152,6 +177,29 @@ func (s *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	dec := codec.Decoder{MaxDepth: s.maxDepth, MaxBatch: s.maxBatch}
 	s.core.serveFrame(r.Context(), &dec, body, out)
 	out.finish()
+}
+
+// hold counts n bytes of bodies in, unless that passes the bound: a body
+// alone is always taken, as the stream's queue always takes a message.
+func (s *HTTPHandler) hold(n int64) bool {
+	if v := s.held.Add(n); v > s.maxHeld && v != n {
+		s.held.Add(-n)
+		return false
+	}
+	return true
+}
+
+// release counts n bytes of bodies out.
+func (s *HTTPHandler) release(n int64) { s.held.Add(-n) }
+
+// httpBusy answers a request that the bound on bodies held refuses: 503,
+// ServerBusy, id null, with a Retry-After.
+func httpBusy(w http.ResponseWriter) {
+	line := errorLine(nil, codec.NewError(codec.ServerBusy, "").WithData(codec.InvalidRequestData{Reason: "too many request bodies are being served: try again"}))
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", "1")
+	w.WriteHeader(http.StatusServiceUnavailable)
+	_, _ = w.Write(append(line, '\n'))
 }
 
 // refuseTooLarge answers a request whose body is over the frame limit.

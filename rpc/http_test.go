@@ -243,3 +243,52 @@ func TestHTTPHandlerOrigins(t *testing.T) {
 		})
 	}
 }
+
+// The bodies served at once are bounded in bytes (MaxQueueBytes): past the
+// bound a request is answered 503 ServerBusy, known length or chunked; one
+// alone is always served, however large.
+func TestHTTPHandlerBoundsTheBodiesHeld(t *testing.T) {
+	pad := func(n int) string { return `,"params":["` + strings.Repeat("x", n) + `"]` }
+	first := `{"jsonrpc":"2.0","method":"wait","id":1` + pad(40) + `}`
+	small := `{"jsonrpc":"2.0","method":"m","id":3}`
+	larger := `{"jsonrpc":"2.0","method":"m","id":2` + pad(10) + `}` // past the bound with first
+	synctest.Test(t, func(t *testing.T) {
+		gate := make(chan struct{})
+		h := rpc.NewHTTPHandler(context.Background(), rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+			if req.Method == "wait" {
+				<-gate
+			}
+			return "ok", nil
+		}), &rpc.Options{Logger: quiet, MaxQueueBytes: len(first) + len(small)})
+		defer h.Close()
+		post := func(body string, chunked bool) *httptest.ResponseRecorder {
+			var r io.Reader = strings.NewReader(body)
+			if chunked {
+				r = io.MultiReader(r) // no length known: read, then counted
+			}
+			req := httptest.NewRequest("POST", "/", r)
+			req.Header.Set("Content-Type", jsonType)
+			if chunked {
+				req.ContentLength = -1
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			return rec
+		}
+		waiting := make(chan *httptest.ResponseRecorder)
+		go func() { waiting <- post(first, false) }()
+		synctest.Wait() // first is held
+		busy := `{"jsonrpc":"2.0","error":{"code":-32002,"message":"Server busy","data":{"reason":"too many request bodies are being served: try again"}},"id":null}` + "\n"
+		for _, chunked := range []bool{false, true} {
+			rec := post(larger, chunked)
+			assert.Equal(t, 503, rec.Code, "chunked %v", chunked)
+			assert.Equal(t, "1", rec.Header().Get("Retry-After"))
+			assert.Equal(t, busy, rec.Body.String())
+		}
+		assert.Equal(t, `{"jsonrpc":"2.0","result":"ok","id":3}`+"\n", post(small, false).Body.String(), "small enough to fit")
+		close(gate)
+		assert.Equal(t, 200, (<-waiting).Code)
+		rec := post(`{"jsonrpc":"2.0","method":"m","id":4`+pad(200)+`}`, false)
+		assert.Equal(t, 200, rec.Code, "alone, a body over the bound is served")
+	})
+}
