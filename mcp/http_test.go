@@ -232,3 +232,65 @@ func TestHTTPHostile(t *testing.T) {
 		check(t, url, x)
 	}
 }
+
+// A whole legacy session (2025-11-25): initialize issues a session id;
+// the client's notifications and responses are answered 202; tools/list
+// is answered JSON; a tools/call with a progress token, from a client
+// that accepts both, is answered as Server-Sent Events, its progress
+// first; DELETE ends the session, after which its id gets 404.
+func TestHTTPLegacySession(t *testing.T) {
+	h, srv := newHTTP(t, nil)
+	url := srv.URL
+	sid := initialize(t, url)
+	assert.Equal(t, 1, h.Sessions())
+	in := func(v string) map[string]string {
+		return map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": v}
+	}
+	check(t, url, exchange{body: `{"jsonrpc":"2.0","method":"notifications/initialized"}`, header: in("2025-11-25"), status: 202})
+	check(t, url, exchange{body: `{"jsonrpc":"2.0","result":{},"id":"s1"}`, header: in("2025-11-25"), status: 202})
+	resp, body := do(t, url, exchange{body: `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, header: in("2025-11-25")})
+	assert.Equal(t, 200, resp.StatusCode)
+	assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
+	assert.Contains(t, body, `"name":"count"`)
+	check(t, url, exchange{body: `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"count","arguments":{"n":2},"_meta":{"progressToken":"t"}}}`,
+		header: in("2025-11-25"), status: 200,
+		want: `data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1,"total":2}}` + "\n\n" +
+			`data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":2,"total":2}}` + "\n\n" +
+			`data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"2"}]},"id":3}` + "\n\n",
+		got: map[string]string{"Content-Type": "text/event-stream", "X-Accel-Buffering": "no", "Mcp-Session-Id": ""}})
+	// No header: 2025-03-26 assumed, and the session serves it.
+	check(t, url, exchange{body: `{"jsonrpc":"2.0","id":4,"method":"ping"}`, header: map[string]string{"Mcp-Session-Id": sid},
+		status: 200, want: `{"jsonrpc":"2.0","result":{},"id":4}` + "\n"})
+	check(t, url, exchange{method: "DELETE", header: map[string]string{"Mcp-Session-Id": sid}, status: 204})
+	assert.Equal(t, 0, h.Sessions())
+	check(t, url, exchange{body: `{"jsonrpc":"2.0","id":5,"method":"ping"}`, header: in("2025-11-25"), status: 404,
+		want: invalid("no such session: initialize opens a new one")})
+	check(t, url, exchange{method: "DELETE", header: map[string]string{"Mcp-Session-Id": sid}, status: 404,
+		want: invalid("no such session: initialize opens a new one")})
+	// Each initialize opens a session of its own; one that fails opens none.
+	other := initialize(t, url)
+	assert.NotEqual(t, sid, other)
+	resp = check(t, url, exchange{body: `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, status: 200,
+		want: `{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"protocolVersion","rule":"required","message":"protocolVersion is required"},{"field":"capabilities","rule":"required","message":"capabilities is required"},{"field":"clientInfo","rule":"required","message":"clientInfo is required"}]},"id":1}` + "\n"})
+	assert.Empty(t, resp.Header.Get("Mcp-Session-Id"))
+	assert.Equal(t, 1, h.Sessions())
+}
+
+// A stateless exchange (2026-07-28): server/discover, and a tools/call
+// with progress as Server-Sent Events; a session id sent is ignored, and
+// none is issued.
+func TestHTTPModern(t *testing.T) {
+	h, srv := newHTTP(t, nil)
+	url := srv.URL
+	hd := modernHeaders("server/discover", "")
+	hd["Mcp-Session-Id"] = "whatever"
+	check(t, url, exchange{body: `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + modernMeta + `}}`, header: hd, status: 200,
+		want: `{"jsonrpc":"2.0","result":{"resultType":"complete","supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"capabilities":{"logging":{},"tools":{"listChanged":true}},"ttlMs":0,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"steps","version":"1.0.0"}}},"id":1}` + "\n",
+		got: map[string]string{"Mcp-Session-Id": "", "Content-Type": "application/json"}})
+	check(t, url, exchange{body: `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"count","arguments":{"n":1},"_meta":{"progressToken":7,` + modernMeta[len(`"_meta":{`):] + `}}`,
+		header: modernHeaders("tools/call", "count"), status: 200,
+		want: `data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":1,"total":1}}` + "\n\n" +
+			`data: {"jsonrpc":"2.0","result":{"resultType":"complete","content":[{"type":"text","text":"1"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"steps","version":"1.0.0"}}},"id":2}` + "\n\n",
+		got: map[string]string{"Content-Type": "text/event-stream", "X-Accel-Buffering": "no", "Mcp-Session-Id": ""}})
+	assert.Equal(t, 0, h.Sessions())
+}
