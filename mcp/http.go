@@ -272,8 +272,12 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	if err != nil || len(body) > h.maxFrame {
 		// Too long, or unreadable: the gate answers it by rpc's rules
 		// (413, 408, 400), reading it again.
+		rest := r.Body
+		if err != nil {
+			rest = io.NopCloser(failingReader{err}) // the same error again
+		}
 		replay := r.Clone(r.Context())
-		replay.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), r.Body))
+		replay.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), rest))
 		h.gate.ServeHTTP(w, replay)
 		return
 	}
@@ -301,6 +305,11 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	}
 	h.postLegacy(w, r, env)
 }
+
+// failingReader is a reader that fails with err.
+type failingReader struct{ err error }
+
+func (r failingReader) Read([]byte) (int, error) { return 0, r.err }
 
 // modernMethods are the requests of 2026-07-28 a Server serves.
 var modernMethods = map[string]bool{methodDiscover: true, methodToolsList: true, methodToolsCall: true, methodListen: true}
