@@ -286,7 +286,7 @@ func TestHTTPModern(t *testing.T) {
 	hd["Mcp-Session-Id"] = "whatever"
 	check(t, url, exchange{body: `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + modernMeta + `}}`, header: hd, status: 200,
 		want: `{"jsonrpc":"2.0","result":{"resultType":"complete","supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"capabilities":{"logging":{},"tools":{"listChanged":true}},"ttlMs":0,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"steps","version":"1.0.0"}}},"id":1}` + "\n",
-		got: map[string]string{"Mcp-Session-Id": "", "Content-Type": "application/json"}})
+		got:  map[string]string{"Mcp-Session-Id": "", "Content-Type": "application/json"}})
 	check(t, url, exchange{body: `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"count","arguments":{"n":1},"_meta":{"progressToken":7,` + modernMeta[len(`"_meta":{`):] + `}}`,
 		header: modernHeaders("tools/call", "count"), status: 200,
 		want: `data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":1,"total":1}}` + "\n\n" +
