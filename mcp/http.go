@@ -74,11 +74,13 @@ type HTTPHandler struct {
 	keepAlive time.Duration
 	maxFrame  int
 	gate      *rpc.HTTPHandler // judges what rpc judges before a body: Origin, method, media types, size, closing
-	modern    *rpc.HTTPHandler // the stateless requests of 2026-07-28
+	modern    rpc.Handler      // the protocol's handler of every stateless request (2026-07-28)
+	slots     chan struct{}    // a token per stateless request under way: RPC.Concurrency
 
 	mu       sync.Mutex
 	sessions map[string]*httpSession
-	pending  int // initializes under way, each holding a place
+	pending  int                           // initializes under way, each holding a place
+	requests map[*rpc.HTTPHandler]struct{} // the stateless requests' handlers, for Close
 	closed   bool
 }
 
@@ -106,7 +108,9 @@ func (s *Server) NewHTTPHandler(ctx context.Context, opts *HTTPOptions) *HTTPHan
 		sessions:  map[string]*httpSession{},
 	}
 	h.gate = rpc.NewHTTPHandler(ctx, nil, &h.opts)
-	h.modern = rpc.NewHTTPHandler(ctx, s.Handler(), &h.opts)
+	h.modern = s.Handler()
+	h.slots = make(chan struct{}, positiveOr(o.RPC.Concurrency, rpc.DefaultConcurrency))
+	h.requests = map[*rpc.HTTPHandler]struct{}{}
 	return h
 }
 
@@ -123,14 +127,17 @@ func positiveOr[T int | time.Duration](v, def T) T {
 func (h *HTTPHandler) Close() error {
 	h.mu.Lock()
 	h.closed = true
-	sessions := h.sessions
-	h.sessions = map[string]*httpSession{}
+	sessions, requests := h.sessions, h.requests
+	h.sessions, h.requests = map[string]*httpSession{}, map[*rpc.HTTPHandler]struct{}{}
 	h.mu.Unlock()
 	_ = h.gate.Close()
 	for _, ss := range sessions {
 		_ = ss.h.Close()
 	}
-	return h.modern.Close()
+	for rh := range requests {
+		_ = rh.Close()
+	}
+	return nil
 }
 
 // Sessions returns how many legacy sessions are live.
@@ -323,8 +330,11 @@ func mismatch(format string, args ...any) *rpc.Error {
 	return rpc.Errorf(HeaderMismatch, "Header mismatch: "+format, args...)
 }
 
-// postModern answers a stateless request of 2026-07-28. Its body is
-// served by the handler of every modern request once its headers match it.
+// postModern answers a stateless request of 2026-07-28, once its headers
+// match its body, on an rpc.HTTPHandler of its own: requests of different
+// clients share no ids in flight, and no notifications/cancelled of one
+// reaches another's call. They share the protocol's handler, and
+// RPC.Concurrency: a request waits for a slot, or its client's going.
 func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, env envelope) {
 	if env.object && env.method != nil {
 		if err := checkHeaders(r.Header, env); err != nil {
@@ -337,7 +347,30 @@ func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, env env
 			return
 		}
 	}
-	h.serve(h.modern, w, r, nil)
+	select {
+	case h.slots <- struct{}{}:
+	case <-r.Context().Done():
+		return // nobody reads the answer
+	}
+	defer func() { <-h.slots }()
+	rh := rpc.NewHTTPHandler(h.ctx, h.modern, &h.opts)
+	h.mu.Lock()
+	closed := h.closed
+	if !closed {
+		h.requests[rh] = struct{}{}
+	}
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		delete(h.requests, rh)
+		h.mu.Unlock()
+		_ = rh.Close()
+	}()
+	if closed {
+		refuse(w, http.StatusServiceUnavailable, "the server is shutting down")
+		return
+	}
+	h.serve(rh, w, r, nil)
 }
 
 // checkHeaders checks the headers of a modern request against its body
@@ -375,7 +408,7 @@ func checkHeaders(hd http.Header, env envelope) *rpc.Error {
 			return mismatch("%s header value %q does not match body value params.%s", headerName, codec.Echo(header), member)
 		}
 	}
-	if v, ok := stringValue(codec.Member(env.meta, metaVersion)); !ok || string(v) != Latest {
+	if v, ok := stringValue(codec.Member(env.meta, metaVersion)); env.id != nil && (!ok || string(v) != Latest) {
 		return mismatch("%s header value %q does not match body value _meta[%q]", headerVersion, Latest, metaVersion)
 	}
 	return nil

@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"io"
@@ -293,4 +294,49 @@ func TestHTTPModern(t *testing.T) {
 			`data: {"jsonrpc":"2.0","result":{"resultType":"complete","content":[{"type":"text","text":"1"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"steps","version":"1.0.0"}}},"id":2}` + "\n\n",
 		got: map[string]string{"Content-Type": "text/event-stream", "X-Accel-Buffering": "no", "Mcp-Session-Id": ""}})
 	assert.Equal(t, 0, h.Sessions())
+}
+
+// Stateless requests of different clients share nothing: one's id in
+// flight does not refuse another's request with the same id, and one's
+// notifications/cancelled does not reach another's call (here a
+// subscriptions/listen, which hears of a change to the tools after it).
+func TestHTTPModernIsolated(t *testing.T) {
+	s := mcp.New(&mcp.Options{Name: "steps", Version: "1.0.0"})
+	require.NoError(t, s.Register("", steps{}))
+	h := s.NewHTTPHandler(context.Background(), &mcp.HTTPOptions{RPC: rpc.Options{Logger: wiretest.Quiet()}})
+	srv := httptest.NewServer(h)
+	defer func() {
+		srv.Close()
+		_ = h.Close()
+	}()
+	req, err := http.NewRequest("POST", srv.URL, strings.NewReader(
+		`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},`+modernMeta+`}}`))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	for k, v := range modernHeaders("subscriptions/listen", "") {
+		req.Header.Set(k, v)
+	}
+	resp, err := srv.Client().Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	events := bufio.NewReader(resp.Body)
+	line, err := events.ReadString('\n')
+	require.NoError(t, err)
+	assert.Contains(t, line, "notifications/subscriptions/acknowledged")
+
+	check(t, srv.URL, exchange{body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"s":"x"},` + modernMeta + `}}`,
+		header: modernHeaders("tools/call", "echo"), status: 200,
+		want: `{"jsonrpc":"2.0","result":{"resultType":"complete","content":[{"type":"text","text":"x"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"steps","version":"1.0.0"}}},"id":1}` + "\n"})
+	check(t, srv.URL, exchange{body: `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`,
+		header: map[string]string{"Mcp-Protocol-Version": "2026-07-28"}, status: 202})
+	require.NoError(t, s.Register("", extra{}))
+	for {
+		line, err = events.ReadString('\n')
+		require.NoError(t, err)
+		if strings.HasPrefix(line, "data: ") {
+			break
+		}
+	}
+	assert.Equal(t, `data: {"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":1}}}`+"\n", line)
 }
