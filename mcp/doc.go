@@ -99,7 +99,10 @@
 // Mcp-Name (plain or "=?base64?...?=") the name of a tools/call (the uri of
 // resources/read, the name of prompts/get), and _meta's protocol version
 // the header's: otherwise 400 with -32020 HeaderMismatch. A method the
-// revision does not have is 404 with -32601.
+// revision does not have is 404 with -32601. Each request is served by an
+// rpc.HTTPHandler of its own, so that requests of different clients share
+// no ids in flight and no cancellation; together they hold at most
+// rpc.Options.Concurrency slots.
 //
 // An event stream carries X-Accel-Buffering: no, and a comment (":") every
 // HTTPOptions.KeepAlive. [Server.ListenAndServe] and [MainHTTP] serve on
