@@ -8,9 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/toolrpc/toolrpc/rpc"
@@ -134,12 +132,8 @@ func mainHTTP(addr string, values []any) error {
 			return err
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	defer stop()
-	go func() {
-		<-ctx.Done()
-		stop() // a second signal has its default effect
-	}()
 	err := s.ListenAndServe(ctx, addr, nil)
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		return nil
