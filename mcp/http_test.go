@@ -163,7 +163,7 @@ func invalid(reason string) string {
 // Hostile and malformed requests, in both eras: each gets its status and
 // a JSON-RPC error body, and the server goes on serving.
 func TestHTTPHostile(t *testing.T) {
-	_, srv := newHTTP(t, &mcp.HTTPOptions{RPC: rpc.Options{MaxFrameSize: 1024}})
+	_, srv := newHTTP(t, &mcp.HTTPOptions{RPC: rpc.Options{MaxFrameSize: 1024, AllowedOrigins: []string{"https://app.example.com"}}})
 	url := srv.URL
 	sid := initialize(t, url)
 	list := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
@@ -223,6 +223,11 @@ func TestHTTPHostile(t *testing.T) {
 			status: 404, want: refusal(-32601, "Method not found", "", "4")},
 		{body: `{"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"file:///a",` + modernMeta + `}}`, header: modernHeaders("resources/read", "file:///a"),
 			status: 404, want: refusal(-32601, "Method not found", "", "5")},
+		// Origins on loopback, and those of RPC.AllowedOrigins, are served.
+		{body: `{"jsonrpc":"2.0","id":2,"method":"ping"}`, header: map[string]string{"Origin": "http://localhost:6274", "Mcp-Session-Id": sid}, status: 200,
+			want: `{"jsonrpc":"2.0","result":{},"id":2}` + "\n"},
+		{body: `{"jsonrpc":"2.0","id":2,"method":"ping"}`, header: map[string]string{"Origin": "https://app.example.com", "Mcp-Session-Id": sid}, status: 200,
+			want: `{"jsonrpc":"2.0","result":{},"id":2}` + "\n"},
 		// And the server goes on: the session serves, the modern request
 		// whose headers match is served (its name Base64-encoded).
 		{body: `{"jsonrpc":"2.0","id":2,"method":"ping"}`, header: map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"}, status: 200,
