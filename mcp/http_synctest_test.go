@@ -154,3 +154,44 @@ func TestHTTPKeepAlive(t *testing.T) {
 		assert.False(t, strings.HasPrefix(tail, ":") || strings.Contains(tail, "\n\n:"), "a keep-alive after the end: %q", tail)
 	})
 }
+
+// A session with a request under way does not expire, however long the
+// request (its idle time counts once the body is read: a slow upload
+// holds no session); Close ends every session, and what comes after it is 503.
+func TestHTTPSessionBusyAndClose(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newSteps(t).NewHTTPHandler(context.Background(), &mcp.HTTPOptions{
+			SessionIdle: time.Minute, RPC: rpc.Options{Logger: wiretest.Quiet()}})
+		rec := serveDirect(h, exchange{body: initBody})
+		require.Equal(t, 200, rec.Code)
+		sid := rec.Header().Get("Mcp-Session-Id")
+		// A call that lasts until its client goes away.
+		ctx, cancel := context.WithCancel(context.Background())
+		req := httptest.NewRequestWithContext(ctx, "POST", "/", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hold"}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Mcp-Session-Id", sid)
+		done := make(chan struct{})
+		go func() {
+			h.ServeHTTP(httptest.NewRecorder(), req)
+			close(done)
+		}()
+		synctest.Wait()
+		time.Sleep(2 * time.Minute)
+		rec = serveDirect(h, exchange{body: `{"jsonrpc":"2.0","id":2,"method":"ping"}`, header: map[string]string{"Mcp-Session-Id": sid}})
+		assert.Equal(t, `{"jsonrpc":"2.0","result":{},"id":2}`+"\n", rec.Body.String())
+		cancel()
+		<-done
+
+		require.NoError(t, h.Close())
+		assert.Equal(t, 0, h.Sessions())
+		for _, x := range []exchange{
+			{body: initBody},
+			{body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, header: map[string]string{"Mcp-Session-Id": sid}},
+			{body: `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + modernMeta + `}}`, header: modernHeaders("server/discover", "")},
+		} {
+			rec := serveDirect(h, x)
+			assert.Equal(t, 503, rec.Code)
+			assert.Equal(t, invalid("the server is shutting down"), rec.Body.String())
+		}
+	})
+}

@@ -36,6 +36,12 @@ func (steps) Count(ctx context.Context, p countArgs) (int, error) {
 	return p.N, nil
 }
 
+// Hold waits for its context's end.
+func (steps) Hold(ctx context.Context) error {
+	<-ctx.Done()
+	return ctx.Err()
+}
+
 func (steps) Echo(p struct {
 	S string `json:"s"`
 }) string {
