@@ -147,22 +147,20 @@ func (h *HTTPHandler) Sessions() int {
 	return len(h.sessions)
 }
 
-// refusals are the statuses the gate answers a request it refuses with.
-var refusals = map[int]bool{
-	http.StatusForbidden: true, http.StatusMethodNotAllowed: true, http.StatusNotAcceptable: true,
-	http.StatusRequestEntityTooLarge: true, http.StatusUnsupportedMediaType: true, http.StatusServiceUnavailable: true,
-}
-
 // judge asks the gate, rpc's handler, to judge r, as if its method were
-// method, as rpc judges a request before its body (r's body is not read),
-// and returns the gate's answer, or nil when it did not refuse r.
+// method, by the rules rpc judges a request by before its body (Origin,
+// method, Content-Type, Accept), and returns the gate's answer, or nil
+// when it did not refuse r. r's body is not read: the probe claims a body
+// over the frame limit, which the gate refuses (413) once r has passed
+// every rule before it, without reading it.
 func (h *HTTPHandler) judge(r *http.Request, method string) *recorder {
-	probe := r.Clone(r.Context())
+	probe := *r // shallow: the gate reads the headers, and writes nothing to r
 	probe.Method = method
 	probe.Body = http.NoBody
+	probe.ContentLength = int64(h.maxFrame) + 1
 	rec := &recorder{header: http.Header{}}
-	h.gate.ServeHTTP(rec, probe)
-	if !refusals[rec.status] {
+	h.gate.ServeHTTP(rec, &probe)
+	if rec.status == http.StatusRequestEntityTooLarge {
 		return nil
 	}
 	return rec
@@ -286,6 +284,13 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		replay := r.Clone(r.Context())
 		replay.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), rest))
 		h.gate.ServeHTTP(w, replay)
+		return
+	}
+	h.mu.Lock()
+	closed := h.closed
+	h.mu.Unlock()
+	if closed {
+		refuse(w, http.StatusServiceUnavailable, "the server is shutting down")
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
