@@ -27,8 +27,10 @@ func BenchmarkHTTP(b *testing.B) {
 	defer plain.Close()
 	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"s":"x"},` + modernMeta + `}}`
 	for _, bc := range []struct {
-		name   string
-		h      interface{ ServeHTTP(http.ResponseWriter, *http.Request) }
+		name string
+		h    interface {
+			ServeHTTP(http.ResponseWriter, *http.Request)
+		}
 		header map[string]string
 	}{
 		{"rpc.HTTPHandler", plain, nil},
