@@ -66,6 +66,48 @@
 // completion result. A listen that asks for nothing the server honors is
 // answered at once, after its acknowledgment.
 //
+// # Streamable HTTP
+//
+// [Server.NewHTTPHandler] serves a Server over MCP's Streamable HTTP, on one
+// endpoint, for both eras; each request is served by an rpc.HTTPHandler, so
+// that its rules are those of every JSON-RPC request over HTTP: JSON or
+// Server-Sent Events as Accept allows, 403 for an Origin neither on
+// loopback nor in rpc.Options.AllowedOrigins (DNS rebinding), 405 for a
+// method other than POST and DELETE (GET too: no server stream is offered,
+// which 2025-11-25 allows), 406, 413, 415, 503 after Close, each with a
+// JSON-RPC error body. The era of a POST is its MCP-Protocol-Version header:
+// 2026-07-28 is the modern one; a legacy revision, or none (2025-03-26 is
+// then assumed, as the specification says), the legacy one; any other
+// value is refused 400 with -32022 UnsupportedProtocolVersion listing the
+// revisions served.
+//
+// Legacy (2025-03-26 to 2025-11-25): a POST of initialize opens a session,
+// its id (MCP-Session-Id: 26 characters of base32, 130 bits from
+// crypto/rand) on the response that holds the InitializeResult (an
+// initialize that fails opens none). Every other request names it:
+// without the header, 400; with an id that is not a live session's
+// (unknown, idle past HTTPOptions.SessionIdle, or deleted), 404. Each
+// session has its own connection handler; the client's notifications and
+// responses are answered 202. DELETE ends a session (204), cancelling its
+// calls under way. At most HTTPOptions.MaxSessions sessions live at once:
+// an initialize past it, once the idle ones are ended, is answered 503,
+// and no live session is ended for it. Over HTTP a session is not told of
+// changes to the tools, since no GET stream carries them.
+//
+// Modern (2026-07-28): stateless, POST only; a session id is ignored and
+// none is issued. A request's Mcp-Method header must equal its method, its
+// Mcp-Name (plain or "=?base64?...?=") the name of a tools/call (the uri of
+// resources/read, the name of prompts/get), and _meta's protocol version
+// the header's: otherwise 400 with -32020 HeaderMismatch. A method the
+// revision does not have is 404 with -32601. Each request is served by an
+// rpc.HTTPHandler of its own, so that requests of different clients share
+// no ids in flight and no cancellation; together they hold at most
+// rpc.Options.Concurrency slots.
+//
+// An event stream carries X-Accel-Buffering: no, and a comment (":") every
+// HTTPOptions.KeepAlive. [Server.ListenAndServe] and [MainHTTP] serve on
+// loopback unless the address names another host.
+//
 // # Results and errors
 //
 // A tool's result is sent as a tools/call result. A struct (the tool then

@@ -56,11 +56,18 @@ func serveMain(values []any) error {
 			return err
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	defer stop()
+	return s.ServeStdio(ctx, nil)
+}
+
+// signalContext is a context that SIGINT or SIGTERM ends; a second signal
+// has its default effect. stop releases it.
+func signalContext() (ctx context.Context, stop context.CancelFunc) {
+	ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-ctx.Done()
 		stop() // a second signal has its default effect
 	}()
-	return s.ServeStdio(ctx, nil)
+	return ctx, stop
 }

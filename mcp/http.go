@@ -1,0 +1,690 @@
+package mcp
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/rpc"
+)
+
+// The defaults of [HTTPOptions].
+const (
+	// DefaultMaxSessions is the most legacy sessions an [HTTPHandler]
+	// keeps at once.
+	DefaultMaxSessions = 1024
+	// DefaultSessionIdle is how long a legacy session lives with no
+	// request under way and none coming.
+	DefaultSessionIdle = 10 * time.Minute
+	// DefaultKeepAlive is the interval of the keep-alive comments of an
+	// event stream.
+	DefaultKeepAlive = 15 * time.Second
+)
+
+// HTTPOptions configure an [HTTPHandler]. A nil *HTTPOptions, and every
+// zero field, means the documented default.
+type HTTPOptions struct {
+	// RPC configures the JSON-RPC handlers the requests are served by
+	// (rpc.NewHTTPHandler): frame limit, concurrency, logger, the origins
+	// allowed beside loopback (AllowedOrigins). Each legacy session has
+	// its own, so Concurrency bounds each session, and the stateless
+	// requests together.
+	RPC rpc.Options
+	// MaxSessions is the most legacy sessions kept at once. An initialize
+	// past it, once the sessions idle past SessionIdle are ended, is
+	// answered 503 Service Unavailable: a live session is never ended to
+	// make room for another. Default: DefaultMaxSessions.
+	MaxSessions int
+	// SessionIdle is how long a legacy session lives after its last
+	// request ended, with none under way: a request with its id after
+	// that is answered 404, as is one after DELETE. Default:
+	// DefaultSessionIdle.
+	SessionIdle time.Duration
+	// KeepAlive is the interval of the SSE comments (":") written on an
+	// event stream that is quiet, so that proxies and clients do not take
+	// it for dead. Default: DefaultKeepAlive.
+	KeepAlive time.Duration
+}
+
+// The headers of MCP's Streamable HTTP transport.
+const (
+	headerSession = "Mcp-Session-Id"
+	headerVersion = "Mcp-Protocol-Version"
+	headerMethod  = "Mcp-Method"
+	headerName    = "Mcp-Name"
+)
+
+// An HTTPHandler serves a [Server] over MCP's Streamable HTTP transport, on
+// one endpoint, for both eras of the protocol; see the package
+// documentation ("Streamable HTTP") for what each request gets.
+type HTTPHandler struct {
+	s         *Server
+	ctx       context.Context
+	opts      rpc.Options
+	max       int
+	idle      time.Duration
+	keepAlive time.Duration
+	maxFrame  int
+	gate      *rpc.HTTPHandler // judges what rpc judges before a body: Origin, method, media types, size, closing
+	modern    rpc.Handler      // the protocol's handler of every stateless request (2026-07-28)
+	slots     chan struct{}    // a token per stateless request under way: RPC.Concurrency
+
+	mu       sync.Mutex
+	sessions map[string]*httpSession
+	pending  int                           // initializes under way, each holding a place
+	requests map[*rpc.HTTPHandler]struct{} // the stateless requests' handlers, for Close
+	closed   bool
+}
+
+// httpSession is a legacy session: its own handler (its connection, whose
+// initialize set its revision), and when it was last used.
+type httpSession struct {
+	h      *rpc.HTTPHandler
+	active int       // requests under way; guarded by HTTPHandler.mu
+	last   time.Time // when the last request ended; guarded by HTTPHandler.mu
+}
+
+// NewHTTPHandler returns an HTTPHandler serving s; the calls' contexts
+// hold ctx's values. opts may be nil. Close it when done.
+func (s *Server) NewHTTPHandler(ctx context.Context, opts *HTTPOptions) *HTTPHandler {
+	var o HTTPOptions
+	if opts != nil {
+		o = *opts
+	}
+	h := &HTTPHandler{
+		s: s, ctx: ctx, opts: o.RPC,
+		max:       positiveOr(o.MaxSessions, DefaultMaxSessions),
+		idle:      positiveOr(o.SessionIdle, DefaultSessionIdle),
+		keepAlive: positiveOr(o.KeepAlive, DefaultKeepAlive),
+		maxFrame:  positiveOr(o.RPC.MaxFrameSize, codec.DefaultMaxFrameSize),
+		sessions:  map[string]*httpSession{},
+	}
+	h.gate = rpc.NewHTTPHandler(ctx, nil, &h.opts)
+	h.modern = s.Handler()
+	h.slots = make(chan struct{}, positiveOr(o.RPC.Concurrency, rpc.DefaultConcurrency))
+	h.requests = map[*rpc.HTTPHandler]struct{}{}
+	return h
+}
+
+// positiveOr returns v, or def when v is not positive.
+func positiveOr[T int | time.Duration](v, def T) T {
+	if v > 0 {
+		return v
+	}
+	return def
+}
+
+// Close ends every session and shuts the handler down as
+// rpc.HTTPHandler.Close does: requests still to come are answered 503.
+func (h *HTTPHandler) Close() error {
+	h.mu.Lock()
+	h.closed = true
+	sessions, requests := h.sessions, h.requests
+	h.sessions, h.requests = map[string]*httpSession{}, map[*rpc.HTTPHandler]struct{}{}
+	h.mu.Unlock()
+	_ = h.gate.Close()
+	for _, ss := range sessions {
+		_ = ss.h.Close()
+	}
+	for rh := range requests {
+		_ = rh.Close()
+	}
+	return nil
+}
+
+// Sessions returns how many legacy sessions are live.
+func (h *HTTPHandler) Sessions() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.sessions)
+}
+
+// judge asks the gate, rpc's handler, to judge r, as if its method were
+// method, by the rules rpc judges a request by before its body (Origin,
+// method, Content-Type, Accept), and returns the gate's answer, or nil
+// when it did not refuse r. r's body is not read: the probe claims a body
+// over the frame limit, which the gate refuses (413) once r has passed
+// every rule before it, without reading it.
+func (h *HTTPHandler) judge(r *http.Request, method string) *recorder {
+	probe := *r // shallow: the gate reads the headers, and writes nothing to r
+	probe.Method = method
+	probe.Body = http.NoBody
+	probe.ContentLength = int64(h.maxFrame) + 1
+	rec := &recorder{header: http.Header{}}
+	h.gate.ServeHTTP(rec, &probe)
+	if rec.status == http.StatusRequestEntityTooLarge {
+		return nil
+	}
+	return rec
+}
+
+// recorder is the response of a request to the gate.
+type recorder struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (r *recorder) Header() http.Header { return r.header }
+
+func (r *recorder) Write(p []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return r.body.Write(p)
+}
+
+func (r *recorder) WriteHeader(status int) {
+	if r.status == 0 {
+		r.status = status
+	}
+}
+
+// send writes the gate's answer rec on w.
+func (rec *recorder) send(w http.ResponseWriter) {
+	for k, v := range rec.header {
+		w.Header()[k] = v
+	}
+	if rec.status == http.StatusMethodNotAllowed {
+		w.Header().Set("Allow", "POST, DELETE")
+	}
+	w.WriteHeader(rec.status)
+	_, _ = w.Write(rec.body.Bytes())
+}
+
+// ServeHTTP answers one request; see HTTPHandler.
+func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.Method {
+	case http.MethodPost:
+		if rec := h.judge(r, http.MethodPost); rec != nil {
+			rec.send(w)
+			return
+		}
+		h.post(w, r)
+	case http.MethodDelete:
+		// Judged for its Origin alone: the gate refuses any method but
+		// POST (405), after a foreign Origin (403).
+		if rec := h.judge(r, http.MethodGet); rec != nil && rec.status != http.StatusMethodNotAllowed {
+			rec.send(w)
+			return
+		}
+		h.delete(w, r)
+	default:
+		// GET included: no server stream is offered (405), as 2025-11-25
+		// allows; 2026-07-28 has no GET.
+		if rec := h.judge(r, r.Method); rec != nil {
+			rec.send(w)
+		}
+	}
+}
+
+// fail answers a request that is not served with status and the JSON-RPC
+// error e, answering id (nil: null).
+func fail(w http.ResponseWriter, status int, id []byte, e *rpc.Error) {
+	line, _ := codec.AppendErrorResponse(nil, id, e)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(line, '\n'))
+}
+
+// refuse answers a request that is not served with status and an
+// InvalidRequest naming the rule it broke, as rpc.HTTPHandler does.
+func refuse(w http.ResponseWriter, status int, reason string) {
+	fail(w, status, nil, codec.InvalidRequestError(reason))
+}
+
+// envelope is what the transport reads of a POST's body: the members of a
+// single message, nil when absent (all nil when the body is not one JSON
+// object).
+type envelope struct {
+	object          bool
+	id, method      []byte // raw
+	name, uri, meta []byte // raw, of params
+}
+
+var envelopeMembers = []string{"id", "method", "params"}
+var paramsMembers = []string{"name", "uri", "_meta"}
+
+// readEnvelope reads the envelope of body.
+func readEnvelope(body []byte) envelope {
+	var e envelope
+	var top [3][]byte
+	if !codec.Members(body, envelopeMembers, top[:]) {
+		return e
+	}
+	e.object, e.id, e.method = true, top[0], top[1]
+	if len(e.id) > 0 && e.id[0] != '"' && e.id[0] != '-' && (e.id[0] < '0' || e.id[0] > '9') {
+		e.id = nil // not an id to echo
+	}
+	var params [3][]byte
+	if codec.Members(top[2], paramsMembers, params[:]) {
+		e.name, e.uri, e.meta = params[0], params[1], params[2]
+	}
+	return e
+}
+
+// post answers a POST the gate let through.
+func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, int64(h.maxFrame)+1))
+	if err != nil || len(body) > h.maxFrame {
+		// Too long, or unreadable: the gate answers it by rpc's rules
+		// (413, 408, 400), reading it again.
+		rest := r.Body
+		if err != nil {
+			rest = io.NopCloser(failingReader{err}) // the same error again
+		}
+		replay := r.Clone(r.Context())
+		replay.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), rest))
+		h.gate.ServeHTTP(w, replay)
+		return
+	}
+	h.mu.Lock()
+	closed := h.closed
+	h.mu.Unlock()
+	if closed {
+		refuse(w, http.StatusServiceUnavailable, "the server is shutting down")
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	env := readEnvelope(body)
+	versions := r.Header.Values(headerVersion)
+	name := "2025-03-26" // assumed when absent (2025-11-25, Protocol Version Header)
+	if len(versions) > 1 {
+		fail(w, http.StatusBadRequest, env.id, rpc.NewError(rpc.InvalidRequest, "Invalid Request").
+			WithData(rpc.InvalidRequestData{Reason: "one " + headerVersion + " header at most"}))
+		return
+	}
+	if len(versions) == 1 {
+		name = versions[0]
+	}
+	rev, ok := revisionOf(name)
+	if !ok {
+		fail(w, http.StatusBadRequest, env.id, rpc.NewError(UnsupportedProtocolVersion, "Unsupported protocol version").
+			WithData(unsupported{Supported: Versions(), Requested: codec.Echo(name)}))
+		return
+	}
+	if rev.modern {
+		h.postModern(w, r, env)
+		return
+	}
+	h.postLegacy(w, r, env)
+}
+
+// failingReader is a reader that fails with err.
+type failingReader struct{ err error }
+
+func (r failingReader) Read([]byte) (int, error) { return 0, r.err }
+
+// modernMethods are the requests of 2026-07-28 a Server serves.
+var modernMethods = map[string]bool{methodDiscover: true, methodToolsList: true, methodToolsCall: true, methodListen: true}
+
+// nameHeaderMethods are the requests that carry an Mcp-Name header, and
+// the member of params it mirrors.
+var nameHeaderMethods = map[string]string{methodToolsCall: "name", "resources/read": "uri", "prompts/get": "name"}
+
+// mismatch is a HeaderMismatch error saying why.
+func mismatch(format string, args ...any) *rpc.Error {
+	return rpc.Errorf(HeaderMismatch, "Header mismatch: "+format, args...)
+}
+
+// postModern answers a stateless request of 2026-07-28, once its headers
+// match its body, on an rpc.HTTPHandler of its own: requests of different
+// clients share no ids in flight, and no notifications/cancelled of one
+// reaches another's call. They share the protocol's handler, and
+// RPC.Concurrency: a request waits for a slot, or its client's going.
+func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, env envelope) {
+	if env.object && env.method != nil {
+		if err := checkHeaders(r.Header, env); err != nil {
+			fail(w, http.StatusBadRequest, env.id, err)
+			return
+		}
+		method, _ := stringValue(env.method)
+		if env.id != nil && !modernMethods[string(method)] {
+			fail(w, http.StatusNotFound, env.id, rpc.NewError(rpc.MethodNotFound, ""))
+			return
+		}
+	}
+	select {
+	case h.slots <- struct{}{}:
+	case <-r.Context().Done():
+		return // nobody reads the answer
+	}
+	defer func() { <-h.slots }()
+	rh := rpc.NewHTTPHandler(h.ctx, h.modern, &h.opts)
+	h.mu.Lock()
+	closed := h.closed
+	if !closed {
+		h.requests[rh] = struct{}{}
+	}
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		delete(h.requests, rh)
+		h.mu.Unlock()
+		_ = rh.Close()
+	}()
+	if closed {
+		refuse(w, http.StatusServiceUnavailable, "the server is shutting down")
+		return
+	}
+	h.serve(rh, w, r, nil)
+}
+
+// checkHeaders checks the headers of a modern request against its body
+// (2026-07-28, Server Validation), and returns the HeaderMismatch error
+// saying what is wrong.
+func checkHeaders(hd http.Header, env envelope) *rpc.Error {
+	method, ok := stringValue(env.method)
+	if !ok {
+		return nil // not a request: the handler says so
+	}
+	methods := hd.Values(headerMethod)
+	switch {
+	case len(methods) == 0 && env.id != nil:
+		return mismatch("the %s header is required", headerMethod)
+	case len(methods) > 1:
+		return mismatch("one %s header at most", headerMethod)
+	case len(methods) == 1 && methods[0] != string(method):
+		return mismatch("%s header value %q does not match body value %q", headerMethod, codec.Echo(methods[0]), codec.Echo(method))
+	}
+	if member, ok := nameHeaderMethods[string(method)]; ok && env.id != nil {
+		raw := env.name
+		if member == "uri" {
+			raw = env.uri
+		}
+		names := hd.Values(headerName)
+		if len(names) != 1 {
+			return mismatch("one %s header is required for %s", headerName, method)
+		}
+		header, ok := decodeHeader(names[0])
+		if !ok {
+			return mismatch("the %s header value is not a valid header value", headerName)
+		}
+		body, ok := stringValue(raw)
+		if !ok || header != string(body) {
+			return mismatch("%s header value %q does not match body value params.%s", headerName, codec.Echo(header), member)
+		}
+	}
+	if v, ok := stringValue(codec.Member(env.meta, metaVersion)); env.id != nil && (!ok || string(v) != Latest) {
+		return mismatch("%s header value %q does not match body value _meta[%q]", headerVersion, Latest, metaVersion)
+	}
+	return nil
+}
+
+// decodeHeader decodes an Mcp-Name (or Mcp-Param) header value: plain
+// visible ASCII, spaces and tabs, or the Base64 sentinel
+// "=?base64?...?=" (2026-07-28, Value Encoding).
+func decodeHeader(v string) (string, bool) {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; (c < 0x20 || c > 0x7e) && c != '\t' {
+			return "", false
+		}
+	}
+	if enc, ok := strings.CutPrefix(v, "=?base64?"); ok {
+		if enc, ok = strings.CutSuffix(enc, "?="); ok {
+			b, err := base64.StdEncoding.DecodeString(enc)
+			if err != nil {
+				return "", false
+			}
+			return string(b), true
+		}
+	}
+	return v, true
+}
+
+// postLegacy answers a POST of the legacy revisions: initialize opens a
+// session, anything else names one.
+func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, env envelope) {
+	ids := r.Header.Values(headerSession)
+	if method, _ := stringValue(env.method); env.id != nil && string(method) == methodInitialize {
+		if len(ids) > 0 {
+			refuse(w, http.StatusBadRequest, "initialize opens a session: it must not name one ("+headerSession+")")
+			return
+		}
+		h.initialize(w, r)
+		return
+	}
+	ss, status, reason := h.session(ids)
+	if ss == nil {
+		refuse(w, status, reason)
+		return
+	}
+	defer h.release(ss)
+	h.serve(ss.h, w, r, nil)
+}
+
+// session returns the live session ids names, counted as in use (release
+// it), or the status and reason of the refusal.
+func (h *HTTPHandler) session(ids []string) (*httpSession, int, string) {
+	if len(ids) != 1 {
+		return nil, http.StatusBadRequest, "one " + headerSession + " header is required: initialize opens a session"
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ss := h.sessions[ids[0]]
+	if ss != nil && ss.active == 0 && time.Since(ss.last) > h.idle {
+		h.end(ids[0], ss)
+		ss = nil
+	}
+	if ss == nil {
+		return nil, http.StatusNotFound, "no such session: initialize opens a new one"
+	}
+	ss.active++
+	return ss, 0, ""
+}
+
+// release counts a request of ss out.
+func (h *HTTPHandler) release(ss *httpSession) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ss.active--
+	ss.last = time.Now()
+}
+
+// end forgets the session id, and closes its handler (which cancels
+// its calls under way) in the background. h.mu is held.
+func (h *HTTPHandler) end(id string, ss *httpSession) {
+	delete(h.sessions, id)
+	go func() { _ = ss.h.Close() }()
+}
+
+// sweep ends the sessions idle for longer than h.idle. h.mu is held.
+func (h *HTTPHandler) sweep() {
+	for id, ss := range h.sessions {
+		if ss.active == 0 && time.Since(ss.last) > h.idle {
+			h.end(id, ss)
+		}
+	}
+}
+
+// initialize serves an initialize on a new session, which lives if it
+// is answered with a result: its id goes on that response.
+func (h *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request) {
+	h.mu.Lock()
+	h.sweep()
+	full := len(h.sessions)+h.pending >= h.max
+	closed := h.closed
+	if !full && !closed {
+		h.pending++
+	}
+	h.mu.Unlock()
+	switch {
+	case closed:
+		refuse(w, http.StatusServiceUnavailable, "the server is shutting down")
+		return
+	case full:
+		refuse(w, http.StatusServiceUnavailable, "too many sessions: try again later")
+		return
+	}
+	ss := &httpSession{h: rpc.NewHTTPHandler(h.ctx, h.s.Handler(), &h.opts)}
+	opened := false
+	h.serve(ss.h, w, r, func(first []byte) {
+		if !isResult(first) {
+			return
+		}
+		id := rand.Text() // 26 characters of base32: 130 random bits
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if h.closed {
+			return
+		}
+		ss.last = time.Now()
+		h.sessions[id] = ss
+		opened = true
+		w.Header().Set(headerSession, id)
+	})
+	h.mu.Lock()
+	h.pending--
+	h.mu.Unlock()
+	if !opened {
+		_ = ss.h.Close()
+	}
+}
+
+// isResult reports whether the response first written, a JSON line or
+// Server-Sent Events, starts with a result.
+func isResult(first []byte) bool {
+	first = bytes.TrimPrefix(first, []byte("data: "))
+	if i := bytes.IndexByte(first, '\n'); i >= 0 {
+		first = first[:i]
+	}
+	return codec.Member(first, "result") != nil
+}
+
+// delete ends the session it names (2025-11-25, Session Management): 204,
+// or 400 and 404 as a POST.
+func (h *HTTPHandler) delete(w http.ResponseWriter, r *http.Request) {
+	ids := r.Header.Values(headerSession)
+	ss, status, reason := h.session(ids)
+	if ss == nil {
+		refuse(w, status, reason)
+		return
+	}
+	h.mu.Lock()
+	ss.active--
+	if h.sessions[ids[0]] == ss {
+		h.end(ids[0], ss)
+	}
+	h.mu.Unlock()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// serve serves r with rh on w, through a streamWriter: an event stream
+// gets X-Accel-Buffering: no and keep-alive comments. first, when not nil,
+// is called with the first bytes of the response before they, and its
+// header, are written.
+func (h *HTTPHandler) serve(rh *rpc.HTTPHandler, w http.ResponseWriter, r *http.Request, first func([]byte)) {
+	sw := &streamWriter{w: w, first: first, keepAlive: h.keepAlive}
+	defer sw.finish()
+	rh.ServeHTTP(sw, r)
+}
+
+// streamWriter is the ResponseWriter a request is served on: it adds what
+// the transport adds to an event stream, and writes nothing at the same
+// time as its keep-alive comments.
+type streamWriter struct {
+	w         http.ResponseWriter
+	first     func([]byte)
+	keepAlive time.Duration
+
+	mu      sync.Mutex
+	status  int  // held until the first write, for first
+	written bool // the header is written
+	stop    chan struct{}
+	stopped chan struct{}
+}
+
+func (s *streamWriter) Header() http.Header { return s.w.Header() }
+
+func (s *streamWriter) WriteHeader(status int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.first != nil {
+		s.status = status
+		return
+	}
+	s.writeHeader(status)
+}
+
+// writeHeader writes the header; s.mu is held.
+func (s *streamWriter) writeHeader(status int) {
+	if s.written {
+		return
+	}
+	s.written = true
+	if s.w.Header().Get("Content-Type") == "text/event-stream" {
+		s.w.Header().Set("X-Accel-Buffering", "no")
+		s.stop, s.stopped = make(chan struct{}), make(chan struct{})
+		go s.keepAlives()
+	}
+	s.w.WriteHeader(status)
+}
+
+func (s *streamWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.begin(p)
+	return s.w.Write(p)
+}
+
+// begin writes the header before p, after first; s.mu is held.
+func (s *streamWriter) begin(p []byte) {
+	if s.first != nil {
+		s.first(p)
+		s.first = nil
+	}
+	s.writeHeader(cmp.Or(s.status, http.StatusOK))
+}
+
+// FlushError flushes the response, as http.ResponseController asks.
+func (s *streamWriter) FlushError() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return http.NewResponseController(s.w).Flush()
+}
+
+// keepAlives writes a comment every keepAlive until finish.
+func (s *streamWriter) keepAlives() {
+	defer close(s.stopped)
+	t := time.NewTicker(s.keepAlive)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+			s.mu.Lock()
+			_, err := io.WriteString(s.w, ":\n\n")
+			if err == nil {
+				err = http.NewResponseController(s.w).Flush()
+			}
+			s.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}
+}
+
+// finish writes the header if nothing was written (202), and stops the
+// keep-alives: nothing is written after it.
+func (s *streamWriter) finish() {
+	s.mu.Lock()
+	if s.status != 0 && !s.written {
+		s.begin(nil)
+	}
+	stop, stopped := s.stop, s.stopped
+	s.mu.Unlock()
+	if stop != nil {
+		close(stop)
+		<-stopped
+	}
+}

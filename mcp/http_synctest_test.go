@@ -1,0 +1,197 @@
+package mcp_test
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolrpc/toolrpc/internal/wiretest"
+	"github.com/toolrpc/toolrpc/mcp"
+	"github.com/toolrpc/toolrpc/rpc"
+)
+
+// serveDirect makes the request of x to h, without a network, and returns
+// the response.
+func serveDirect(h http.Handler, x exchange) *httptest.ResponseRecorder {
+	method := x.method
+	if method == "" {
+		method = http.MethodPost
+	}
+	req := httptest.NewRequest(method, "/", strings.NewReader(x.body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range x.header {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
+// newSteps is a Server of steps.
+func newSteps(t *testing.T) *mcp.Server {
+	s := mcp.New(&mcp.Options{Name: "steps", Version: "1.0.0"})
+	require.NoError(t, s.Register("", steps{}))
+	return s
+}
+
+// The bound on live sessions, and their idle expiry: an initialize past
+// MaxSessions is answered 503 while every session is live; a session idle
+// for longer than SessionIdle is ended (its id then gets 404), which makes
+// room for a new one; a request keeps its session alive.
+func TestHTTPSessionBound(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newSteps(t).NewHTTPHandler(context.Background(), &mcp.HTTPOptions{
+			MaxSessions: 2, SessionIdle: time.Minute, RPC: rpc.Options{Logger: wiretest.Quiet()}})
+		defer h.Close()
+		open := func() string {
+			rec := serveDirect(h, exchange{body: initBody})
+			require.Equal(t, 200, rec.Code, rec.Body.String())
+			return rec.Header().Get("Mcp-Session-Id")
+		}
+		ping := func(sid string) int {
+			return serveDirect(h, exchange{body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, header: map[string]string{"Mcp-Session-Id": sid}}).Code
+		}
+		a, b := open(), open()
+		rec := serveDirect(h, exchange{body: initBody})
+		assert.Equal(t, 503, rec.Code)
+		assert.Equal(t, invalid("too many sessions: try again later"), rec.Body.String())
+		assert.Empty(t, rec.Header().Get("Mcp-Session-Id"))
+		assert.Equal(t, 2, h.Sessions())
+
+		time.Sleep(30 * time.Second)
+		assert.Equal(t, 200, ping(a)) // a's idle time starts again
+		time.Sleep(31 * time.Second)  // b: 61s idle; a: 31s
+		c := open()
+		assert.Equal(t, 2, h.Sessions())
+		assert.Equal(t, 404, ping(b))
+		assert.Equal(t, 200, ping(a))
+		assert.Equal(t, 200, ping(c))
+		time.Sleep(time.Minute + time.Second)
+		assert.Equal(t, 404, ping(a)) // expired, ended when named
+		assert.Equal(t, 1, h.Sessions())
+		synctest.Wait()
+	})
+}
+
+// streamRecorder is a ResponseWriter whose body may be read while it is
+// written.
+type streamRecorder struct {
+	header http.Header
+	mu     sync.Mutex
+	body   bytes.Buffer
+	status int
+}
+
+func (r *streamRecorder) Header() http.Header { return r.header }
+func (r *streamRecorder) WriteHeader(status int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.status = status
+}
+func (r *streamRecorder) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.body.Write(p)
+}
+func (r *streamRecorder) Flush() {}
+func (r *streamRecorder) String() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.body.String()
+}
+
+// A long event stream (subscriptions/listen, 2026-07-28) gets a keep-alive
+// comment each KeepAlive while it is quiet, and X-Accel-Buffering: no; the
+// client that goes away ends it.
+func TestHTTPKeepAlive(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newSteps(t).NewHTTPHandler(context.Background(), &mcp.HTTPOptions{RPC: rpc.Options{Logger: wiretest.Quiet()}})
+		defer h.Close()
+		ctx, cancel := context.WithCancel(context.Background())
+		req := httptest.NewRequestWithContext(ctx, "POST", "/", strings.NewReader(
+			`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},`+modernMeta+`}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range modernHeaders("subscriptions/listen", "") {
+			req.Header.Set(k, v)
+		}
+		w := &streamRecorder{header: http.Header{}}
+		done := make(chan struct{})
+		go func() {
+			h.ServeHTTP(w, req)
+			close(done)
+		}()
+		synctest.Wait()
+		ack := `data: {"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":1},"notifications":{"toolsListChanged":true}}}` + "\n\n"
+		assert.Equal(t, ack, w.String())
+		assert.Equal(t, "no", w.Header().Get("X-Accel-Buffering"))
+		time.Sleep(mcp.DefaultKeepAlive)
+		synctest.Wait()
+		assert.Equal(t, ack+":\n\n", w.String())
+		time.Sleep(mcp.DefaultKeepAlive)
+		synctest.Wait()
+		assert.Equal(t, ack+":\n\n:\n\n", w.String())
+		cancel()
+		<-done
+		time.Sleep(mcp.DefaultKeepAlive)
+		synctest.Wait()
+		// No keep-alive once the client left. (What rpc.HTTPHandler
+		// makes of the cancelled call is its own: sometimes a
+		// -32800 response nobody reads.)
+		got := w.String()
+		require.True(t, strings.HasPrefix(got, ack+":\n\n:\n\n"), got)
+		tail := got[len(ack)+6:]
+		assert.False(t, strings.HasPrefix(tail, ":") || strings.Contains(tail, "\n\n:"), "a keep-alive after the end: %q", tail)
+	})
+}
+
+// A session with a request under way does not expire, however long the
+// request (its idle time counts once the body is read: a slow upload
+// holds no session); Close ends every session, and what comes after it is 503.
+func TestHTTPSessionBusyAndClose(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newSteps(t).NewHTTPHandler(context.Background(), &mcp.HTTPOptions{
+			SessionIdle: time.Minute, RPC: rpc.Options{Logger: wiretest.Quiet()}})
+		rec := serveDirect(h, exchange{body: initBody})
+		require.Equal(t, 200, rec.Code)
+		sid := rec.Header().Get("Mcp-Session-Id")
+		// A call that lasts until its client goes away.
+		ctx, cancel := context.WithCancel(context.Background())
+		req := httptest.NewRequestWithContext(ctx, "POST", "/", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hold"}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Mcp-Session-Id", sid)
+		done := make(chan struct{})
+		go func() {
+			h.ServeHTTP(httptest.NewRecorder(), req)
+			close(done)
+		}()
+		synctest.Wait()
+		time.Sleep(2 * time.Minute)
+		rec = serveDirect(h, exchange{body: `{"jsonrpc":"2.0","id":2,"method":"ping"}`, header: map[string]string{"Mcp-Session-Id": sid}})
+		assert.Equal(t, `{"jsonrpc":"2.0","result":{},"id":2}`+"\n", rec.Body.String())
+		cancel()
+		<-done
+
+		require.NoError(t, h.Close())
+		assert.Equal(t, 0, h.Sessions())
+		for _, x := range []exchange{
+			{body: initBody},
+			{body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, header: map[string]string{"Mcp-Session-Id": sid}},
+			{body: `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + modernMeta + `}}`, header: modernHeaders("server/discover", "")},
+		} {
+			rec := serveDirect(h, x)
+			assert.Equal(t, 503, rec.Code)
+			assert.Equal(t, invalid("the server is shutting down"), rec.Body.String())
+		}
+	})
+}
