@@ -147,83 +147,19 @@ func (h *HTTPHandler) Sessions() int {
 	return len(h.sessions)
 }
 
-// judge asks the gate, rpc's handler, to judge r, as if its method were
-// method, by the rules rpc judges a request by before its body (Origin,
-// method, Content-Type, Accept), and returns the gate's answer, or nil
-// when it did not refuse r. r's body is not read: the probe claims a body
-// over the frame limit, which the gate refuses (413) once r has passed
-// every rule before it, without reading it.
-func (h *HTTPHandler) judge(r *http.Request, method string) *recorder {
-	probe := *r // shallow: the gate reads the headers, and writes nothing to r
-	probe.Method = method
-	probe.Body = http.NoBody
-	probe.ContentLength = int64(h.maxFrame) + 1
-	rec := &recorder{header: http.Header{}}
-	h.gate.ServeHTTP(rec, &probe)
-	if rec.status == http.StatusRequestEntityTooLarge {
-		return nil
-	}
-	return rec
-}
-
-// recorder is the response of a request to the gate.
-type recorder struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (r *recorder) Header() http.Header { return r.header }
-
-func (r *recorder) Write(p []byte) (int, error) {
-	if r.status == 0 {
-		r.status = http.StatusOK
-	}
-	return r.body.Write(p)
-}
-
-func (r *recorder) WriteHeader(status int) {
-	if r.status == 0 {
-		r.status = status
-	}
-}
-
-// send writes the gate's answer rec on w.
-func (rec *recorder) send(w http.ResponseWriter) {
-	for k, v := range rec.header {
-		w.Header()[k] = v
-	}
-	if rec.status == http.StatusMethodNotAllowed {
-		w.Header().Set("Allow", "POST, DELETE")
-	}
-	w.WriteHeader(rec.status)
-	_, _ = w.Write(rec.body.Bytes())
-}
-
 // ServeHTTP answers one request; see HTTPHandler.
 func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch r.Method {
-	case http.MethodPost:
-		if rec := h.judge(r, http.MethodPost); rec != nil {
-			rec.send(w)
-			return
-		}
-		h.post(w, r)
-	case http.MethodDelete:
-		// Judged for its Origin alone: the gate refuses any method but
-		// POST (405), after a foreign Origin (403).
-		if rec := h.judge(r, http.MethodGet); rec != nil && rec.status != http.StatusMethodNotAllowed {
-			rec.send(w)
-			return
-		}
-		h.delete(w, r)
-	default:
-		// GET included: no server stream is offered (405), as 2025-11-25
-		// allows; 2026-07-28 has no GET.
-		if rec := h.judge(r, r.Method); rec != nil {
-			rec.send(w)
-		}
+	// rpc's rules first (the Origin, then the method: POST and DELETE; for
+	// a POST its Content-Type, Accept and length). GET included: no server
+	// stream is offered (405), as 2025-11-25 allows; 2026-07-28 has no GET.
+	if !h.gate.Screen(w, r, http.MethodDelete) {
+		return
 	}
+	if r.Method == http.MethodDelete {
+		h.delete(w, r)
+		return
+	}
+	h.post(w, r)
 }
 
 // fail answers a request that is not served with status and the JSON-RPC
@@ -273,17 +209,8 @@ func readEnvelope(body []byte) envelope {
 
 // post answers a POST the gate let through.
 func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, int64(h.maxFrame)+1))
-	if err != nil || len(body) > h.maxFrame {
-		// Too long, or unreadable: the gate answers it by rpc's rules
-		// (413, 408, 400), reading it again.
-		rest := r.Body
-		if err != nil {
-			rest = io.NopCloser(failingReader{err}) // the same error again
-		}
-		replay := r.Clone(r.Context())
-		replay.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), rest))
-		h.gate.ServeHTTP(w, replay)
+	body, ok := h.gate.ReadBody(w, r)
+	if !ok {
 		return
 	}
 	h.mu.Lock()
@@ -317,11 +244,6 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	}
 	h.postLegacy(w, r, env)
 }
-
-// failingReader is a reader that fails with err.
-type failingReader struct{ err error }
-
-func (r failingReader) Read([]byte) (int, error) { return 0, r.err }
 
 // modernMethods are the requests of 2026-07-28 a Server serves.
 var modernMethods = map[string]bool{methodDiscover: true, methodToolsList: true, methodToolsCall: true, methodListen: true}

@@ -182,9 +182,9 @@ func TestHTTPHostile(t *testing.T) {
 		`{"supported":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"requested":"1999-01-01"}`, "2")
 	for _, x := range []exchange{
 		// What rpc's handler judges, in both eras and for every method.
-		{method: "GET", status: 405, want: invalid("the method must be POST"), got: map[string]string{"Allow": "POST, DELETE"}},
-		{method: "GET", header: map[string]string{"Mcp-Session-Id": sid}, status: 405, want: invalid("the method must be POST")},
-		{method: "PUT", body: list, status: 405, want: invalid("the method must be POST")},
+		{method: "GET", status: 405, want: invalid("the method must be POST or DELETE"), got: map[string]string{"Allow": "POST, DELETE"}},
+		{method: "GET", header: map[string]string{"Mcp-Session-Id": sid}, status: 405, want: invalid("the method must be POST or DELETE")},
+		{method: "PUT", body: list, status: 405, want: invalid("the method must be POST or DELETE")},
 		{body: list, header: map[string]string{"Content-Type": "text/plain", "Mcp-Session-Id": sid}, status: 415, want: invalid("the body must be application/json")},
 		{body: list, header: map[string]string{"Accept": "text/html", "Mcp-Session-Id": sid}, status: 406, want: invalid("Accept must allow application/json or text/event-stream")},
 		{body: `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"pad":"` + strings.Repeat("x", 1024) + `"}}`, header: map[string]string{"Mcp-Session-Id": sid},

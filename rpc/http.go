@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -107,26 +108,7 @@ func NewHTTPHandler(ctx context.Context, h Handler, opts *Options) *HTTPHandler 
 
 // ServeHTTP answers one request; see HTTPHandler.
 func (s *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !s.originAllowed(r.Header.Values("Origin")) {
-		httpRefuse(w, http.StatusForbidden, "the Origin is not allowed")
-		return
-	}
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		httpRefuse(w, http.StatusMethodNotAllowed, "the method must be POST")
-		return
-	}
-	if !isJSON(r.Header.Values("Content-Type")) {
-		httpRefuse(w, http.StatusUnsupportedMediaType, "the body must be application/json")
-		return
-	}
-	json, sse := accepted(r.Header.Values("Accept"))
-	if !json && !sse {
-		httpRefuse(w, http.StatusNotAcceptable, "Accept must allow application/json or text/event-stream")
-		return
-	}
-	if r.ContentLength > int64(s.maxFrame) {
-		s.refuseTooLarge(w) // the body is not read
+	if !s.Screen(w, r) {
 		return
 	}
 	// The bodies being served are bounded in bytes (Options.MaxQueueBytes):
@@ -140,22 +122,8 @@ func (s *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		defer s.release(held)
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(s.maxFrame)))
-	var maxBytes *http.MaxBytesError
-	var netErr net.Error
-	switch {
-	case errors.As(err, &maxBytes):
-		s.refuseTooLarge(w)
-		return
-	case errors.As(err, &netErr) && netErr.Timeout():
-		s.log.Debug("rpc: reading a request body timed out", "error", err)
-		httpRefuse(w, http.StatusRequestTimeout, "the body was not received in time")
-		return
-	case err != nil:
-		// The client is gone (then nobody reads this), or its body is
-		// shorter than its Content-Length.
-		s.log.Debug("rpc: reading a request body failed", "error", err)
-		httpRefuse(w, http.StatusBadRequest, "the body could not be read")
+	body, ok := s.ReadBody(w, r)
+	if !ok {
 		return
 	}
 	if held < 0 {
@@ -166,6 +134,7 @@ func (s *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		defer s.release(held)
 	}
+	json, sse := accepted(r.Header.Values("Accept"))
 	// Counted in once the body is read: Close waits for calls, never for
 	// a slow client's upload.
 	if !s.enter() {
@@ -200,6 +169,69 @@ func httpBusy(w http.ResponseWriter) {
 	w.Header().Set("Retry-After", "1")
 	w.WriteHeader(http.StatusServiceUnavailable)
 	_, _ = w.Write(append(line, '\n'))
+}
+
+// Screen judges r by the rules HTTPHandler applies before it reads a body,
+// answers r when it breaks one, and reports whether it broke none: an
+// Origin that is not allowed (403), a method other than POST and the
+// methods given (405, with Allow), and for a POST a Content-Type other
+// than application/json (415), an Accept that allows neither JSON nor
+// events (406), a Content-Length over MaxFrameSize (413). A transport
+// that serves more than HTTPHandler on one endpoint (MCP's Streamable
+// HTTP: DELETE too) screens with it, reads a POST's body with ReadBody,
+// and has it served with ServeHTTP, or serves it otherwise.
+func (s *HTTPHandler) Screen(w http.ResponseWriter, r *http.Request, methods ...string) bool {
+	if !s.originAllowed(r.Header.Values("Origin")) {
+		httpRefuse(w, http.StatusForbidden, "the Origin is not allowed")
+		return false
+	}
+	if r.Method != http.MethodPost {
+		if slices.Contains(methods, r.Method) {
+			return true
+		}
+		w.Header().Set("Allow", strings.Join(append([]string{http.MethodPost}, methods...), ", "))
+		httpRefuse(w, http.StatusMethodNotAllowed, "the method must be "+strings.Join(append([]string{http.MethodPost}, methods...), " or "))
+		return false
+	}
+	if !isJSON(r.Header.Values("Content-Type")) {
+		httpRefuse(w, http.StatusUnsupportedMediaType, "the body must be application/json")
+		return false
+	}
+	if json, sse := accepted(r.Header.Values("Accept")); !json && !sse {
+		httpRefuse(w, http.StatusNotAcceptable, "Accept must allow application/json or text/event-stream")
+		return false
+	}
+	if r.ContentLength > int64(s.maxFrame) {
+		s.refuseTooLarge(w) // the body is not read
+		return false
+	}
+	return true
+}
+
+// ReadBody reads r's body, at most MaxFrameSize bytes, and reports whether
+// it could; when it could not, it has answered r: 413 for a longer body,
+// 408 when the server's ReadTimeout ended it, 400 when it could not be
+// read (shorter than its Content-Length, the client gone).
+func (s *HTTPHandler) ReadBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(s.maxFrame)))
+	var maxBytes *http.MaxBytesError
+	var netErr net.Error
+	switch {
+	case errors.As(err, &maxBytes):
+		s.refuseTooLarge(w)
+		return nil, false
+	case errors.As(err, &netErr) && netErr.Timeout():
+		s.log.Debug("rpc: reading a request body timed out", "error", err)
+		httpRefuse(w, http.StatusRequestTimeout, "the body was not received in time")
+		return nil, false
+	case err != nil:
+		// The client is gone (then nobody reads this), or its body is
+		// shorter than its Content-Length.
+		s.log.Debug("rpc: reading a request body failed", "error", err)
+		httpRefuse(w, http.StatusBadRequest, "the body could not be read")
+		return nil, false
+	}
+	return body, true
 }
 
 // refuseTooLarge answers a request whose body is over the frame limit.
