@@ -2,6 +2,7 @@ package rpc_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -319,4 +320,25 @@ func TestHTTPHandlerScreen(t *testing.T) {
 		assert.Equal(t, tt.status, rec.Code, tt.method)
 		assert.Equal(t, tt.allow, rec.Header().Get("Allow"), tt.method)
 	}
+}
+
+// ListenHTTP listens on loopback when the address names no host, and
+// ServeListener serves a handler there until its context ends, closing it
+// and returning the cause.
+func TestServeListenerOnLoopback(t *testing.T) {
+	ln, err := rpc.ListenHTTP(":0")
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(ln.Addr().String(), "127.0.0.1:"), ln.Addr().String())
+	h := rpc.NewHTTPHandler(context.Background(), httpMethods, &rpc.Options{Logger: quiet})
+	ctx, cancel := context.WithCancelCause(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- rpc.ServeListener(ctx, ln, h, &rpc.Options{Logger: quiet}) }()
+	var got []int
+	require.NoError(t, rpc.NewHTTPClient("http://"+ln.Addr().String(), nil).Call(context.Background(), "echo", []int{7}, &got))
+	assert.Equal(t, []int{7}, got)
+	stop := errors.New("stop")
+	cancel(stop)
+	assert.ErrorIs(t, <-served, stop)
+	_, err = rpc.ListenHTTP("8080")
+	assert.EqualError(t, err, `rpc: the address "8080": address 8080: missing port in address`)
 }
