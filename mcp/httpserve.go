@@ -67,15 +67,13 @@ func MainHTTP(addr string, values ...any) {
 
 // mainHTTP is MainHTTP but for the exit.
 func mainHTTP(addr string, values []any) error {
-	s := New(nil)
-	for _, v := range values {
-		if err := s.Register("", v); err != nil {
-			return err
-		}
+	s, err := serverOf(values)
+	if err != nil {
+		return err
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	err := s.ListenAndServe(ctx, addr, nil)
+	err = s.ListenAndServe(ctx, addr, nil)
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		return nil
 	}

@@ -50,15 +50,24 @@ func Main(values ...any) {
 
 // serveMain is Main but for the exit.
 func serveMain(values []any) error {
-	s := New(nil)
-	for _, v := range values {
-		if err := s.Register("", v); err != nil {
-			return err
-		}
+	s, err := serverOf(values)
+	if err != nil {
+		return err
 	}
 	ctx, stop := signalContext()
 	defer stop()
 	return s.ServeStdio(ctx, nil)
+}
+
+// serverOf is a Server of the tools of values, for the front doors.
+func serverOf(values []any) (*Server, error) {
+	s := New(nil)
+	for _, v := range values {
+		if err := s.Register("", v); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
 }
 
 // signalContext is a context that SIGINT or SIGTERM ends; a second signal

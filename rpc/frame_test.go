@@ -180,16 +180,7 @@ func TestServeFrameSharesTheIDsInFlight(t *testing.T) {
 func TestServeFrameConcurrencyAndShutdown(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newCore(context.Background(), HandlerFunc(frameHandler), slog.New(slog.DiscardHandler), &Options{Concurrency: 1})
-		serve := func(ctx context.Context, frame string) <-chan []string {
-			done := make(chan []string, 1)
-			go func() {
-				var out frameOut
-				var dec codec.Decoder
-				s.serveFrame(ctx, &dec, []byte(frame), &out)
-				done <- out.taken()
-			}()
-			return done
-		}
+		serve := func(ctx context.Context, frame string) <-chan []string { return serveAsync(ctx, s, frame) }
 		first := serve(context.Background(), `{"jsonrpc":"2.0","method":"block","id":1}`)
 		synctest.Wait()
 		second := serve(context.Background(), `{"jsonrpc":"2.0","method":"echo","params":[2],"id":2}`)
