@@ -12,39 +12,59 @@ const streamChunk = 32 << 10
 // string s, in pieces of about 32 KiB that no other line comes between,
 // so that a long result is never copied whole: the line is the one
 // [AppendResponse] would make.
+//
+// A Writer of LSP framing (NewLSPWriter) must write the message's length
+// before it: WriteStringResponse then encodes s twice, in the same pieces,
+// the first time only to count the bytes (into a buffer of one piece,
+// never the whole), which costs about as much as the writing.
 func WriteStringResponse(w *Writer, id []byte, s string) error {
-	return w.writeLineFunc(func(emit func([]byte) error) error {
-		buf := make([]byte, 0, streamChunk+64)
-		buf = append(buf, `{"jsonrpc":"2.0","result":"`...)
-		for len(s) > 0 {
-			n := min(len(s), streamChunk)
-			for n < len(s) && n > 0 && !utf8.RuneStart(s[n]) {
-				n-- // never split a character: its escape depends on all of it
-			}
-			if n == 0 {
-				n = min(len(s), streamChunk) // no character starts nearby: invalid bytes
-			}
-			buf = appendStringBody(buf, s[:n])
-			if err := emit(buf); err != nil {
-				return err
-			}
-			buf, s = buf[:0], s[n:]
-		}
-		buf = appendID(append(buf, '"'), id)
-		return emit(buf)
+	n := -1
+	if w.lsp {
+		n = 0
+		_ = stringResponse(make([]byte, 0, streamChunk+64), id, s, func(p []byte) error {
+			n += len(p)
+			return nil
+		})
+	}
+	return w.writeLineFunc(n, func(emit func([]byte) error) error {
+		return stringResponse(make([]byte, 0, streamChunk+64), id, s, emit)
 	})
+}
+
+// stringResponse makes the response that answers id with s in pieces of
+// about streamChunk bytes, in buf, handing each to emit.
+func stringResponse(buf, id []byte, s string, emit func([]byte) error) error {
+	buf = append(buf, `{"jsonrpc":"2.0","result":"`...)
+	for len(s) > 0 {
+		n := min(len(s), streamChunk)
+		for n < len(s) && n > 0 && !utf8.RuneStart(s[n]) {
+			n-- // never split a character: its escape depends on all of it
+		}
+		if n == 0 {
+			n = min(len(s), streamChunk) // no character starts nearby: invalid bytes
+		}
+		buf = appendStringBody(buf, s[:n])
+		if err := emit(buf); err != nil {
+			return err
+		}
+		buf, s = buf[:0], s[n:]
+	}
+	buf = appendID(append(buf, '"'), id)
+	return emit(buf)
 }
 
 // writeLineFunc writes one line made in parts, for a line too long to hold
 // whole: fn is called with emit, which writes a part to the underlying
 // writer at once; no other line is written until fn returns, and the
-// Writer ends the line with '\n'. A part must not hold a '\n'.
+// Writer ends the line with '\n'. A part must not hold a '\n'. n is the
+// length of the whole line (without its '\n'), which a Writer of LSP
+// framing writes first, in the header; a Writer of lines ignores it.
 //
 // fn must not fail once it has emitted a part: the line would be cut short.
 // An error from emit (the underlying writer's) is sticky, as for
 // WriteLine; once Close has given up on the line, emit writes nothing more
 // and returns ErrWriterClosed.
-func (w *Writer) writeLineFunc(fn func(emit func([]byte) error) error) error {
+func (w *Writer) writeLineFunc(n int, fn func(emit func([]byte) error) error) error {
 	w.mu.Lock()
 	for w.err == nil && !w.closing && w.writing {
 		w.drained.Wait()
@@ -57,10 +77,7 @@ func (w *Writer) writeLineFunc(fn func(emit func([]byte) error) error) error {
 	w.mu.Unlock()
 
 	var werr error
-	emit := func(p []byte) error {
-		if werr == nil && bytes.IndexByte(p, '\n') >= 0 {
-			werr = ErrNewline
-		}
+	write := func(p []byte) {
 		for len(p) > 0 && werr == nil {
 			// The piece goes out unless Close gave up on the line.
 			if werr = w.Err(); werr == nil {
@@ -69,10 +86,20 @@ func (w *Writer) writeLineFunc(fn func(emit func([]byte) error) error) error {
 				p = p[n:]
 			}
 		}
+	}
+	emit := func(p []byte) error {
+		if werr == nil && bytes.IndexByte(p, '\n') >= 0 {
+			werr = ErrNewline
+		}
+		write(p)
 		return werr
 	}
+	if w.lsp {
+		w.hdr = appendHeader(w.hdr[:0], n)
+		write(w.hdr)
+	}
 	ferr := fn(emit)
-	if werr == nil && ferr == nil {
+	if werr == nil && ferr == nil && !w.lsp {
 		_, werr = w.w.Write(newline)
 	}
 
