@@ -289,3 +289,29 @@ func FuzzLSPReader(f *testing.F) {
 
 // max32 keeps a fuzzed limit above the length of the tail message.
 func max32(n int) int { return max(n, 32) }
+
+// A message made in parts that is not the length its header gave fails
+// the Writer for good: what follows could not be read.
+func TestLSPWriteLineFuncCutShort(t *testing.T) {
+	for _, fn := range []func(emit func([]byte) error) error{
+		func(emit func([]byte) error) error { return emit([]byte("{}")) },                                        // shorter
+		func(emit func([]byte) error) error { return emit([]byte("{\"a\":11}")) },                                // longer
+		func(emit func([]byte) error) error { _ = emit([]byte("{")); return emit([]byte("\n")) },                 // a newline
+		func(emit func([]byte) error) error { _ = emit([]byte("{\"a\":1")); return errors.New("gave up midway") }, // failed
+	} {
+		var out bytes.Buffer
+		w := NewLSPWriter(&out)
+		assert.Equal(t, errCutMessage, w.writeLineFunc(7, fn))
+		assert.Equal(t, errCutMessage, w.WriteLine([]byte(`{}`)))
+	}
+	var out bytes.Buffer
+	w := NewLSPWriter(&out)
+	require.NoError(t, w.writeLineFunc(7, func(emit func([]byte) error) error { return emit([]byte(`{"a":1}`)) }))
+	assert.Equal(t, lspMsg(`{"a":1}`), out.String())
+}
+
+func TestStringBodyLen(t *testing.T) {
+	for _, s := range []string{"", "abc", "a\"b\\c\n\r\t\x00\x1f", "é😀", "\u2028\u2029", "\xff\xc3", "\xe2\x80", strings.Repeat("é\"", 1000)} {
+		assert.Equal(t, len(appendStringBody(nil, s)), stringBodyLen(s), "%q", s)
+	}
+}

@@ -2,6 +2,7 @@ package codec
 
 import (
 	"bytes"
+	"errors"
 	"unicode/utf8"
 )
 
@@ -14,17 +15,15 @@ const streamChunk = 32 << 10
 // [AppendResponse] would make.
 //
 // A Writer of LSP framing (NewLSPWriter) must write the message's length
-// before it: WriteStringResponse then encodes s twice, in the same pieces,
-// the first time only to count the bytes (into a buffer of one piece,
-// never the whole), which costs about as much as the writing.
+// before it: WriteStringResponse counts the escaped string first, without
+// writing it anywhere (see stringBodyLen).
 func WriteStringResponse(w *Writer, id []byte, s string) error {
 	n := -1
 	if w.lsp {
-		n = 0
-		_ = stringResponse(make([]byte, 0, streamChunk+64), id, s, func(p []byte) error {
-			n += len(p)
-			return nil
-		})
+		n = len(`{"jsonrpc":"2.0","result":"`) + stringBodyLen(s) + len(`","id":}`) + len(id)
+		if id == nil {
+			n += len("null")
+		}
 	}
 	return w.writeLineFunc(n, func(emit func([]byte) error) error {
 		return stringResponse(make([]byte, 0, streamChunk+64), id, s, emit)
@@ -87,10 +86,12 @@ func (w *Writer) writeLineFunc(n int, fn func(emit func([]byte) error) error) er
 			}
 		}
 	}
+	left := n // LSP framing: bytes announced and not yet written
 	emit := func(p []byte) error {
 		if werr == nil && bytes.IndexByte(p, '\n') >= 0 {
 			werr = ErrNewline
 		}
+		left -= len(p)
 		write(p)
 		return werr
 	}
@@ -99,8 +100,15 @@ func (w *Writer) writeLineFunc(n int, fn func(emit func([]byte) error) error) er
 		write(w.hdr)
 	}
 	ferr := fn(emit)
-	if werr == nil && ferr == nil && !w.lsp {
-		_, werr = w.w.Write(newline)
+	switch {
+	case !w.lsp:
+		if werr == nil && ferr == nil {
+			_, werr = w.w.Write(newline)
+		}
+	case werr == ErrNewline || werr == nil && (ferr != nil || left != 0):
+		// The stream no longer holds what its header said: nothing more
+		// can be read right after it.
+		werr = errCutMessage
 	}
 
 	w.mu.Lock()
@@ -120,3 +128,7 @@ func (w *Writer) writeLineFunc(n int, fn func(emit func([]byte) error) error) er
 }
 
 var newline = []byte{'\n'}
+
+// errCutMessage fails a Writer of LSP framing whose message made in parts
+// was not as long as its header said.
+var errCutMessage = errors.New("codec: a message made in parts is not the length its header gave")
