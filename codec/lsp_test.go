@@ -294,9 +294,9 @@ func max32(n int) int { return max(n, 32) }
 // the Writer for good: what follows could not be read.
 func TestLSPWriteLineFuncCutShort(t *testing.T) {
 	for _, fn := range []func(emit func([]byte) error) error{
-		func(emit func([]byte) error) error { return emit([]byte("{}")) },                                        // shorter
-		func(emit func([]byte) error) error { return emit([]byte("{\"a\":11}")) },                                // longer
-		func(emit func([]byte) error) error { _ = emit([]byte("{")); return emit([]byte("\n")) },                 // a newline
+		func(emit func([]byte) error) error { return emit([]byte("{}")) },                                         // shorter
+		func(emit func([]byte) error) error { return emit([]byte("{\"a\":11}")) },                                 // longer
+		func(emit func([]byte) error) error { _ = emit([]byte("{")); return emit([]byte("\n")) },                  // a newline
 		func(emit func([]byte) error) error { _ = emit([]byte("{\"a\":1")); return errors.New("gave up midway") }, // failed
 	} {
 		var out bytes.Buffer
