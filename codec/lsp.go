@@ -193,9 +193,9 @@ func (r *Reader) readHeaders(resynced bool) (int, error) {
 
 // headerLine returns the next line, without its "\r\n" or "\n", from the
 // buffer; with cut, a line that holds a "Content-Length:" other than at
-// its start is a bad Content-Length, dropped up to the other. A line over MaxHeaderLine is a HeaderError, its first
-// byte dropped; a last line without its end is a HeaderError too, and the
-// end of the input io.EOF.
+// its start is a bad Content-Length, dropped up to the other. A line over
+// MaxHeaderLine is a HeaderError, its first byte dropped; a last line
+// without its end is a HeaderError too, and the end of the input io.EOF.
 func (r *Reader) headerLine(cut bool) ([]byte, error) {
 	for {
 		if i := bytes.IndexByte(r.buf[r.start:min(r.end, r.start+MaxHeaderLine+2)], '\n'); i >= 0 {
