@@ -135,25 +135,6 @@ func TestLSPReaderResyncsWithoutHolding(t *testing.T) {
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(1<<20))
 }
 
-func TestLSPReadFrameOwned(t *testing.T) {
-	big := strings.Repeat("b", handOverSize+10)
-	r := NewLSPReader(strings.NewReader(lspMsg("small")+lspMsg(big)+lspMsg("after")+lspMsg(big)), 0)
-	var frames [][]byte
-	for {
-		f, err := r.ReadFrameOwned()
-		if err == io.EOF {
-			break
-		}
-		require.NoError(t, err)
-		frames = append(frames, f)
-	}
-	require.Len(t, frames, 4)
-	assert.Equal(t, "small", string(frames[0]))
-	assert.True(t, string(frames[1]) == big)
-	assert.Equal(t, "after", string(frames[2]))
-	assert.True(t, string(frames[3]) == big)
-}
-
 func TestLSPReaderAllocatesNothingPerFrame(t *testing.T) {
 	in := strings.Repeat(lspMsg(`{"jsonrpc":"2.0","method":"a"}`), 200)
 	r := NewLSPReader(strings.NewReader(in), 0)
@@ -199,25 +180,6 @@ func TestLSPWriterWithdraw(t *testing.T) {
 	require.NoError(t, w.Flush(ctx))
 	assert.Equal(t, lspMsg("1")+lspMsg("333"), g.String())
 	assert.Equal(t, []string{"1", "333", "EOF"}, readAllLSP(NewLSPReader(strings.NewReader(g.String()), 0)))
-}
-
-func TestLSPWriteStringResponse(t *testing.T) {
-	pieces := []string{"a", "é", "😀", "\u2028", "\"", "\\", "\n", "\x01", "\xff", "\xc3", strings.Repeat("x", 1000)}
-	rng := rand.New(rand.NewPCG(3, 4))
-	for n := range 40 {
-		var b strings.Builder
-		for b.Len() < n*3000 {
-			b.WriteString(pieces[rng.IntN(len(pieces))])
-		}
-		s := b.String()
-		var out bytes.Buffer
-		w := NewLSPWriter(&out)
-		require.NoError(t, WriteStringResponse(w, []byte(`"id"`), s))
-		require.NoError(t, w.WriteLine([]byte(`{}`)))
-		want, err := AppendResponse(nil, []byte(`"id"`), s)
-		require.NoError(t, err)
-		require.Equal(t, lspMsg(string(want))+lspMsg(`{}`), out.String(), "length %d", len(s))
-	}
 }
 
 // What an LSP Writer writes, an LSP Reader reads back, whatever the lines.

@@ -340,11 +340,20 @@ func TestWriteStringResponseMatchesAppendResponse(t *testing.T) {
 			b.WriteString(pieces[rng.IntN(len(pieces))])
 		}
 		s := b.String()
-		var out bytes.Buffer
-		require.NoError(t, WriteStringResponse(NewWriter(&out), []byte(`"id"`), s))
 		want, err := AppendResponse(nil, []byte(`"id"`), s)
 		require.NoError(t, err)
+		var out bytes.Buffer
+		require.NoError(t, WriteStringResponse(NewWriter(&out), []byte(`"id"`), s))
 		require.Equal(t, string(want)+"\n", out.String(), "length %d", len(s))
+		// With LSP framing, its length counted first, and for an id null.
+		out.Reset()
+		w := NewLSPWriter(&out)
+		require.NoError(t, WriteStringResponse(w, []byte(`"id"`), s))
+		require.NoError(t, WriteStringResponse(w, nil, s))
+		require.NoError(t, w.WriteLine([]byte(`{}`)))
+		wantNull, err := AppendResponse(nil, nil, s)
+		require.NoError(t, err)
+		require.Equal(t, lspMsg(string(want))+lspMsg(string(wantNull))+lspMsg(`{}`), out.String(), "length %d", len(s))
 	}
 }
 
