@@ -75,37 +75,22 @@ func (w *Writer) writeLineFunc(n int, fn func(emit func([]byte) error) error) er
 	w.writing = true
 	w.mu.Unlock()
 
-	var werr error
-	write := func(p []byte) {
-		for len(p) > 0 && werr == nil {
-			// The piece goes out unless Close gave up on the line.
-			if werr = w.Err(); werr == nil {
-				n := min(len(p), maxWrite)
-				_, werr = w.w.Write(p[:n])
-				p = p[n:]
-			}
-		}
-	}
-	left := n // LSP framing: bytes announced and not yet written
-	emit := func(p []byte) error {
-		if werr == nil && bytes.IndexByte(p, '\n') >= 0 {
-			werr = ErrNewline
-		}
-		left -= len(p)
-		write(p)
-		return werr
-	}
+	// One value on the heap, as one closure over the error was: emit is
+	// its method value.
+	lp := &linePart{w: w, left: n}
 	if w.lsp {
 		w.hdr = appendHeader(w.hdr[:0], n)
-		write(w.hdr)
+		lp.write(w.hdr)
+		lp.left = n
 	}
-	ferr := fn(emit)
+	ferr := fn(lp.emit)
+	werr := lp.err
 	switch {
 	case !w.lsp:
 		if werr == nil && ferr == nil {
 			_, werr = w.w.Write(newline)
 		}
-	case werr == ErrNewline || werr == nil && (ferr != nil || left != 0):
+	case werr == ErrNewline || werr == nil && (ferr != nil || lp.left != 0):
 		// The stream no longer holds what its header said: nothing more
 		// can be read right after it.
 		werr = errCutMessage
@@ -128,6 +113,36 @@ func (w *Writer) writeLineFunc(n int, fn func(emit func([]byte) error) error) er
 }
 
 var newline = []byte{'\n'}
+
+// linePart writes the parts of a line made by writeLineFunc's fn.
+type linePart struct {
+	w    *Writer
+	err  error // the first error, which stops the writing
+	left int   // LSP framing: bytes announced and not yet written
+}
+
+// emit writes a part of the line, which must not hold a '\n'.
+func (lp *linePart) emit(p []byte) error {
+	if lp.err == nil && bytes.IndexByte(p, '\n') >= 0 {
+		lp.err = ErrNewline
+	}
+	lp.write(p)
+	return lp.err
+}
+
+// write writes p, in pieces of at most maxWrite bytes, unless an error
+// came first.
+func (lp *linePart) write(p []byte) {
+	lp.left -= len(p)
+	for len(p) > 0 && lp.err == nil {
+		// The piece goes out unless Close gave up on the line.
+		if lp.err = lp.w.Err(); lp.err == nil {
+			n := min(len(p), maxWrite)
+			_, lp.err = lp.w.w.Write(p[:n])
+			p = p[n:]
+		}
+	}
+}
 
 // errCutMessage fails a Writer of LSP framing whose message made in parts
 // was not as long as its header said.
