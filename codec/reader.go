@@ -81,6 +81,11 @@ func (r *Reader) ReadFrame() ([]byte, error) {
 	if r.lsp {
 		return r.readLSP()
 	}
+	return r.readLine()
+}
+
+// readLine is ReadFrame for newline framing.
+func (r *Reader) readLine() ([]byte, error) {
 	r.shrink()
 	for {
 		if i := bytes.IndexByte(r.buf[r.start+r.seen:r.end], '\n'); i >= 0 {
