@@ -1,5 +1,6 @@
 // Package codec is the wire format of toolrpc: JSON-RPC 2.0 messages, one per
-// line (newline-delimited JSON).
+// line (newline-delimited JSON), or each after a Content-Length header (the
+// Language Server Protocol's framing).
 //
 // It reads frames, classifies them and writes lines; it knows nothing of
 // handlers or connections. Package [github.com/toolrpc/toolrpc/rpc] builds
@@ -16,6 +17,15 @@
 // [NewReader] ([DefaultMaxFrameSize], 64 MiB, by default): a longer line is
 // a [FrameTooLargeError], skipped while it is read, never held in memory,
 // and reading goes on with the next line.
+//
+// [NewLSPReader] reads the Language Server Protocol's framing instead: a
+// header block ("Content-Length: N", other headers ignored, an empty
+// line) and exactly N bytes, the frame. Header lines are bounded
+// ([MaxHeaderLine], [MaxHeaders]); a body over the limit is skipped as it
+// is read; a header block that cannot be read is a [HeaderError], after
+// which the Reader skips to the next "Content-Length:". [NewLSPWriter]
+// writes each line as such a message, with its Content-Length header
+// alone.
 //
 // # Messages
 //

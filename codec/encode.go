@@ -233,6 +233,36 @@ func AppendString(dst []byte, s string) []byte {
 	return append(appendStringBody(dst, s), '"')
 }
 
+// stringBodyLen is len(appendStringBody(nil, s)), counted without
+// writing: each escape appendStringBody makes, counted in its place
+// (FuzzAppendString holds the two to agree).
+func stringBodyLen(s string) int {
+	n := len(s)
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+			switch {
+			case c >= 0x20 && c != '"' && c != '\\':
+			case c == '"', c == '\\', c == '\n', c == '\r', c == '\t':
+				n++ // \x
+			default:
+				n += 5 // \u00XX
+			}
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			n += 5 // \ufffd for one byte
+		case r == '\u2028' || r == '\u2029':
+			n += 3 // \u202X for three bytes
+		}
+		i += size
+	}
+	return n
+}
+
 // appendStringBody appends s escaped as in a JSON string, without quotes.
 func appendStringBody(dst []byte, s string) []byte {
 	start := 0

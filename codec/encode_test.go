@@ -179,6 +179,9 @@ func FuzzAppendString(f *testing.F) {
 		if !validJSON(got) {
 			t.Fatalf("AppendString(%q) = %q, not valid JSON", s, got)
 		}
+		if n := stringBodyLen(s); n != len(got)-2 {
+			t.Fatalf("stringBodyLen(%q) = %d, want %d", s, n, len(got)-2)
+		}
 		var back string
 		require.NoError(t, json.Unmarshal(got, &back))
 		if want := viaEncodingJSON(t, s); back != want {

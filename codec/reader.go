@@ -48,6 +48,10 @@ type Reader struct {
 	last  int // the length of the last frame returned
 	small int // frames in a row far smaller than the buffer
 	want  int // the size of the next buffer, made when first needed
+
+	room   int  // the largest buffer needed
+	lsp    bool // LSP framing (NewLSPReader)
+	resync bool // LSP framing: skip to the next header block first
 }
 
 // NewReader returns a Reader of r whose frames are at most maxFrameSize bytes
@@ -60,7 +64,9 @@ func NewReader(r io.Reader, maxFrameSize int) *Reader {
 	// Room for the arithmetic on the limit: any larger limit is as good as
 	// none.
 	maxFrameSize = min(maxFrameSize, int(^uint(0)>>2))
-	return &Reader{r: r, max: maxFrameSize}
+	// Never more than a frame of the maximum size, its CR LF and one byte
+	// to tell it is over the limit.
+	return &Reader{r: r, max: maxFrameSize, room: maxFrameSize + 3}
 }
 
 // ReadFrame returns the next frame. The frame aliases the Reader's buffer and
@@ -69,7 +75,17 @@ func NewReader(r io.Reader, maxFrameSize int) *Reader {
 // At the end of the input it returns io.EOF. A frame over the limit gives a
 // *FrameTooLargeError; reading may go on after it. Any other error is the
 // underlying reader's, and a partial line before it is dropped.
+//
+// A Reader made by [NewLSPReader] reads LSP framing instead (see it).
 func (r *Reader) ReadFrame() ([]byte, error) {
+	if r.lsp {
+		return r.readLSP()
+	}
+	return r.readLine()
+}
+
+// readLine is ReadFrame for newline framing.
+func (r *Reader) readLine() ([]byte, error) {
 	r.shrink()
 	for {
 		if i := bytes.IndexByte(r.buf[r.start+r.seen:r.end], '\n'); i >= 0 {
@@ -172,11 +188,9 @@ func (r *Reader) fill() {
 			size = max(2*len(r.buf), r.want)
 			r.want = 0
 		}
-		// Never more than a frame of the maximum size, its CR LF and one
-		// byte to tell it is over the limit.
-		// ReadFrame skips a line before it would need more than that, so
-		// the buffer always grows here.
-		size = min(size, r.max+3)
+		// Never more than r.room. ReadFrame skips a line before it would
+		// need more than that, so the buffer always grows here.
+		size = min(size, r.room)
 		buf := make([]byte, size)
 		r.end = copy(buf, r.buf[r.start:r.end])
 		r.start = 0

@@ -159,23 +159,27 @@ func TestReaderHugeLimit(t *testing.T) {
 
 func TestReadFrameOwned(t *testing.T) {
 	big := strings.Repeat("b", handOverSize+10)
-	r := NewReader(strings.NewReader("small\n"+big+"\nafter\n"+big), 0)
-	var frames [][]byte
-	for {
-		f, err := r.ReadFrameOwned()
-		if err == io.EOF {
-			break
+	for _, r := range []*Reader{
+		NewReader(strings.NewReader("small\n"+big+"\nafter\n"+big), 0),
+		NewLSPReader(strings.NewReader(lspMsg("small")+lspMsg(big)+lspMsg("after")+lspMsg(big)), 0),
+	} {
+		var frames [][]byte
+		for {
+			f, err := r.ReadFrameOwned()
+			if err == io.EOF {
+				break
+			}
+			require.NoError(t, err)
+			frames = append(frames, f)
 		}
-		require.NoError(t, err)
-		frames = append(frames, f)
+		// Every frame is intact after the reads that followed it: each is the
+		// caller's own, copied or handed over.
+		require.Len(t, frames, 4)
+		assert.Equal(t, "small", string(frames[0]))
+		assert.True(t, string(frames[1]) == big)
+		assert.Equal(t, "after", string(frames[2]))
+		assert.True(t, string(frames[3]) == big)
 	}
-	// Every frame is intact after the reads that followed it: each is the
-	// caller's own, copied or handed over.
-	require.Len(t, frames, 4)
-	assert.Equal(t, "small", string(frames[0]))
-	assert.True(t, string(frames[1]) == big)
-	assert.Equal(t, "after", string(frames[2]))
-	assert.True(t, string(frames[3]) == big)
 }
 
 // Frames of 64 KiB and more, many to a read: each is copied, not handed

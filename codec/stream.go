@@ -2,6 +2,7 @@ package codec
 
 import (
 	"bytes"
+	"errors"
 	"unicode/utf8"
 )
 
@@ -12,39 +13,57 @@ const streamChunk = 32 << 10
 // string s, in pieces of about 32 KiB that no other line comes between,
 // so that a long result is never copied whole: the line is the one
 // [AppendResponse] would make.
+//
+// A Writer of LSP framing (NewLSPWriter) must write the message's length
+// before it: WriteStringResponse counts the escaped string first, without
+// writing it anywhere (see stringBodyLen).
 func WriteStringResponse(w *Writer, id []byte, s string) error {
-	return w.writeLineFunc(func(emit func([]byte) error) error {
-		buf := make([]byte, 0, streamChunk+64)
-		buf = append(buf, `{"jsonrpc":"2.0","result":"`...)
-		for len(s) > 0 {
-			n := min(len(s), streamChunk)
-			for n < len(s) && n > 0 && !utf8.RuneStart(s[n]) {
-				n-- // never split a character: its escape depends on all of it
-			}
-			if n == 0 {
-				n = min(len(s), streamChunk) // no character starts nearby: invalid bytes
-			}
-			buf = appendStringBody(buf, s[:n])
-			if err := emit(buf); err != nil {
-				return err
-			}
-			buf, s = buf[:0], s[n:]
+	n := -1
+	if w.lsp {
+		n = len(`{"jsonrpc":"2.0","result":"`) + stringBodyLen(s) + len(`","id":}`) + len(id)
+		if id == nil {
+			n += len("null")
 		}
-		buf = appendID(append(buf, '"'), id)
-		return emit(buf)
+	}
+	return w.writeLineFunc(n, func(emit func([]byte) error) error {
+		return stringResponse(make([]byte, 0, streamChunk+64), id, s, emit)
 	})
+}
+
+// stringResponse makes the response that answers id with s in pieces of
+// about streamChunk bytes, in buf, handing each to emit.
+func stringResponse(buf, id []byte, s string, emit func([]byte) error) error {
+	buf = append(buf, `{"jsonrpc":"2.0","result":"`...)
+	for len(s) > 0 {
+		n := min(len(s), streamChunk)
+		for n < len(s) && n > 0 && !utf8.RuneStart(s[n]) {
+			n-- // never split a character: its escape depends on all of it
+		}
+		if n == 0 {
+			n = min(len(s), streamChunk) // no character starts nearby: invalid bytes
+		}
+		buf = appendStringBody(buf, s[:n])
+		if err := emit(buf); err != nil {
+			return err
+		}
+		buf, s = buf[:0], s[n:]
+	}
+	buf = appendID(append(buf, '"'), id)
+	return emit(buf)
 }
 
 // writeLineFunc writes one line made in parts, for a line too long to hold
 // whole: fn is called with emit, which writes a part to the underlying
 // writer at once; no other line is written until fn returns, and the
-// Writer ends the line with '\n'. A part must not hold a '\n'.
+// Writer ends the line with '\n'. A part must not hold a '\n'. n is the
+// length of the whole line (without its '\n'), which a Writer of LSP
+// framing writes first, in the header; a Writer of lines ignores it.
 //
 // fn must not fail once it has emitted a part: the line would be cut short.
 // An error from emit (the underlying writer's) is sticky, as for
 // WriteLine; once Close has given up on the line, emit writes nothing more
 // and returns ErrWriterClosed.
-func (w *Writer) writeLineFunc(fn func(emit func([]byte) error) error) error {
+func (w *Writer) writeLineFunc(n int, fn func(emit func([]byte) error) error) error {
 	w.mu.Lock()
 	for w.err == nil && !w.closing && w.writing {
 		w.drained.Wait()
@@ -56,24 +75,25 @@ func (w *Writer) writeLineFunc(fn func(emit func([]byte) error) error) error {
 	w.writing = true
 	w.mu.Unlock()
 
-	var werr error
-	emit := func(p []byte) error {
-		if werr == nil && bytes.IndexByte(p, '\n') >= 0 {
-			werr = ErrNewline
-		}
-		for len(p) > 0 && werr == nil {
-			// The piece goes out unless Close gave up on the line.
-			if werr = w.Err(); werr == nil {
-				n := min(len(p), maxWrite)
-				_, werr = w.w.Write(p[:n])
-				p = p[n:]
-			}
-		}
-		return werr
+	// One value on the heap, as one closure over the error was: emit is
+	// its method value.
+	lp := &linePart{w: w, left: n}
+	if w.lsp {
+		w.hdr = appendHeader(w.hdr[:0], n)
+		lp.write(w.hdr)
+		lp.left = n
 	}
-	ferr := fn(emit)
-	if werr == nil && ferr == nil {
-		_, werr = w.w.Write(newline)
+	ferr := fn(lp.emit)
+	werr := lp.err
+	switch {
+	case !w.lsp:
+		if werr == nil && ferr == nil {
+			_, werr = w.w.Write(newline)
+		}
+	case werr == ErrNewline || werr == nil && (ferr != nil || lp.left != 0):
+		// The stream no longer holds what its header said: nothing more
+		// can be read right after it.
+		werr = errCutMessage
 	}
 
 	w.mu.Lock()
@@ -93,3 +113,37 @@ func (w *Writer) writeLineFunc(fn func(emit func([]byte) error) error) error {
 }
 
 var newline = []byte{'\n'}
+
+// linePart writes the parts of a line made by writeLineFunc's fn.
+type linePart struct {
+	w    *Writer
+	err  error // the first error, which stops the writing
+	left int   // LSP framing: bytes announced and not yet written
+}
+
+// emit writes a part of the line, which must not hold a '\n'.
+func (lp *linePart) emit(p []byte) error {
+	if lp.err == nil && bytes.IndexByte(p, '\n') >= 0 {
+		lp.err = ErrNewline
+	}
+	lp.write(p)
+	return lp.err
+}
+
+// write writes p, in pieces of at most maxWrite bytes, unless an error
+// came first.
+func (lp *linePart) write(p []byte) {
+	lp.left -= len(p)
+	for len(p) > 0 && lp.err == nil {
+		// The piece goes out unless Close gave up on the line.
+		if lp.err = lp.w.Err(); lp.err == nil {
+			n := min(len(p), maxWrite)
+			_, lp.err = lp.w.w.Write(p[:n])
+			p = p[n:]
+		}
+	}
+}
+
+// errCutMessage fails a Writer of LSP framing whose message made in parts
+// was not as long as its header said.
+var errCutMessage = errors.New("codec: a message made in parts is not the length its header gave")

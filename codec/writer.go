@@ -69,6 +69,10 @@ type Writer struct {
 	// onFail is told of a failure of w that only a goroutine of the
 	// Writer's own saw (see OnFail).
 	onFail func(error)
+	// lsp: each line is written as an LSP message (NewLSPWriter); hdr is
+	// the header of a line written directly, the writing goroutine's.
+	lsp bool
+	hdr []byte
 }
 
 // span is a part of a buffer: [at, end).
@@ -84,6 +88,18 @@ func NewWriter(w io.Writer) *Writer {
 	cw := &Writer{w: w}
 	cw.drained.L = &cw.mu
 	cw.flushFn = cw.flush
+	return cw
+}
+
+// NewLSPWriter returns a Writer of w that writes each line as a message of
+// the Language Server Protocol's base protocol ([FramingLSP]): the header
+// "Content-Length: N\r\n\r\n", then the line's N bytes, without the '\n'
+// (no other header: Content-Type has its default). Everything else is
+// as for a Writer of lines: "line" in the documentation of its methods
+// means a message, and a line still must not hold a '\n' before its end.
+func NewLSPWriter(w io.Writer) *Writer {
+	cw := NewWriter(w)
+	cw.lsp = true
 	return cw
 }
 
@@ -112,16 +128,25 @@ func (w *Writer) WriteLine(line []byte) error {
 		return err
 	}
 	direct := ended && !w.writing && len(w.pending) == 0
+	if direct && w.lsp {
+		// A header and its body, written apart: only for a body too long
+		// to be worth copying.
+		direct = len(body) >= maxWrite
+	}
 	if !direct {
-		w.pending = append(w.pending, body...)
-		w.pending = append(w.pending, '\n')
+		w.pending = w.appendLine(w.pending, body)
 	}
 	if w.writing {
 		w.mu.Unlock()
 		return nil
 	}
 	w.writing = true
-	if direct {
+	switch {
+	case direct && w.lsp:
+		w.hdr = appendHeader(w.hdr[:0], len(body))
+		w.writeOut(w.hdr)
+		w.writeOut(body)
+	case direct:
 		w.writeOut(line)
 	}
 	w.flushLocked()
@@ -209,6 +234,16 @@ func splitLine(line []byte) (body []byte, ended bool) {
 	return line, false
 }
 
+// appendLine appends body as the Writer frames it: with its '\n', or
+// after its LSP header.
+func (w *Writer) appendLine(dst, body []byte) []byte {
+	if w.lsp {
+		return append(appendHeader(dst, len(body)), body...)
+	}
+	dst = append(dst, body...)
+	return append(dst, '\n')
+}
+
 // full reports whether a line of n bytes must wait for room; w.mu is held.
 func (w *Writer) full(n int) bool {
 	return w.writing && len(w.pending) > 0 && len(w.pending)+n > DefaultMaxPending
@@ -218,8 +253,7 @@ func (w *Writer) full(n int) bool {
 // sure a goroutine writes them; w.mu is held.
 func (w *Writer) queueLocked(body []byte) Ticket {
 	t := Ticket{at: w.base + int64(len(w.pending))}
-	w.pending = append(w.pending, body...)
-	w.pending = append(w.pending, '\n')
+	w.pending = w.appendLine(w.pending, body)
 	t.end = w.base + int64(len(w.pending))
 	if !w.writing {
 		w.writing = true

@@ -225,7 +225,7 @@ func TestWriterCloseStopsALineUnderWayAtAPiece(t *testing.T) {
 	}{
 		{"WriteLine", func(w *Writer) error { return w.WriteLine(long) }},
 		{"writeLineFunc", func(w *Writer) error {
-			return w.writeLineFunc(func(emit func([]byte) error) error {
+			return w.writeLineFunc(-1, func(emit func([]byte) error) error {
 				for range 4 {
 					if err := emit(long[:256<<10]); err != nil {
 						return err
@@ -280,7 +280,7 @@ func TestWriterLineWithItsNewline(t *testing.T) {
 func TestWriteLineFunc(t *testing.T) {
 	var out bytes.Buffer
 	w := NewWriter(&out)
-	require.NoError(t, w.writeLineFunc(func(emit func([]byte) error) error {
+	require.NoError(t, w.writeLineFunc(-1, func(emit func([]byte) error) error {
 		for _, p := range []string{`{"a":`, `[1,`, `2]}`} {
 			if err := emit([]byte(p)); err != nil {
 				return err
@@ -290,7 +290,7 @@ func TestWriteLineFunc(t *testing.T) {
 	}))
 	require.NoError(t, w.WriteLine([]byte(`{}`)))
 	assert.Equal(t, "{\"a\":[1,2]}\n{}\n", out.String())
-	assert.Equal(t, ErrNewline, w.writeLineFunc(func(emit func([]byte) error) error { return emit([]byte("a\nb")) }))
+	assert.Equal(t, ErrNewline, w.writeLineFunc(-1, func(emit func([]byte) error) error { return emit([]byte("a\nb")) }))
 }
 
 // Lines written by others while a line is written in parts wait for it:
@@ -306,7 +306,7 @@ func TestWriteLineFuncKeepsOthersOut(t *testing.T) {
 					assert.NoError(t, w.WriteLine([]byte(fmt.Sprintf(`{"g":%d,"i":%d}`, g, i))))
 					continue
 				}
-				assert.NoError(t, w.writeLineFunc(func(emit func([]byte) error) error {
+				assert.NoError(t, w.writeLineFunc(-1, func(emit func([]byte) error) error {
 					for _, p := range []string{fmt.Sprintf(`{"g":%d,`, g), fmt.Sprintf(`"i":%d`, i), `}`} {
 						if err := emit([]byte(p)); err != nil {
 							return err
@@ -340,11 +340,20 @@ func TestWriteStringResponseMatchesAppendResponse(t *testing.T) {
 			b.WriteString(pieces[rng.IntN(len(pieces))])
 		}
 		s := b.String()
-		var out bytes.Buffer
-		require.NoError(t, WriteStringResponse(NewWriter(&out), []byte(`"id"`), s))
 		want, err := AppendResponse(nil, []byte(`"id"`), s)
 		require.NoError(t, err)
+		var out bytes.Buffer
+		require.NoError(t, WriteStringResponse(NewWriter(&out), []byte(`"id"`), s))
 		require.Equal(t, string(want)+"\n", out.String(), "length %d", len(s))
+		// With LSP framing, its length counted first, and for an id null.
+		out.Reset()
+		w := NewLSPWriter(&out)
+		require.NoError(t, WriteStringResponse(w, []byte(`"id"`), s))
+		require.NoError(t, WriteStringResponse(w, nil, s))
+		require.NoError(t, w.WriteLine([]byte(`{}`)))
+		wantNull, err := AppendResponse(nil, nil, s)
+		require.NoError(t, err)
+		require.Equal(t, lspMsg(string(want))+lspMsg(string(wantNull))+lspMsg(`{}`), out.String(), "length %d", len(s))
 	}
 }
 

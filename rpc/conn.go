@@ -82,8 +82,8 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Opt
 		log:       log,
 		rawR:      r,
 		rawW:      w,
-		r:         codec.NewReader(r, o.MaxFrameSize),
-		w:         codec.NewWriter(w),
+		r:         newFrameReader(r, &o),
+		w:         newFrameWriter(w, &o),
 		dec:       codec.Decoder{MaxDepth: o.MaxDepth, MaxBatch: min(o.MaxBatch, math.MaxInt32)}, // a batch entry's slot is an int32
 		grace:     positiveOr(o.ShutdownGrace, DefaultShutdownGrace),
 		methods:   methodNames{},

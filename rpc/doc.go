@@ -1,5 +1,6 @@
 // Package rpc is the connection layer of toolrpc: a symmetric JSON-RPC 2.0
-// endpoint over newline-delimited JSON on any [io.Reader] and [io.Writer]
+// endpoint over newline-delimited JSON (or LSP's Content-Length framing,
+// [FramingLSP]) on any [io.Reader] and [io.Writer]
 // (standard input and output, a pipe, a socket, a [bytes.Buffer]).
 //
 // [Serve] answers a peer's requests with a [Handler] until the input ends;
@@ -37,6 +38,24 @@
 // encoded with encoding/json without HTML escaping; a [json.RawMessage]
 // result is validated and compacted, and one that is not valid JSON is an
 // internal error, never written.
+//
+// With [Options.Framing] set to [FramingLSP], for a server or a client
+// whose peer speaks the Language Server Protocol's base protocol, a frame
+// is instead one message after its header block: "Content-Length: N",
+// other headers (ignored), an empty line, then exactly N bytes, read
+// bounded (see [codec.NewLSPReader]); everything written is
+// "Content-Length: N\r\n\r\n" and the N bytes of the same compact JSON,
+// no newline after. Every other rule below holds as it is, a message for
+// a line. A header block that cannot be read (no Content-Length, one that
+// is not a decimal number, two that disagree, a header line that is not a
+// header, longer than 1 KiB or beyond 32 in a block, input that ends
+// inside a message) is answered ParseError with id null, and the reader
+// resynchronises: it skips to the next "Content-Length:" (any case), the
+// start of the next header block. A body longer than MaxFrameSize is
+// answered as a line is, and skipped as it is read.
+//
+//	--> Content-Length: ten\r\n\r\n{"jsonrpc":"2.0","method":"sum","params":[1],"id":1}
+//	<-- Content-Length: 75\r\n\r\n{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}
 //
 // # Requests and notifications
 //

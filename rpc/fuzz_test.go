@@ -102,36 +102,62 @@ func FuzzServe(f *testing.F) {
 	for i, s := range fuzzSeeds {
 		f.Add([]byte(s+"\n"), i%2 == 0)
 	}
-	f.Fuzz(func(t *testing.T, in []byte, sequential bool) {
-		out := &fuzzWriter{}
-		// In a synctest bubble: once Serve has returned, synctest.Wait
-		// lets whatever still runs write (a late write is flagged), and
-		// the bubble ends only when every goroutine of the connection has.
-		synctest.Test(t, func(t *testing.T) {
-			opts := &rpc.Options{
-				Logger:       quiet,
-				MaxFrameSize: fuzzMaxFrameSize,
-				MaxBatch:     fuzzMaxBatch,
-				MaxDepth:     fuzzMaxDepth,
-				Sequential:   sequential,
-				Concurrency:  4,
-			}
-			done := make(chan error, 1)
-			go func() { done <- rpc.Serve(context.Background(), bytes.NewReader(in), out, fuzzHandler, opts) }()
-			if err := wiretest.Receive(t, done, "Serve to return at the end of the input"); err != nil {
-				t.Fatalf("Serve returned %v", err)
-			}
-			out.returned.Store(true)
-			synctest.Wait()
-		})
-		checkServed(t, in, out.bytes())
-		if n := out.late.Load(); n > 0 {
-			t.Fatalf("%d writes after Serve returned", n)
+	f.Fuzz(func(t *testing.T, in []byte, sequential bool) { fuzzServe(t, in, sequential, rpc.FramingNewline) })
+}
+
+// FuzzServeLSP is FuzzServe with LSP framing: the same input, framed, and
+// bad header blocks besides; every response due is written, each a
+// well-framed message.
+func FuzzServeLSP(f *testing.F) {
+	for _, ex := range wiretest.SpecExamples {
+		in, _ := wiretest.Split(ex.Transcript)
+		f.Add([]byte(lsp(strings.Split(strings.TrimSuffix(in, "\n"), "\n")...)), true)
+	}
+	for i, s := range fuzzSeeds {
+		f.Add([]byte(lsp(strings.Split(s, "\n")...)), i%2 == 0)
+	}
+	ok := lsp(`{"jsonrpc":"2.0","method":"ok","id":1}`)
+	for _, s := range []string{
+		"Content-Length: x\r\n\r\n{}" + ok, "Content-Type: a\r\n\r\n{}" + ok, "Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}" + ok,
+		"Content-Length: 999\r\n\r\n{}", "content-length: 2\n\n[]", "X\r\n" + ok, strings.Repeat("X: 1\r\n", 40) + ok,
+		"Content-Length: x\r\n\r\n{\"a\":\"Content-Length: 3\"}" + ok,
+	} {
+		f.Add([]byte(s), false)
+	}
+	f.Fuzz(func(t *testing.T, in []byte, sequential bool) { fuzzServe(t, in, sequential, rpc.FramingLSP) })
+}
+
+// fuzzServe serves in and checks what was written (checkServed).
+func fuzzServe(t *testing.T, in []byte, sequential bool, framing rpc.Framing) {
+	out := &fuzzWriter{}
+	// In a synctest bubble: once Serve has returned, synctest.Wait
+	// lets whatever still runs write (a late write is flagged), and
+	// the bubble ends only when every goroutine of the connection has.
+	synctest.Test(t, func(t *testing.T) {
+		opts := &rpc.Options{
+			Logger:       quiet,
+			Framing:      framing,
+			MaxFrameSize: fuzzMaxFrameSize,
+			MaxBatch:     fuzzMaxBatch,
+			MaxDepth:     fuzzMaxDepth,
+			Sequential:   sequential,
+			Concurrency:  4,
 		}
-		if out.overlaps.Load() > 0 {
-			t.Fatal("concurrent writes to the output")
+		done := make(chan error, 1)
+		go func() { done <- rpc.Serve(context.Background(), bytes.NewReader(in), out, fuzzHandler, opts) }()
+		if err := wiretest.Receive(t, done, "Serve to return at the end of the input"); err != nil {
+			t.Fatalf("Serve returned %v", err)
 		}
+		out.returned.Store(true)
+		synctest.Wait()
 	})
+	checkServed(t, in, out.bytes(), framing)
+	if n := out.late.Load(); n > 0 {
+		t.Fatalf("%d writes after Serve returned", n)
+	}
+	if out.overlaps.Load() > 0 {
+		t.Fatal("concurrent writes to the output")
+	}
 }
 
 // fuzzWriter records what is written, and flags writes after Serve returned
@@ -174,17 +200,21 @@ type served struct {
 }
 
 // readInput classifies the input's frames as the connection must.
-func readInput(t *testing.T, in []byte) served {
+func readInput(t *testing.T, in []byte, framing rpc.Framing) served {
 	s := served{want: map[string]int{}, mcpCancels: map[string]int{}, lspCancels: map[string]int{}, notify: map[string]int{}}
 	r := codec.NewReader(bytes.NewReader(in), fuzzMaxFrameSize)
+	if framing == rpc.FramingLSP {
+		r = codec.NewLSPReader(bytes.NewReader(in), fuzzMaxFrameSize)
+	}
 	d := codec.Decoder{MaxDepth: fuzzMaxDepth, MaxBatch: fuzzMaxBatch}
 	for {
 		frame, err := r.ReadFrame()
 		var tooLarge *codec.FrameTooLargeError
+		var badHeader *codec.HeaderError
 		switch {
 		case err == io.EOF:
 			return s
-		case errors.As(err, &tooLarge):
+		case errors.As(err, &tooLarge), errors.As(err, &badHeader):
 			s.want["null"]++
 			continue
 		case err != nil:
@@ -221,9 +251,13 @@ func readInput(t *testing.T, in []byte) served {
 // checkServed checks the output against the input: every line one valid
 // response (or batch of responses) or notification; one response per
 // request or invalid message, by id; notes only for calls of "notify", each
-// before a response to its call.
-func checkServed(t *testing.T, in, out []byte) {
-	s := readInput(t, in)
+// before a response to its call. With LSP framing, the output's messages
+// must read back without a fault, and are checked as lines.
+func checkServed(t *testing.T, in, out []byte, framing rpc.Framing) {
+	s := readInput(t, in, framing)
+	if framing == rpc.FramingLSP {
+		out = lspToLines(t, out)
+	}
 	if len(out) > 0 && out[len(out)-1] != '\n' {
 		t.Fatalf("output does not end with a newline: %q", out)
 	}
@@ -305,6 +339,22 @@ func checkServed(t *testing.T, in, out []byte) {
 		if id != "null" && s.mcpCancels[id] == 0 {
 			t.Fatalf("a note for id %s with no response after it\ninput: %q\noutput: %q", id, in, out)
 		}
+	}
+}
+
+// lspToLines reads LSP messages back as lines, failing t at a fault.
+func lspToLines(t *testing.T, out []byte) []byte {
+	r := codec.NewLSPReader(bytes.NewReader(out), 0)
+	var lines []byte
+	for {
+		frame, err := r.ReadFrame()
+		if err == io.EOF {
+			return lines
+		}
+		if err != nil || bytes.IndexByte(frame, '\n') >= 0 {
+			t.Fatalf("output is not well framed: %v\noutput: %q", err, out)
+		}
+		lines = append(append(lines, frame...), '\n')
 	}
 }
 

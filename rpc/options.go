@@ -27,9 +27,15 @@ type Options struct {
 	// writes to stderr.
 	Logger *slog.Logger
 
-	// MaxFrameSize is the longest line accepted, in bytes. A longer line is
-	// answered InvalidRequest (id null) and skipped without being held in
-	// memory. Default: codec.DefaultMaxFrameSize (64 MiB).
+	// Framing is how messages are delimited on the stream, both ways:
+	// FramingNewline (the default, one message per line) or FramingLSP
+	// (the Language Server Protocol's Content-Length headers). Any other
+	// value is refused: the connection does not start (see NewConn).
+	Framing Framing
+	// MaxFrameSize is the longest line accepted (with FramingLSP, the
+	// longest message body), in bytes. A longer one is answered
+	// InvalidRequest (id null) and skipped without being held in memory.
+	// Default: codec.DefaultMaxFrameSize (64 MiB).
 	MaxFrameSize int
 	// MaxBatch is the most entries a batch may have; a longer one is
 	// answered with one InvalidRequest. Default: codec.DefaultMaxBatch.
@@ -94,6 +100,9 @@ type Options struct {
 
 // check reports an option that holds none of the values it may take.
 func (o *Options) check() error {
+	if err := checkFraming(o.Framing); err != nil {
+		return err
+	}
 	switch o.CancelNotification {
 	case "", CancelRequest, CancelledNotification:
 		return nil

@@ -22,6 +22,7 @@ func (c *Conn) read() {
 	defer close(c.inputDone)
 	defer c.queue.close()
 	var tooLarge *codec.FrameTooLargeError // outside the loop: errors.As makes it escape
+	var badHeader *codec.HeaderError
 	for {
 		frame, err := c.r.ReadFrameOwned()
 		c.readMu.Lock()
@@ -31,6 +32,11 @@ func (c *Conn) read() {
 		case errors.As(err, &tooLarge):
 			c.enqueue(lineWork(c.core.invalidLine(nil, codec.InvalidRequestError(
 				fmt.Sprintf("frame larger than the limit of %d bytes", tooLarge.Limit)))))
+		case errors.As(err, &badHeader):
+			// FramingLSP: a message whose length is unknown cannot be
+			// read; the reader skips to the next header block.
+			c.log.Debug("rpc: bad LSP header block", "reason", badHeader.Reason)
+			c.enqueue(lineWork(c.core.invalidLine(nil, codec.NewError(codec.ParseError, ""))))
 		default:
 			if err != io.EOF && !c.core.stopping.Load() {
 				c.log.Error("rpc: read failed", "error", err)

@@ -301,3 +301,74 @@ func TestHTTPThroughTheBinary(t *testing.T) {
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
 	require.NoError(t, cmd.Wait(), "a graceful exit")
 }
+
+// lspFrames splits LSP-framed output into its bodies, failing t if it is
+// not framed exactly as toolrpc frames it.
+func lspFrames(t *testing.T, out string) []string {
+	t.Helper()
+	r := codec.NewLSPReader(strings.NewReader(out), 0)
+	var bodies []string
+	var again strings.Builder
+	for {
+		frame, err := r.ReadFrame()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err, "output: %q", out)
+		bodies = append(bodies, string(frame))
+		fmt.Fprintf(&again, "Content-Length: %d\r\n\r\n%s", len(frame), frame)
+	}
+	require.Equal(t, again.String(), out, "one Content-Length header per message, nothing else")
+	return bodies
+}
+
+// With -framing lsp, the binary speaks LSP's framing on stdio: named and
+// positional params, an error, a notification, a batch, progress before
+// its result, and a bad header block answered as a parse error.
+func TestLSPFramingThroughTheBinary(t *testing.T) {
+	bin := buildCalculator(t)
+	in, want := wiretest.Split(`
+		--> {"jsonrpc":"2.0","method":"subtract","params":{"minuend":42,"subtrahend":23},"id":1}
+		<-- {"jsonrpc":"2.0","result":19,"id":1}
+		--> {"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":2}
+		<-- {"jsonrpc":"2.0","result":19,"id":2}
+		--> {"jsonrpc":"2.0","method":"divide","params":{"a":1,"b":0},"id":3}
+		<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"b","rule":"ne","param":"0","message":"b must not be 0"}]},"id":3}
+		--> {"jsonrpc":"2.0","method":"notify_hello","params":[7]}
+		--> [{"jsonrpc":"2.0","method":"sum","params":[1,2,4],"id":"b1"},{"jsonrpc":"2.0","method":"nope","id":"b2"}]
+		<-- [{"jsonrpc":"2.0","result":7,"id":"b1"},{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":"b2"}]
+		--> {"jsonrpc":"2.0","id":4,"method":"count","params":{"n":2,"_meta":{"progressToken":"t4"}}}
+		<-- {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t4","progress":1,"total":2}}
+		<-- {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t4","progress":2,"total":2}}
+		<-- {"jsonrpc":"2.0","result":2,"id":4}
+		<-- {"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}`)
+	var framed strings.Builder
+	for _, line := range strings.SplitAfter(in, "\n") {
+		if body := strings.TrimSuffix(line, "\n"); body != "" {
+			fmt.Fprintf(&framed, "Content-Length: %d\r\n\r\n%s", len(body), body)
+		}
+	}
+	framed.WriteString("Content-Length: twelve\r\n\r\n{}") // a bad header block, then the end
+
+	cmd := exec.Command(bin, "-framing", "lsp")
+	cmd.Stdin = strings.NewReader(framed.String())
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	require.NoError(t, cmd.Run(), "exit 0 at the end of the input; stderr: %s", errOut.String())
+	got := lspFrames(t, out.String())
+	assert.ElementsMatch(t, want, got)
+	assert.Contains(t, errOut.String(), "notify_hello", "the notification was handled")
+	progress := slices.Index(got, want[4])
+	assert.True(t, progress >= 0 && progress < slices.Index(got, want[5]) && slices.Index(got, want[5]) < slices.Index(got, want[6]),
+		"progress before the result, in order: %q", got)
+}
+
+func TestFramingFlagRefused(t *testing.T) {
+	bin := buildCalculator(t)
+	for _, args := range [][]string{{"-framing", "json"}, {"-framing", "lsp", "-http", ":0"}} {
+		err := exec.Command(bin, args...).Run()
+		var exit *exec.ExitError
+		require.ErrorAs(t, err, &exit, "%v", args)
+		assert.Equal(t, 2, exit.ExitCode(), "%v", args)
+	}
+}

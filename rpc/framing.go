@@ -1,0 +1,50 @@
+package rpc
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/toolrpc/toolrpc/codec"
+)
+
+// Framing is how a stream connection delimits messages (Options.Framing).
+type Framing = codec.Framing
+
+const (
+	// FramingNewline is newline-delimited JSON, one message per line: the
+	// default.
+	FramingNewline = codec.FramingNewline
+	// FramingLSP is the Language Server Protocol's base protocol: each
+	// message is "Content-Length: N\r\n", any other headers (ignored), an
+	// empty line "\r\n", then exactly N bytes of JSON. The connection
+	// writes the Content-Length header alone, and no newline after the
+	// body. See codec.NewLSPReader for how a bad header block is answered
+	// and the stream resynchronised.
+	FramingLSP = codec.FramingLSP
+)
+
+// checkFraming reports a Framing that is neither FramingNewline nor
+// FramingLSP.
+func checkFraming(f Framing) error {
+	switch f {
+	case FramingNewline, FramingLSP:
+		return nil
+	}
+	return fmt.Errorf("rpc: Options.Framing is %v: want rpc.FramingNewline or rpc.FramingLSP", f)
+}
+
+// newFrameReader returns the reader of frames of r that o asks for.
+func newFrameReader(r io.Reader, o *Options) *codec.Reader {
+	if o.Framing == FramingLSP {
+		return codec.NewLSPReader(r, o.MaxFrameSize)
+	}
+	return codec.NewReader(r, o.MaxFrameSize)
+}
+
+// newFrameWriter returns the writer of messages to w that o asks for.
+func newFrameWriter(w io.Writer, o *Options) *codec.Writer {
+	if o.Framing == FramingLSP {
+		return codec.NewLSPWriter(w)
+	}
+	return codec.NewWriter(w)
+}
