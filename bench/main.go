@@ -30,7 +30,7 @@ func main() {
 	rounds := flag.Int("rounds", 5, "interleaved rounds; the report gives medians over them")
 	benchtime := flag.String("benchtime", "1s", "time per cell per round (testing's -benchtime: a duration or Nx)")
 	onlyC := flag.String("contestants", "", "regexp: run only the contestants whose name matches")
-	onlyW := flag.String("workloads", "", "regexp: run only the workloads whose key matches (pingpong, named, pipelined, batch, echo1MiB, line16MiB, line64MiB, mcp-add, mcp-echo1MiB)")
+	onlyW := flag.String("workloads", "", "regexp: run only the workloads whose key matches (pingpong, named, pipelined, batch, echo1MiB, line16MiB, line64MiB, mcp-add, mcp-echo1MiB, http-sum, http-sum16)")
 	peakCalls := flag.Int("peakcalls", 20, "calls of the 1 MiB echo made while sampling the heap")
 	flag.Parse()
 	if err := flag.Set("test.benchtime", *benchtime); err != nil {
@@ -156,6 +156,9 @@ func progress(round, rounds int, c *contestant, w *workload, s sample) {
 		msg = fmt.Sprintf("%.0f ns/call %.0f B/call %.2f allocs/call", s.ns, s.bytes, s.allocs)
 		if w.kind == kindEcho {
 			msg += fmt.Sprintf(" peak heap +%.1f MiB", s.peakHeap/(1<<20))
+		}
+		if w.http {
+			msg += fmt.Sprintf(" %.0f calls/s", 1e9/s.ns)
 		}
 	}
 	fmt.Fprintf(os.Stderr, "round %d/%d  %-10s %-15s %s\n", round+1, rounds, w.key, c.name, msg)

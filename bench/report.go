@@ -136,7 +136,8 @@ type reference struct {
 }
 
 // refs are the ratio columns of w's table: floor-json and the best peer
-// for JSON-RPC, floor-mcp, mcp-go and the Go SDK for MCP.
+// for JSON-RPC, floor-mcp, mcp-go and the Go SDK for MCP, floor-http and
+// jhttp for HTTP.
 func (r *results) refs(w *workload) []reference {
 	of := func(name string) reference {
 		c := contestantByName(name)
@@ -144,6 +145,9 @@ func (r *results) refs(w *workload) []reference {
 	}
 	if w.mcp {
 		return []reference{of("floor-mcp"), of("mcp-go"), of("go-sdk")}
+	}
+	if w.http {
+		return []reference{of("floor-http"), of("jhttp")}
 	}
 	return []reference{of("floor-json"), {"best peer", func(round int) float64 { return r.bestPeerIn(w, round) }}}
 }
@@ -163,7 +167,7 @@ func (r *results) print(out io.Writer, info reportInfo) {
 	p("- command: `cd bench && go run .%s`\n", argsString())
 	p("- %d interleaved rounds, benchtime %s per cell, %s in all\n", info.rounds, info.benchtime, info.elapsed.Round(time.Second))
 	p("- versions: %s\n", versions())
-	p("\nPer call: a batch op is %d calls. Values are medians over the rounds; a ratio is the median over the rounds of the ratio within each round. \"best peer\" is the fastest of jrpc2, sourcegraph, x-exp and geth in that round. The MCP workloads are run by the MCP contestants only, and their ratios are to floor-mcp, mcp-go and the Go SDK (go-sdk).\n", batchSize)
+	p("\nPer call: a batch op is %d calls. Values are medians over the rounds; a ratio is the median over the rounds of the ratio within each round. \"best peer\" is the fastest of jrpc2, sourcegraph, x-exp and geth in that round. The MCP workloads are run by the MCP contestants only, and their ratios are to floor-mcp, mcp-go and the Go SDK (go-sdk). The HTTP workloads are run by the HTTP contestants only, and their ratios are to floor-http and jhttp; their B/call and allocs/call are the server's (net/http's server and the handler: the driver allocates nothing), their ns/call the whole round trip over loopback TCP, and with 16 clients the wall time over all calls (calls/s = 1e9 / ns/call).\n", batchSize)
 
 	var notes []string
 	note := func(s string) string {
@@ -203,7 +207,7 @@ func (r *results) print(out io.Writer, info reportInfo) {
 			}
 			continue
 		}
-		if !w.mcp {
+		if !w.mcp && !w.http {
 			if bp, bst := r.bestPeer(w); bp != nil {
 				p("best peer: %s (%s/call)\n\n", bp.name, fmtNs(bst.ns))
 			}
@@ -214,7 +218,13 @@ func (r *results) print(out io.Writer, info reportInfo) {
 		if echo {
 			blank += " | | |"
 		}
+		if w.http {
+			blank += " |"
+		}
 		p("| contestant | ns/call | B/call | allocs/call |")
+		if w.http {
+			p(" calls/s |")
+		}
 		for _, rf := range refs {
 			p(" × %s |", rf.name)
 		}
@@ -222,6 +232,9 @@ func (r *results) print(out io.Writer, info reportInfo) {
 			p(" peak heap | × payload | peak live |")
 		}
 		p("\n|---|---:|---:|---:|%s", strings.Repeat("---:|", len(refs)))
+		if w.http {
+			p("---:|")
+		}
 		if echo {
 			p("---:|---:|---:|")
 		}
@@ -244,6 +257,9 @@ func (r *results) print(out io.Writer, info reportInfo) {
 				name += fmt.Sprintf(" (failed %d/%d rounds %s)", st.rounds-st.ok, st.rounds, note(strings.Join(st.errs, "; ")))
 			}
 			p("| %s | %s | %s | %s |", name, fmtNs(st.ns), fmtBytes(st.bytes), fmtAllocs(st.allocs))
+			if w.http {
+				p(" %.0f |", 1e9/st.ns)
+			}
 			for _, rf := range refs {
 				p(" %s |", fmtRatio(r.ratio(c, w, rf.ns)))
 			}
@@ -261,6 +277,30 @@ func (r *results) print(out io.Writer, info reportInfo) {
 	}
 	r.printTargets(out)
 	r.printMCPTargets(out)
+	r.printHTTPTargets(out)
+}
+
+// printHTTPTargets checks toolrpc-http against issue 14's target on each
+// HTTP workload: at or under 1.0× floor-http.
+func (r *results) printHTTPTargets(out io.Writer) {
+	c, floor := contestantByName("toolrpc-http"), contestantByName("floor-http")
+	if !slices.Contains(r.cs, c) || !slices.Contains(r.cs, floor) {
+		return
+	}
+	var rows []row
+	for _, w := range r.ws {
+		if !w.http {
+			continue
+		}
+		label := w.title + ", toolrpc-http: ≤ 1.0× floor-http"
+		x := r.ratio(c, w, func(round int) float64 { return r.nsIn(floor, w, round) })
+		if math.IsNaN(x) {
+			rows = append(rows, row{label, "no measurement", "**not met**"})
+			continue
+		}
+		rows = append(rows, row{label, fmt.Sprintf("%.2f×", x), verdict(x <= 1)})
+	}
+	printRows(out, "rpc.HTTPHandler against its target (issue 14)", rows)
 }
 
 // printMCPTargets checks package mcp against issue 13's targets, on each
