@@ -50,13 +50,14 @@ type stat struct {
 	ok, rounds         int
 	ns, bytes, allocs  float64
 	peakHeap, peakLive float64
+	cpu                float64 // HTTP: CPU time per call
 	errs               []string
 }
 
 func (r *results) stat(c *contestant, w *workload) stat {
 	ss := r.cells[cellKey(c, w)]
 	st := stat{rounds: len(ss)}
-	var ns, bytes, allocs, heap, live []float64
+	var ns, bytes, allocs, heap, live, cpu []float64
 	for _, s := range ss {
 		if s.err != nil {
 			if msg := s.err.Error(); !slices.Contains(st.errs, msg) {
@@ -67,9 +68,11 @@ func (r *results) stat(c *contestant, w *workload) stat {
 		st.ok++
 		ns, bytes, allocs = append(ns, s.ns), append(bytes, s.bytes), append(allocs, s.allocs)
 		heap, live = append(heap, s.peakHeap), append(live, s.peakLive)
+		cpu = append(cpu, s.cpu)
 	}
 	st.ns, st.bytes, st.allocs = median(ns), median(bytes), median(allocs)
 	st.peakHeap, st.peakLive = median(heap), median(live)
+	st.cpu = median(cpu)
 	return st
 }
 
@@ -85,6 +88,20 @@ func (r *results) ratio(c *contestant, w *workload, ref func(round int) float64)
 		if d := ref(round); d > 0 && !math.IsNaN(d) {
 			xs = append(xs, s.ns/d)
 		}
+	}
+	return median(xs)
+}
+
+// cpuRatio is the median over the rounds of c's CPU time per call over
+// ref's in the same round (HTTP workloads).
+func (r *results) cpuRatio(c *contestant, w *workload, ref *contestant) float64 {
+	var xs []float64
+	refs := r.cells[cellKey(ref, w)]
+	for round, s := range r.cells[cellKey(c, w)] {
+		if s.err != nil || round >= len(refs) || refs[round].err != nil || refs[round].cpu <= 0 {
+			continue
+		}
+		xs = append(xs, s.cpu/refs[round].cpu)
 	}
 	return median(xs)
 }
@@ -167,7 +184,7 @@ func (r *results) print(out io.Writer, info reportInfo) {
 	p("- command: `cd bench && go run .%s`\n", argsString())
 	p("- %d interleaved rounds, benchtime %s per cell, %s in all\n", info.rounds, info.benchtime, info.elapsed.Round(time.Second))
 	p("- versions: %s\n", versions())
-	p("\nPer call: a batch op is %d calls. Values are medians over the rounds; a ratio is the median over the rounds of the ratio within each round. \"best peer\" is the fastest of jrpc2, sourcegraph, x-exp and geth in that round. The MCP workloads are run by the MCP contestants only, and their ratios are to floor-mcp, mcp-go and the Go SDK (go-sdk). The HTTP workloads are run by the HTTP contestants only, and their ratios are to floor-http and jhttp; their B/call and allocs/call are the server's (net/http's server and the handler: the driver allocates nothing), their ns/call the whole round trip over loopback TCP, and with 16 clients the wall time over all calls (calls/s = 1e9 / ns/call).\n", batchSize)
+	p("\nPer call: a batch op is %d calls. Values are medians over the rounds; a ratio is the median over the rounds of the ratio within each round. \"best peer\" is the fastest of jrpc2, sourcegraph, x-exp and geth in that round. The MCP workloads are run by the MCP contestants only, and their ratios are to floor-mcp, mcp-go and the Go SDK (go-sdk). The HTTP workloads are run by the HTTP contestants only, and their ratios are to floor-http and jhttp; their B/call and allocs/call are the server's (net/http's server and the handler: the driver allocates nothing), their ns/call the whole round trip over loopback TCP, and with 16 clients the wall time over all calls (calls/s = 1e9 / ns/call); CPU/call is the process's CPU time (user and system, the driver's included) over the calls made, less sensitive than wall time to other programs on the machine.\n", batchSize)
 
 	var notes []string
 	note := func(s string) string {
@@ -219,11 +236,11 @@ func (r *results) print(out io.Writer, info reportInfo) {
 			blank += " | | |"
 		}
 		if w.http {
-			blank += " |"
+			blank += " | | |"
 		}
 		p("| contestant | ns/call | B/call | allocs/call |")
 		if w.http {
-			p(" calls/s |")
+			p(" calls/s | CPU/call | CPU × floor-http |")
 		}
 		for _, rf := range refs {
 			p(" × %s |", rf.name)
@@ -233,7 +250,7 @@ func (r *results) print(out io.Writer, info reportInfo) {
 		}
 		p("\n|---|---:|---:|---:|%s", strings.Repeat("---:|", len(refs)))
 		if w.http {
-			p("---:|")
+			p("---:|---:|---:|")
 		}
 		if echo {
 			p("---:|---:|---:|")
@@ -258,7 +275,7 @@ func (r *results) print(out io.Writer, info reportInfo) {
 			}
 			p("| %s | %s | %s | %s |", name, fmtNs(st.ns), fmtBytes(st.bytes), fmtAllocs(st.allocs))
 			if w.http {
-				p(" %.0f |", 1e9/st.ns)
+				p(" %.0f | %s | %s |", 1e9/st.ns, fmtNs(st.cpu), fmtRatio(r.cpuRatio(c, w, contestantByName("floor-http"))))
 			}
 			for _, rf := range refs {
 				p(" %s |", fmtRatio(r.ratio(c, w, rf.ns)))
@@ -298,7 +315,8 @@ func (r *results) printHTTPTargets(out io.Writer) {
 			rows = append(rows, row{label, "no measurement", "**not met**"})
 			continue
 		}
-		rows = append(rows, row{label, fmt.Sprintf("%.2f×", x), verdict(x <= 1)})
+		measured := fmt.Sprintf("%.2f× (CPU per call: %s×)", x, fmtRatio(r.cpuRatio(c, w, floor)))
+		rows = append(rows, row{label, measured, verdict(x <= 1)})
 	}
 	printRows(out, "rpc.HTTPHandler against its target (issue 14)", rows)
 }
