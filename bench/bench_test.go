@@ -1,6 +1,11 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"strings"
 	"testing"
@@ -9,8 +14,11 @@ import (
 
 // callsFor is how many ops the harness test makes of each workload: enough
 // to go round the pipelined ids twice (so ids are reused), a few of the
-// others.
+// others (from every HTTP client).
 func callsFor(w *workload) int {
+	if w.http {
+		return 3*w.clients + 1 // every client calls, some once more
+	}
 	switch w.kind {
 	case kindPipelined:
 		return 2*pipelineDepth + 7
@@ -225,6 +233,8 @@ func BenchmarkLine16MiB(b *testing.B) { benchWorkload(b, "line16MiB") }
 func BenchmarkLine64MiB(b *testing.B) { benchWorkload(b, "line64MiB") }
 func BenchmarkMCPAdd(b *testing.B)    { benchWorkload(b, "mcp-add") }
 func BenchmarkMCPEcho(b *testing.B)   { benchWorkload(b, "mcp-echo1MiB") }
+func BenchmarkHTTPSum(b *testing.B)   { benchWorkload(b, "http-sum") }
+func BenchmarkHTTPSum16(b *testing.B) { benchWorkload(b, "http-sum16") }
 
 func benchWorkload(b *testing.B, key string) {
 	w := workloadByKey(key)
@@ -249,6 +259,98 @@ func benchWorkload(b *testing.B, key string) {
 			b.StopTimer()
 			if w.callsPerOp > 1 {
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*w.callsPerOp), "ns/call")
+			}
+		})
+	}
+}
+
+// TestReadHTTPResponse holds the HTTP driver's reading of a response: a
+// Content-Length body and a chunked one, header names in any case, and the
+// refusals (another status, another Content-Type, Connection: close, no
+// length); and it allocates nothing.
+func TestReadHTTPResponse(t *testing.T) {
+	const body = `{"jsonrpc":"2.0","id":10000,"result":42}` + "\n"
+	for _, tc := range []struct {
+		name, in string
+		ok       bool
+	}{
+		{"length", "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 41\r\n\r\n" + body, true},
+		{"case", "HTTP/1.1 200 OK\r\ncontent-type: Application/JSON; charset=utf-8\r\ncontent-length: 41\r\n\r\n" + body, true},
+		{"chunked", "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" +
+			"14;ext=1\r\n" + body[:20] + "\r\n15\r\n" + body[20:] + "\r\n0\r\nX-Trailer: 1\r\n\r\n", true},
+		{"status", "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n", false},
+		{"type", "HTTP/1.1 200 OK\r\nContent-Type: application/jsonx\r\nContent-Length: 41\r\n\r\n" + body, false},
+		{"close", "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: 41\r\n\r\n" + body, false},
+		{"no length", "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n" + body, false},
+		{"short", "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 42\r\n\r\n" + body, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf []byte
+			got, err := readHTTPResponse(bufio.NewReader(strings.NewReader(tc.in)), &buf)
+			if !tc.ok {
+				if err == nil {
+					t.Fatalf("read %q", got)
+				}
+				return
+			}
+			if err != nil || string(got) != body {
+				t.Fatalf("read %q, %v; want %q", got, err, body)
+			}
+		})
+	}
+	in := "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 41\r\n\r\n" + body
+	rd := strings.NewReader(in)
+	br := bufio.NewReader(rd)
+	buf := make([]byte, 0, 64)
+	id, want := []byte("10000"), []byte("42")
+	var r response
+	if allocs := testing.AllocsPerRun(100, func() {
+		rd.Reset(in)
+		br.Reset(rd)
+		got, err := readHTTPResponse(br, &buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := checkAnswer(got, id, want, &r, false); err != nil {
+			t.Fatal(err)
+		}
+	}); allocs != 0 {
+		t.Errorf("%v allocations per response", allocs)
+	}
+}
+
+// TestHTTPContestantsServeNetHTTP checks that every HTTP contestant
+// answers net/http's own client as it answers the driver: the driver's
+// HTTP is plain HTTP/1.1.
+func TestHTTPContestantsServeNetHTTP(t *testing.T) {
+	for _, c := range httpContestants {
+		t.Run(c.name, func(t *testing.T) {
+			h, closeH := c.handler()
+			defer closeH()
+			srv := httptest.NewServer(h)
+			defer srv.Close()
+			body := requestLine(nil, "7", c.sum, sumParams(false))
+			req, err := http.NewRequest(http.MethodPost, srv.URL, bytes.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json")
+			resp, err := srv.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			got, err := io.ReadAll(resp.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var r response
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("status %s: %s", resp.Status, got)
+			}
+			if err := checkAnswer(bytes.TrimSpace(got), []byte("7"), []byte(sumResult), &r, false); err != nil {
+				t.Fatal(err)
 			}
 		})
 	}

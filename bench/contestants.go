@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/creachadair/jrpc2"
@@ -37,6 +38,10 @@ type contestant struct {
 	// JSON-RPC contestants in the others only). modern: its requests are
 	// 2026-07-28's, stateless (no initialize; _meta on each).
 	mcp, modern bool
+	// http: an HTTP contestant, entered in the HTTP workloads only; handler
+	// returns its http.Handler and what closes it (serve is nil).
+	http    bool
+	handler func() (h http.Handler, close func())
 	// serve starts serving requests read from r, writing responses to w,
 	// until r ends; the returned func waits for it to finish. fixed is the
 	// result of every call of the workload (floor-io answers with it).
@@ -44,9 +49,10 @@ type contestant struct {
 }
 
 // entered reports whether c is a contestant of w's protocol: MCP
-// contestants in the MCP workloads, the others in the JSON-RPC ones. The
-// report leaves out the cells of the other protocol.
-func (c *contestant) entered(w *workload) bool { return c.mcp == w.mcp }
+// contestants in the MCP workloads, HTTP contestants in the HTTP ones, the
+// others in the JSON-RPC ones over pipes. The report leaves out the cells
+// of the other protocols.
+func (c *contestant) entered(w *workload) bool { return c.mcp == w.mcp && c.http == w.http }
 
 // supports reports whether c runs w, and why not.
 func (c *contestant) supports(w *workload) (bool, string) {
@@ -147,11 +153,16 @@ func serveToolrpc(r io.ReadCloser, w io.WriteCloser, _ []byte) func() {
 
 // --- github.com/creachadair/jrpc2 -------------------------------------------
 
-func serveJrpc2(r io.ReadCloser, w io.WriteCloser, _ []byte) func() {
-	srv := jrpc2.NewServer(handler.Map{
+// jrpc2Methods are jrpc2's sum and echo (also served by jhttp).
+func jrpc2Methods() handler.Map {
+	return handler.Map{
 		"sum":  handler.New(func(_ context.Context, p SumParams) (int, error) { return p.A + p.B, nil }),
 		"echo": handler.New(func(_ context.Context, p EchoParams) (string, error) { return p.Text, nil }),
-	}, nil)
+	}
+}
+
+func serveJrpc2(r io.ReadCloser, w io.WriteCloser, _ []byte) func() {
+	srv := jrpc2.NewServer(jrpc2Methods(), nil)
 	srv.Start(channel.Line(r, w)) // line framing
 	return func() { _ = srv.Wait() }
 }

@@ -39,6 +39,9 @@ func newRunner(c *contestant, w *workload, stall time.Duration) (runner, error) 
 	if c.clientOnly {
 		return newClientRunner(stall), nil
 	}
+	if w.http {
+		return newHTTPRunner(c, w, stall)
+	}
 	return newSession(c, w, stall), nil
 }
 
@@ -320,17 +323,23 @@ func (s *session) runSingle(n int) error {
 
 // checkOne checks that line is exactly one response, to id, with s.want.
 func (s *session) checkOne(line, id []byte) error {
-	end, err := parseResponse(line, 0, &s.resp)
-	if err == nil && skipSpace(line, end) != len(line) {
+	return checkAnswer(line, id, s.want, &s.resp, s.w.mcp)
+}
+
+// checkAnswer checks that msg is exactly one response, to id, with want
+// (an MCP tool result whose text is want when tool), scanned into r.
+func checkAnswer(msg, id, want []byte, r *response, tool bool) error {
+	end, err := parseResponse(msg, 0, r)
+	if err == nil && skipSpace(msg, end) != len(msg) {
 		err = errors.New("more after the response")
 	}
 	if err != nil {
-		return fmt.Errorf("%v: %s", err, clip(line))
+		return fmt.Errorf("%v: %s", err, clip(msg))
 	}
-	if s.w.mcp {
-		return s.resp.checkTool(id, s.want)
+	if tool {
+		return r.checkTool(id, want)
 	}
-	return s.resp.check(id, s.want)
+	return r.check(id, want)
 }
 
 // runBatch sends n batch lines, one at a time, and checks that each is

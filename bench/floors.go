@@ -48,41 +48,50 @@ type floorResponse struct {
 func floorJSON(r io.Reader, w io.Writer) {
 	sc := newLineScanner(r)
 	for sc.Scan() {
-		line := sc.Bytes()
-		var out []byte
-		if bytes.HasPrefix(bytes.TrimSpace(line), []byte("[")) {
-			var reqs []floorRequest
-			if err := json.Unmarshal(line, &reqs); err != nil {
-				out, _ = json.Marshal(floorParseError())
-			} else {
-				resps := make([]floorResponse, 0, len(reqs))
-				for i := range reqs {
-					if reqs[i].ID != nil {
-						resps = append(resps, floorAnswer(&reqs[i]))
-					}
-				}
-				if len(resps) == 0 {
-					continue
-				}
-				out, _ = json.Marshal(resps)
-			}
-		} else {
-			var req floorRequest
-			if err := json.Unmarshal(line, &req); err != nil {
-				out, _ = json.Marshal(floorParseError())
-			} else {
-				if req.ID == nil {
-					continue // a notification
-				}
-				resp := floorAnswer(&req)
-				out, _ = json.Marshal(&resp)
-			}
+		out, ok := floorServe(sc.Bytes())
+		if !ok {
+			continue
 		}
 		out = append(out, '\n')
 		if _, err := w.Write(out); err != nil {
 			return
 		}
 	}
+}
+
+// floorServe is floor-json's work on one message or batch (a line, or an
+// HTTP body for floor-http): json.Unmarshal, the switch, json.Marshal. ok
+// is false when there is nothing to answer (notifications alone).
+func floorServe(msg []byte) (out []byte, ok bool) {
+	if bytes.HasPrefix(bytes.TrimSpace(msg), []byte("[")) {
+		var reqs []floorRequest
+		if err := json.Unmarshal(msg, &reqs); err != nil {
+			out, _ = json.Marshal(floorParseError())
+			return out, true
+		}
+		resps := make([]floorResponse, 0, len(reqs))
+		for i := range reqs {
+			if reqs[i].ID != nil {
+				resps = append(resps, floorAnswer(&reqs[i]))
+			}
+		}
+		if len(resps) == 0 {
+			return nil, false
+		}
+		out, _ = json.Marshal(resps)
+		return out, true
+	}
+	var req floorRequest
+	if err := json.Unmarshal(msg, &req); err != nil {
+		out, _ = json.Marshal(floorParseError())
+		return out, true
+	}
+	if req.ID == nil {
+		return nil, false // a notification
+	}
+	resp := floorAnswer(&req)
+	out, _ = json.Marshal(&resp)
+	return out, true
 }
 
 func floorParseError() floorResponse {
@@ -135,44 +144,48 @@ func floorAnswer(req *floorRequest) floorResponse {
 // entry. The output buffer is reused: nothing is allocated per line.
 func floorIO(r io.Reader, w io.Writer, result []byte) {
 	sc := newLineScanner(r)
-	idKey := []byte(`"id":`)
 	var out []byte
 	for sc.Scan() {
-		line := sc.Bytes()
-		batch := len(line) > 0 && line[0] == '['
-		out = out[:0]
-		if batch {
-			out = append(out, '[')
-		}
-		rest := line
-		for n := 0; ; n++ {
-			i := bytes.Index(rest, idKey)
-			if i < 0 {
-				break
-			}
-			rest = rest[i+len(idKey):]
-			end := bytes.IndexAny(rest, ",}")
-			if end < 0 {
-				break
-			}
-			if n > 0 {
-				out = append(out, ',')
-			}
-			out = append(out, `{"jsonrpc":"2.0","result":`...)
-			out = append(out, result...)
-			out = append(out, `,"id":`...)
-			out = append(out, rest[:end]...)
-			out = append(out, '}')
-			if !batch {
-				break
-			}
-		}
-		if batch {
-			out = append(out, ']')
-		}
-		out = append(out, '\n')
+		out = append(appendFixed(out[:0], sc.Bytes(), result), '\n')
 		if _, err := w.Write(out); err != nil {
 			return
 		}
 	}
+}
+
+// appendFixed appends floor-io's answer to msg (a line, or an HTTP body for
+// floor-http-io): the fixed result with each id's bytes spliced in.
+func appendFixed(out, msg, result []byte) []byte {
+	idKey := []byte(`"id":`)
+	batch := len(msg) > 0 && msg[0] == '['
+	if batch {
+		out = append(out, '[')
+	}
+	rest := msg
+	for n := 0; ; n++ {
+		i := bytes.Index(rest, idKey)
+		if i < 0 {
+			break
+		}
+		rest = rest[i+len(idKey):]
+		end := bytes.IndexAny(rest, ",}")
+		if end < 0 {
+			break
+		}
+		if n > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, `{"jsonrpc":"2.0","result":`...)
+		out = append(out, result...)
+		out = append(out, `,"id":`...)
+		out = append(out, rest[:end]...)
+		out = append(out, '}')
+		if !batch {
+			break
+		}
+	}
+	if batch {
+		out = append(out, ']')
+	}
+	return out
 }

@@ -21,6 +21,7 @@ import (
 	"regexp"
 	"runtime"
 	"runtime/debug"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -30,7 +31,7 @@ func main() {
 	rounds := flag.Int("rounds", 5, "interleaved rounds; the report gives medians over them")
 	benchtime := flag.String("benchtime", "1s", "time per cell per round (testing's -benchtime: a duration or Nx)")
 	onlyC := flag.String("contestants", "", "regexp: run only the contestants whose name matches")
-	onlyW := flag.String("workloads", "", "regexp: run only the workloads whose key matches (pingpong, named, pipelined, batch, echo1MiB, line16MiB, line64MiB, mcp-add, mcp-echo1MiB)")
+	onlyW := flag.String("workloads", "", "regexp: run only the workloads whose key matches (pingpong, named, pipelined, batch, echo1MiB, line16MiB, line64MiB, mcp-add, mcp-echo1MiB, http-sum, http-sum16)")
 	peakCalls := flag.Int("peakcalls", 20, "calls of the 1 MiB echo made while sampling the heap")
 	flag.Parse()
 	if err := flag.Set("test.benchtime", *benchtime); err != nil {
@@ -100,6 +101,7 @@ func selectNamed[T any](expr, what string, items []T, name func(T) string) ([]T,
 type sample struct {
 	ns, bytes, allocs  float64
 	peakHeap, peakLive float64 // echo: bytes over the baseline
+	cpu                float64 // HTTP: the process's CPU time per call (ns)
 	err                error
 }
 
@@ -118,6 +120,7 @@ func runCell(c *contestant, w *workload, peakCalls int) (s sample) {
 		return sample{ns: float64(time.Since(t0).Nanoseconds()), err: err}
 	}
 	var runErr error
+	cpu0, calls0 := cpuTime(), progressOf(r)
 	br := testing.Benchmark(func(b *testing.B) {
 		b.ReportAllocs()
 		if err := r.run(b.N); err != nil {
@@ -131,11 +134,15 @@ func runCell(c *contestant, w *workload, peakCalls int) (s sample) {
 	if runErr != nil {
 		return sample{err: runErr}
 	}
+	cpu, made := cpuTime()-cpu0, progressOf(r)-calls0
 	calls := float64(br.N) * float64(w.callsPerOp)
 	s = sample{
 		ns:     float64(br.T.Nanoseconds()) / calls,
 		bytes:  float64(br.MemBytes) / calls,
 		allocs: float64(br.MemAllocs) / calls,
+	}
+	if w.http && made > 0 {
+		s.cpu = float64(cpu.Nanoseconds()) / float64(made)
 	}
 	if w.kind == kindEcho {
 		r.close() // before measuring another session's heap
@@ -143,6 +150,24 @@ func runCell(c *contestant, w *workload, peakCalls int) (s sample) {
 		s.peakHeap, s.peakLive, s.err = float64(heap), float64(live), err
 	}
 	return s
+}
+
+// cpuTime is the CPU time (user and system) the process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// progressOf is how many calls an HTTP runner has made over all its runs
+// (testing.Benchmark's ramp-up included), 0 for the others.
+func progressOf(r runner) int64 {
+	if h, ok := r.(*httpRunner); ok {
+		return h.wd.progress.Load()
+	}
+	return 0
 }
 
 func progress(round, rounds int, c *contestant, w *workload, s sample) {
@@ -156,6 +181,9 @@ func progress(round, rounds int, c *contestant, w *workload, s sample) {
 		msg = fmt.Sprintf("%.0f ns/call %.0f B/call %.2f allocs/call", s.ns, s.bytes, s.allocs)
 		if w.kind == kindEcho {
 			msg += fmt.Sprintf(" peak heap +%.1f MiB", s.peakHeap/(1<<20))
+		}
+		if w.http {
+			msg += fmt.Sprintf(" %.0f calls/s %.0f ns CPU/call", 1e9/s.ns, s.cpu)
 		}
 	}
 	fmt.Fprintf(os.Stderr, "round %d/%d  %-10s %-15s %s\n", round+1, rounds, w.key, c.name, msg)

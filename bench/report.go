@@ -50,13 +50,14 @@ type stat struct {
 	ok, rounds         int
 	ns, bytes, allocs  float64
 	peakHeap, peakLive float64
+	cpu                float64 // HTTP: CPU time per call
 	errs               []string
 }
 
 func (r *results) stat(c *contestant, w *workload) stat {
 	ss := r.cells[cellKey(c, w)]
 	st := stat{rounds: len(ss)}
-	var ns, bytes, allocs, heap, live []float64
+	var ns, bytes, allocs, heap, live, cpu []float64
 	for _, s := range ss {
 		if s.err != nil {
 			if msg := s.err.Error(); !slices.Contains(st.errs, msg) {
@@ -67,9 +68,11 @@ func (r *results) stat(c *contestant, w *workload) stat {
 		st.ok++
 		ns, bytes, allocs = append(ns, s.ns), append(bytes, s.bytes), append(allocs, s.allocs)
 		heap, live = append(heap, s.peakHeap), append(live, s.peakLive)
+		cpu = append(cpu, s.cpu)
 	}
 	st.ns, st.bytes, st.allocs = median(ns), median(bytes), median(allocs)
 	st.peakHeap, st.peakLive = median(heap), median(live)
+	st.cpu = median(cpu)
 	return st
 }
 
@@ -85,6 +88,20 @@ func (r *results) ratio(c *contestant, w *workload, ref func(round int) float64)
 		if d := ref(round); d > 0 && !math.IsNaN(d) {
 			xs = append(xs, s.ns/d)
 		}
+	}
+	return median(xs)
+}
+
+// cpuRatio is the median over the rounds of c's CPU time per call over
+// ref's in the same round (HTTP workloads).
+func (r *results) cpuRatio(c *contestant, w *workload, ref *contestant) float64 {
+	var xs []float64
+	refs := r.cells[cellKey(ref, w)]
+	for round, s := range r.cells[cellKey(c, w)] {
+		if s.err != nil || round >= len(refs) || refs[round].err != nil || refs[round].cpu <= 0 {
+			continue
+		}
+		xs = append(xs, s.cpu/refs[round].cpu)
 	}
 	return median(xs)
 }
@@ -136,7 +153,8 @@ type reference struct {
 }
 
 // refs are the ratio columns of w's table: floor-json and the best peer
-// for JSON-RPC, floor-mcp, mcp-go and the Go SDK for MCP.
+// for JSON-RPC, floor-mcp, mcp-go and the Go SDK for MCP, floor-http and
+// jhttp for HTTP.
 func (r *results) refs(w *workload) []reference {
 	of := func(name string) reference {
 		c := contestantByName(name)
@@ -144,6 +162,9 @@ func (r *results) refs(w *workload) []reference {
 	}
 	if w.mcp {
 		return []reference{of("floor-mcp"), of("mcp-go"), of("go-sdk")}
+	}
+	if w.http {
+		return []reference{of("floor-http"), of("jhttp")}
 	}
 	return []reference{of("floor-json"), {"best peer", func(round int) float64 { return r.bestPeerIn(w, round) }}}
 }
@@ -163,7 +184,7 @@ func (r *results) print(out io.Writer, info reportInfo) {
 	p("- command: `cd bench && go run .%s`\n", argsString())
 	p("- %d interleaved rounds, benchtime %s per cell, %s in all\n", info.rounds, info.benchtime, info.elapsed.Round(time.Second))
 	p("- versions: %s\n", versions())
-	p("\nPer call: a batch op is %d calls. Values are medians over the rounds; a ratio is the median over the rounds of the ratio within each round. \"best peer\" is the fastest of jrpc2, sourcegraph, x-exp and geth in that round. The MCP workloads are run by the MCP contestants only, and their ratios are to floor-mcp, mcp-go and the Go SDK (go-sdk).\n", batchSize)
+	p("\nPer call: a batch op is %d calls. Values are medians over the rounds; a ratio is the median over the rounds of the ratio within each round. \"best peer\" is the fastest of jrpc2, sourcegraph, x-exp and geth in that round. The MCP workloads are run by the MCP contestants only, and their ratios are to floor-mcp, mcp-go and the Go SDK (go-sdk). The HTTP workloads are run by the HTTP contestants only, and their ratios are to floor-http and jhttp; their B/call and allocs/call are the server's (net/http's server and the handler: the driver allocates nothing), their ns/call the whole round trip over loopback TCP, and with 16 clients the wall time over all calls (calls/s = 1e9 / ns/call); CPU/call is the process's CPU time (user and system, the driver's included) over the calls made, less sensitive than wall time to other programs on the machine.\n", batchSize)
 
 	var notes []string
 	note := func(s string) string {
@@ -203,7 +224,7 @@ func (r *results) print(out io.Writer, info reportInfo) {
 			}
 			continue
 		}
-		if !w.mcp {
+		if !w.mcp && !w.http {
 			if bp, bst := r.bestPeer(w); bp != nil {
 				p("best peer: %s (%s/call)\n\n", bp.name, fmtNs(bst.ns))
 			}
@@ -214,7 +235,13 @@ func (r *results) print(out io.Writer, info reportInfo) {
 		if echo {
 			blank += " | | |"
 		}
+		if w.http {
+			blank += " | | |"
+		}
 		p("| contestant | ns/call | B/call | allocs/call |")
+		if w.http {
+			p(" calls/s | CPU/call | CPU × floor-http |")
+		}
 		for _, rf := range refs {
 			p(" × %s |", rf.name)
 		}
@@ -222,6 +249,9 @@ func (r *results) print(out io.Writer, info reportInfo) {
 			p(" peak heap | × payload | peak live |")
 		}
 		p("\n|---|---:|---:|---:|%s", strings.Repeat("---:|", len(refs)))
+		if w.http {
+			p("---:|---:|---:|")
+		}
 		if echo {
 			p("---:|---:|---:|")
 		}
@@ -244,6 +274,9 @@ func (r *results) print(out io.Writer, info reportInfo) {
 				name += fmt.Sprintf(" (failed %d/%d rounds %s)", st.rounds-st.ok, st.rounds, note(strings.Join(st.errs, "; ")))
 			}
 			p("| %s | %s | %s | %s |", name, fmtNs(st.ns), fmtBytes(st.bytes), fmtAllocs(st.allocs))
+			if w.http {
+				p(" %.0f | %s | %s |", 1e9/st.ns, fmtNs(st.cpu), fmtRatio(r.cpuRatio(c, w, contestantByName("floor-http"))))
+			}
 			for _, rf := range refs {
 				p(" %s |", fmtRatio(r.ratio(c, w, rf.ns)))
 			}
@@ -261,6 +294,31 @@ func (r *results) print(out io.Writer, info reportInfo) {
 	}
 	r.printTargets(out)
 	r.printMCPTargets(out)
+	r.printHTTPTargets(out)
+}
+
+// printHTTPTargets checks toolrpc-http against issue 14's target on each
+// HTTP workload: at or under 1.0× floor-http.
+func (r *results) printHTTPTargets(out io.Writer) {
+	c, floor := contestantByName("toolrpc-http"), contestantByName("floor-http")
+	if !slices.Contains(r.cs, c) || !slices.Contains(r.cs, floor) {
+		return
+	}
+	var rows []row
+	for _, w := range r.ws {
+		if !w.http {
+			continue
+		}
+		label := w.title + ", toolrpc-http: ≤ 1.0× floor-http"
+		x := r.ratio(c, w, func(round int) float64 { return r.nsIn(floor, w, round) })
+		if math.IsNaN(x) {
+			rows = append(rows, row{label, "no measurement", "**not met**"})
+			continue
+		}
+		measured := fmt.Sprintf("%.2f× (CPU per call: %s×)", x, fmtRatio(r.cpuRatio(c, w, floor)))
+		rows = append(rows, row{label, measured, verdict(x <= 1)})
+	}
+	printRows(out, "rpc.HTTPHandler against its target (issue 14)", rows)
 }
 
 // printMCPTargets checks package mcp against issue 13's targets, on each

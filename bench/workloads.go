@@ -34,6 +34,11 @@ type workload struct {
 	// mcp: an MCP workload, tools/call after initialize (kindPingpong: the
 	// tool add; kindEcho: the tool echo), run by the MCP contestants only.
 	mcp bool
+	// http: an HTTP workload, sum POSTed over loopback TCP (kindPingpong),
+	// run by the HTTP contestants only, by clients concurrent clients,
+	// each on a keep-alive connection of its own with one call in flight.
+	http    bool
+	clients int
 }
 
 var workloads = []*workload{
@@ -46,6 +51,8 @@ var workloads = []*workload{
 	{key: "line64MiB", title: "64 MiB line", kind: kindLine, callsPerOp: 1, lineSize: 64 << 20},
 	{key: "mcp-add", title: "MCP: tools/call of add", kind: kindPingpong, callsPerOp: 1, mcp: true},
 	{key: "mcp-echo1MiB", title: "MCP: tools/call of echo, 1 MiB", kind: kindEcho, callsPerOp: 1, mcp: true},
+	{key: "http-sum", title: "HTTP: sum, one call in flight", kind: kindPingpong, callsPerOp: 1, http: true, clients: 1},
+	{key: "http-sum16", title: "HTTP: sum, 16 concurrent clients", kind: kindPingpong, callsPerOp: 1, http: true, clients: 16},
 }
 
 func workloadByKey(key string) *workload {
