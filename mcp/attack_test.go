@@ -1,0 +1,87 @@
+package mcp_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolrpc/toolrpc/internal/wiretest"
+	"github.com/toolrpc/toolrpc/mcp"
+	"github.com/toolrpc/toolrpc/rpc"
+)
+
+// Listens fill the connection's Concurrency (the documented bound: each
+// holds a slot); a request past it waits in the queue, and is served once
+// a cancellation frees a slot; a cancellation storm (twice, unknown ids) is
+// harmless; the input's end tears down the listen still open, with
+// notifications/cancelled and its completion.
+func TestAttackListenStorm(t *testing.T) {
+	s, _ := newServer(&mcp.Options{Name: "kit", Version: "1.0.0"})
+	const listen = `"method":"subscriptions/listen","params":{` + modernMeta + `,"notifications":{"toolsListChanged":true}}`
+	wiretest.Steps(t, s.Handler(), `
+		--> {"jsonrpc":"2.0",`+listen+`,"id":1}
+		<-- {"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":1},"notifications":{"toolsListChanged":true}}}
+		--> {"jsonrpc":"2.0",`+listen+`,"id":2}
+		<-- {"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":2},"notifications":{"toolsListChanged":true}}}
+		--> {"jsonrpc":"2.0",`+listen+`,"id":3}
+		--> {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}
+		--> {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}
+		--> {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}}
+		--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},`+modernMeta+`},"id":4}
+		--> {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}
+		<-- {"jsonrpc":"2.0","result":{"resultType":"complete","content":[{"type":"text","text":"3"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"kit","version":"1.0.0"}}},"id":4}
+		--> {"jsonrpc":"2.0",`+listen+`,"id":5}
+		<-- {"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":5},"notifications":{"toolsListChanged":true}}}
+		--> {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}
+		--> {"jsonrpc":"2.0","method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25"}},"id":6}
+		<-- {"jsonrpc":"2.0","result":{},"id":6}
+		--> {"jsonrpc":"2.0","method":"notifications/initialized"}
+		<-- {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5,"reason":"the input ended"}}
+		<-- {"jsonrpc":"2.0","result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/subscriptionId":5,"io.modelcontextprotocol/serverInfo":{"name":"kit","version":"1.0.0"}}},"id":5}`,
+		&rpc.Options{Concurrency: 2, Logger: wiretest.Quiet()})
+	assert.Equal(t, 0, mcp.Listeners(s))
+}
+
+// hostile is tools a hostile client drives to their edges.
+type hostile struct{}
+
+// Longerr returns an error of 1 MiB.
+func (hostile) Longerr() error { return errors.New(strings.Repeat("e", 1<<20)) }
+
+// Longpanic panics with 1 MiB.
+func (hostile) Longpanic() int { panic(strings.Repeat("p", 1<<20)) }
+
+// Nilresult returns a nil *ToolResult.
+func (hostile) Nilresult() *mcp.ToolResult { return nil }
+
+// Shout logs its text, which the model chose, at warning.
+func (hostile) Shout(ctx context.Context, p struct {
+	Text string `json:"text"`
+}) string {
+	mcp.Logger(ctx).Warn("heard", "text", p.Text)
+	return "ok"
+}
+
+// A tool's failure costs a bounded amount whatever its size: a returned
+// error's text, and a panic's value, reach the peer shortened to
+// MaxErrorText, and the connection's log line of the panic holds at most
+// MaxErrorText bytes of its value too (a panic may carry the model's own
+// arguments).
+func TestAttackLongFailures(t *testing.T) {
+	s := mcp.New(&mcp.Options{Name: "h", Version: "1"})
+	require.NoError(t, s.Register("", hostile{}))
+	var logs wiretest.Logs
+	wiretest.Serve(t, s.Handler(), `
+		--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"longerr",`+modernMeta+`},"id":1}
+		<-- {"jsonrpc":"2.0","result":{"resultType":"complete","content":[{"type":"text","text":"`+strings.Repeat("e", mcp.MaxErrorText)+`…(1048576 bytes)"}],"isError":true,"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"h","version":"1"}}},"id":1}
+		--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"longpanic",`+modernMeta+`},"id":2}
+		<-- {"jsonrpc":"2.0","result":{"resultType":"complete","content":[{"type":"text","text":"the tool failed: `+strings.Repeat("p", mcp.MaxErrorText-len("the tool failed: "))+`…(1048593 bytes)"}],"isError":true,"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"h","version":"1"}}},"id":2}`,
+		&rpc.Options{Sequential: true, Logger: logs.Logger()})
+	panics := logs.Messages(t, "mcp: tool panicked")
+	require.Len(t, panics, 1)
+	assert.Equal(t, strings.Repeat("p", mcp.MaxErrorText)+"…(1048576 bytes)", panics[0]["panic"])
+}
