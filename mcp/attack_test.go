@@ -85,3 +85,26 @@ func TestAttackLongFailures(t *testing.T) {
 	require.Len(t, panics, 1)
 	assert.Equal(t, strings.Repeat("p", mcp.MaxErrorText)+"…(1048576 bytes)", panics[0]["panic"])
 }
+
+// A record a tool logs reaches the client with at most MaxLogData bytes of
+// data, whatever the model made it log: a longer one is sent as its
+// message (shortened to MaxErrorText) and the length of the data it
+// stood for. The connection's own logger gets the record whole.
+func TestAttackLogDataBounded(t *testing.T) {
+	s := mcp.New(&mcp.Options{Name: "h", Version: "1"})
+	require.NoError(t, s.Register("", hostile{}))
+	fits := strings.Repeat("f", mcp.MaxLogData-len(`{"msg":"heard","text":""}`))
+	long := strings.Repeat("x", 1<<20)
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"warning"}`
+	const done = `"result":{"resultType":"complete","content":[{"type":"text","text":"ok"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"h","version":"1"}}}`
+	wiretest.Serve(t, s.Handler(), `
+		--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"shout","arguments":{"text":"`+fits+`"},`+meta+`},"id":1}
+		<-- {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"warning","data":{"msg":"heard","text":"`+fits+`"}}}
+		<-- {"jsonrpc":"2.0",`+done+`,"id":1}
+		--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"shout","arguments":{"text":"`+fits+`f"},`+meta+`},"id":2}
+		<-- {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"warning","data":{"msg":"heard","truncated":16385}}}
+		<-- {"jsonrpc":"2.0",`+done+`,"id":2}
+		--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"shout","arguments":{"text":"`+long+`"},`+meta+`},"id":3}
+		<-- {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"warning","data":{"msg":"heard","truncated":1048601}}}
+		<-- {"jsonrpc":"2.0",`+done+`,"id":3}`, nil)
+}
