@@ -108,3 +108,32 @@ func TestAttackLogDataBounded(t *testing.T) {
 		<-- {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"warning","data":{"msg":"heard","truncated":1048601}}}
 		<-- {"jsonrpc":"2.0",`+done+`,"id":3}`, nil)
 }
+
+// A call cancelled before it started (waiting for a slot of Concurrency)
+// never runs and gets no answer; one cancelled while it runs gets none
+// either; progress tokens of every JSON type the protocol has (string,
+// integer) are echoed as sent, and those it has not (a fraction, null, an
+// object, an array) send no progress, the call still answered. A nil
+// *ToolResult is a result without content.
+func TestAttackCancelAndProgressTokens(t *testing.T) {
+	s, k := newServer(nil)
+	require.NoError(t, s.Register("", hostile{}))
+	const meta = `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}`
+	const si = `"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"kit","title":"Test kit","version":"1.0.0"}}`
+	wiretest.Steps(t, s.Handler(), `
+		--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"block","_meta":{"progressToken":-9007199254740993,`+meta+`}},"id":1}
+		<-- {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":-9007199254740993,"progress":1,"message":"started"}}
+		--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":{`+meta+`}},"id":2}
+		--> {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}
+		--> {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}
+		--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"nilresult","_meta":{"progressToken":1.5,`+meta+`}},"id":3}
+		<-- {"jsonrpc":"2.0","result":{"resultType":"complete","content":[],`+si+`},"id":3}
+		--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"nilresult","_meta":{"progressToken":null,`+meta+`}},"id":4}
+		<-- {"jsonrpc":"2.0","result":{"resultType":"complete","content":[],`+si+`},"id":4}
+		--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"nilresult","_meta":{"progressToken":{"a":[1]},`+meta+`}},"id":5}
+		<-- {"jsonrpc":"2.0","result":{"resultType":"complete","content":[],`+si+`},"id":5}
+		--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"nilresult","_meta":{"progressToken":["p"],`+meta+`}},"id":6}
+		<-- {"jsonrpc":"2.0","result":{"resultType":"complete","content":[],`+si+`},"id":6}`,
+		&rpc.Options{Concurrency: 1, Logger: wiretest.Quiet()})
+	assert.ErrorIs(t, wiretest.Receive(t, k.ended, "the tool's end"), rpc.ErrCancelled)
+}

@@ -164,6 +164,9 @@ func (s *Server) success(r revision, t *tool, res any) (any, error) {
 	switch v := res.(type) {
 	case *ToolResult:
 		tr = v
+		if v == nil { // nothing to say: no content, not the text "null"
+			tr = &ToolResult{}
+		}
 	case ToolResult:
 		tr = &v
 	case string:

@@ -71,7 +71,8 @@
 // A tool's result is sent as a tools/call result. A struct (the tool then
 // has an outputSchema) is sent as structuredContent and as a text block
 // holding the same JSON; a string as a text block; any other value as a
-// text block of its JSON; a [*ToolResult] as it is. A returned error, and a
+// text block of its JSON; a [*ToolResult] as it is (a nil one without
+// content). A returned error, and a
 // panic, are results with isError true and the error's text (a panic's
 // stack goes to the log, never to the peer). Arguments that fail binding or
 // validation are isError results too, one line per problem with its JSON
