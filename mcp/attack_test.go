@@ -3,8 +3,10 @@ package mcp_test
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -136,4 +138,85 @@ func TestAttackCancelAndProgressTokens(t *testing.T) {
 		<-- {"jsonrpc":"2.0","result":{"resultType":"complete","content":[],`+si+`},"id":6}`,
 		&rpc.Options{Concurrency: 1, Logger: wiretest.Quiet()})
 	assert.ErrorIs(t, wiretest.Receive(t, k.ended, "the tool's end"), rpc.ErrCancelled)
+}
+
+// initialize as a hostile client sends it. A protocolVersion the server
+// does not speak, however odd (empty, a trailing space, 1 MiB), is
+// answered with the latest legacy revision, as the revisions say, and
+// never echoed; one that is not a string, and params that are not an
+// object, are refused. initialize again renegotiates; in a batch it is
+// refused. notifications/initialized, early, twice or with odd params, is
+// silent. Before any initialize, only ping is served. A legacy revision
+// named in _meta ignores the modern _meta keys, garbage or not.
+func TestAttackInitialize(t *testing.T) {
+	s, _ := newServer(&mcp.Options{Name: "kit", Version: "1.0.0"})
+	const client = `"capabilities":{},"clientInfo":{"name":"c","version":"1"}`
+	answer := func(v string) string {
+		return `{"jsonrpc":"2.0","result":{"protocolVersion":"` + v + `","capabilities":{"logging":{},"tools":{"listChanged":true}},"serverInfo":{"name":"kit","version":"1.0.0"}}`
+	}
+	wiretest.Serve(t, s.Handler(), `
+		--> {"jsonrpc":"2.0","method":"notifications/initialized"}
+		--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}},"id":1}
+		<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"_meta[\"io.modelcontextprotocol/protocolVersion\"]","rule":"required","message":"the request names no protocol version, and no initialize came before it"}]},"id":1}
+		--> {"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":"2025-11-25 ",`+client+`},"id":2}
+		<-- `+answer("2025-11-25")+`,"id":2}
+		--> {"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":"",`+client+`},"id":3}
+		<-- `+answer("2025-11-25")+`,"id":3}
+		--> {"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":"`+strings.Repeat("9", 1<<20)+`",`+client+`},"id":4}
+		<-- `+answer("2025-11-25")+`,"id":4}
+		--> {"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":["2025-03-26"],`+client+`},"id":5}
+		<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"protocolVersion","rule":"type","param":"string","message":"protocolVersion must be a string"}]},"id":5}
+		--> {"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":null,"capabilities":null,"clientInfo":null},"id":6}
+		<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"capabilities","rule":"type","param":"object","message":"capabilities must be an object"},{"field":"clientInfo","rule":"type","param":"Implementation","message":"clientInfo must be an object with a string name and version"}]},"id":6}
+		--> {"jsonrpc":"2.0","method":"initialize","params":["2025-03-26"],"id":7}
+		<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"","rule":"shape","message":"params must be an object"}]},"id":7}
+		--> {"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":"2025-03-26",`+client+`},"id":8}
+		<-- `+answer("2025-03-26")+`,"id":8}
+		--> [{"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":"2025-03-26",`+client+`},"id":9},{"jsonrpc":"2.0","method":"ping","id":10}]
+		<-- [{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"initialize must not be part of a JSON-RPC batch: send it on its own"}},"id":9},{"jsonrpc":"2.0","result":{},"id":10}]
+		--> {"jsonrpc":"2.0","method":"notifications/initialized","params":{"x":1}}
+		--> {"jsonrpc":"2.0","method":"notifications/initialized"}
+		--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"hello","_meta":{"io.modelcontextprotocol/protocolVersion":"2025-06-18","io.modelcontextprotocol/clientCapabilities":1,"io.modelcontextprotocol/logLevel":"garbage"}},"id":11}
+		<-- {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"hello, world"}]},"id":11}
+		--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"hello","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28 ","io.modelcontextprotocol/clientCapabilities":{}}},"id":12}
+		<-- {"jsonrpc":"2.0","error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"requested":"2026-07-28 "}},"id":12}
+		--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"hello","_meta":{"io.modelcontextprotocol/protocolVersion":"`+strings.Repeat("9", 1<<20)+`"}},"id":13}
+		<-- {"jsonrpc":"2.0","error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"requested":"`+strings.Repeat("9", 256)+`…(1048576 bytes)"}},"id":13}
+		--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"hello","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":"c","io.modelcontextprotocol/logLevel":"`+strings.Repeat("d", 1<<20)+`"}},"id":14}
+		<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"_meta[\"io.modelcontextprotocol/clientInfo\"]","rule":"type","param":"Implementation","message":"the client's info must be an object with a string name and version"},{"field":"_meta[\"io.modelcontextprotocol/logLevel\"]","rule":"oneof","param":"debug info notice warning error critical alert emergency","message":"the log level must be one of the protocol's"}]},"id":14}`, nil)
+	assert.Equal(t, 1, mcp.Sessions(s), "the connection is one session however often it initializes")
+}
+
+// Fill returns a line that fills the output's room for lines waiting.
+func (hostile) Fill() string { return wiretest.Fill() }
+
+// Changes to the tools while a legacy session's output is stalled cost
+// that session at most one notification waiting and one change owed, not
+// one goroutine and one line per change: once the client reads again it
+// is told once more, whatever the number of changes meanwhile.
+func TestAttackListChangedStalled(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := mcp.New(&mcp.Options{Name: "kit", Version: "1.0.0"})
+		require.NoError(t, s.Register("", hostile{}))
+		c := wiretest.NewStalled(context.Background(), s.Handler(), nil)
+		c.Send(t, `{"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}},"id":1}`)
+		synctest.Wait()
+		c.Send(t, `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"fill"},"id":2}`)
+		synctest.Wait()
+		before := runtime.NumGoroutine()
+		for range 100 {
+			require.NoError(t, s.Register("", extra{}))
+			require.Equal(t, 1, s.Remove("extra"))
+		}
+		synctest.Wait()
+		assert.LessOrEqual(t, runtime.NumGoroutine()-before, 1, "one goroutine tells the session, however many changes")
+		lines, err := c.Drain(t)
+		require.NoError(t, err)
+		require.GreaterOrEqual(t, len(lines), 2)
+		assert.Equal(t, `{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"<4 MiB>"}]},"id":2}`, lines[1])
+		for _, l := range lines[2:] {
+			assert.Equal(t, `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`, l)
+		}
+		assert.LessOrEqual(t, len(lines[2:]), 2, "at most the change waiting and the change owed")
+	})
 }
