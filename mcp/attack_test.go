@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -219,4 +220,45 @@ func TestAttackListChangedStalled(t *testing.T) {
 		}
 		assert.LessOrEqual(t, len(lines[2:]), 2, "at most the change waiting and the change owed")
 	})
+}
+
+// tools/list's cursor as a hostile client forges it: pages end exactly at
+// the last tool (no nextCursor), a cursor past every name, or from
+// another server, names an empty page or the page after where its name
+// would be; one that is not a string, not base64url (padding, the
+// standard alphabet), empty or 1 MiB of garbage is an invalid cursor,
+// never echoed.
+func TestAttackCursors(t *testing.T) {
+	s := mcp.New(&mcp.Options{Name: "kit", Version: "1.0.0", PageSize: 3})
+	require.NoError(t, s.Register("", fuzzKit{}))
+	entry := func(name string) string {
+		return `{"name":"` + name + `","inputSchema":{"type":"object","additionalProperties":false}}`
+	}
+	const invalid = `{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid cursor"}`
+	list := func(cursor string, id int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","method":"tools/list","params":{"cursor":%s,"_meta":{"io.modelcontextprotocol/protocolVersion":"2024-11-05"}},"id":%d}`, cursor, id)
+	}
+	wiretest.Serve(t, s.Handler(), `
+		--> `+list(`"cG9pbnQ"`, 1)+`
+		<-- {"jsonrpc":"2.0","result":{"tools":[{"name":"raw","inputSchema":{"type":"object"}},`+entry("rich")+`,{"name":"tags","inputSchema":{"type":"object","additionalProperties":{"type":["string","null"]}}}]},"id":1}
+		--> `+list(`"dGFncw"`, 2)+`
+		<-- {"jsonrpc":"2.0","result":{"tools":[]},"id":2}
+		--> `+list(`"enp6"`, 3)+`
+		<-- {"jsonrpc":"2.0","result":{"tools":[]},"id":3}
+		--> `+list(`"YQ"`, 4)+`
+		<-- {"jsonrpc":"2.0","result":{"tools":[{"name":"add","inputSchema":{"type":"object","properties":{"a":{"description":"the first addend","type":"number"},"b":{"type":"number"}},"required":["a","b"],"additionalProperties":false}},`+entry("boom")+`,{"name":"point","inputSchema":{"type":"object","properties":{"a":{"type":["integer","null"],"minimum":-9223372036854775808,"maximum":9223372036854775807},"b":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807,"not":{"const":0}}},"required":["b"],"additionalProperties":false}}],"nextCursor":"cG9pbnQ"},"id":4}
+		--> `+list(`"cG9pbnQ="`, 5)+`
+		<-- `+invalid+`,"id":5}
+		--> `+list(`"+/+/"`, 6)+`
+		<-- `+invalid+`,"id":6}
+		--> `+list(`""`, 7)+`
+		<-- `+invalid+`,"id":7}
+		--> `+list(`null`, 8)+`
+		<-- `+invalid+`,"id":8}
+		--> `+list(`-1`, 9)+`
+		<-- `+invalid+`,"id":9}
+		--> `+list(`{"after":"add"}`, 10)+`
+		<-- `+invalid+`,"id":10}
+		--> `+list(`"`+strings.Repeat("!", 1<<20)+`"`, 11)+`
+		<-- `+invalid+`,"id":11}`, nil)
 }
