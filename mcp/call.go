@@ -118,13 +118,14 @@ func (s *Server) call(ctx context.Context, r revision, req *rpc.Request) (any, e
 	return s.errorResult(r, err.Error()), nil
 }
 
-// invoke calls the tool; a panic is logged with its stack, and returned as
-// an error holding the panic value's text.
+// invoke calls the tool; a panic is logged with its stack and at most
+// MaxErrorText bytes of its value's text (which may hold the peer's
+// arguments), and returned as an error holding that text.
 func (s *Server) invoke(ctx context.Context, t *tool, req *rpc.Request) (res any, panicked bool, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			rpc.LoggerFromContext(ctx).ErrorContext(ctx, "mcp: tool panicked", "tool", codec.Echo(req.Method),
-				"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+				"panic", codec.Shorten(fmt.Sprint(p), MaxErrorText), "stack", string(debug.Stack()))
 			res, panicked, err = nil, true, fmt.Errorf("%v", p)
 		}
 	}()
@@ -163,6 +164,9 @@ func (s *Server) success(r revision, t *tool, res any) (any, error) {
 	switch v := res.(type) {
 	case *ToolResult:
 		tr = v
+		if v == nil { // nothing to say: no content, not the text "null"
+			tr = &ToolResult{}
+		}
 	case ToolResult:
 		tr = &v
 	case string:

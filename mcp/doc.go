@@ -113,9 +113,10 @@
 // A tool's result is sent as a tools/call result. A struct (the tool then
 // has an outputSchema) is sent as structuredContent and as a text block
 // holding the same JSON; a string as a text block; any other value as a
-// text block of its JSON; a [*ToolResult] as it is. A returned error, and a
-// panic, are results with isError true and the error's text (a panic's
-// stack goes to the log, never to the peer). Arguments that fail binding or
+// text block of its JSON; a [*ToolResult] as it is (a nil one without
+// content). A returned error, and a panic, are results with isError true
+// and the error's text (a panic's stack goes to the log, never to the
+// peer). Arguments that fail binding or
 // validation are isError results too, one line per problem with its JSON
 // path (MCP 2025-11-25, SEP-1303), or JSON-RPC -32602 errors with
 // [Options].InvalidParamsAsErrors. An unknown tool, or params that are not

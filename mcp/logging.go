@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/toolrpc/toolrpc/codec"
@@ -38,7 +39,7 @@ func withLogLevel(ctx context.Context, level int) context.Context {
 // in a modern request's _meta), each record at or above the level it asked
 // for is sent to it too, as notifications/message, before the call's
 // answer. The record's message and attributes are its data (a JSON
-// object); slog's levels map to the protocol's: Debug to debug, Info to
+// object, of at most [MaxLogData] bytes); slog's levels map to the protocol's: Debug to debug, Info to
 // info, Info+2 to notice, Warn to warning, Error to error, Error+4 to
 // critical, Error+8 to alert, Error+12 and above to emergency.
 func Logger(ctx context.Context) *slog.Logger {
@@ -108,7 +109,12 @@ func (h *logHandler) Handle(ctx context.Context, r slog.Record) error {
 	h.n.mu.Lock()
 	h.n.buf.Reset()
 	jerr := h.json.Handle(ctx, r)
-	data := bytes.TrimSuffix(slices.Clone(h.n.buf.Bytes()), []byte("\n"))
+	data := bytes.TrimSuffix(h.n.buf.Bytes(), []byte("\n"))
+	if len(data) > MaxLogData {
+		data = truncated(r.Message, len(data))
+	} else {
+		data = slices.Clone(data)
+	}
 	h.n.mu.Unlock()
 	if jerr != nil {
 		return jerr
@@ -125,6 +131,21 @@ func (h *logHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 
 func (h *logHandler) WithGroup(name string) slog.Handler {
 	return &logHandler{base: h.base.WithGroup(name), n: h.n, json: h.json.WithGroup(name)}
+}
+
+// MaxLogData is the most bytes of data a notifications/message holds: a
+// record whose JSON is longer (a tool may log what the model sent it) is
+// sent as {"msg": its message, shortened to MaxErrorText, "truncated": the
+// length of its JSON}. The connection's logger gets the record whole.
+const MaxLogData = 16 << 10
+
+// truncated is the data of a record whose JSON, of n bytes, is longer
+// than MaxLogData.
+func truncated(msg string, n int) json.RawMessage {
+	b := codec.AppendString([]byte(`{"msg":`), codec.Shorten(msg, MaxErrorText))
+	b = append(b, `,"truncated":`...)
+	b = strconv.AppendInt(b, int64(n), 10)
+	return append(b, '}')
 }
 
 // logMessage is the params of notifications/message.

@@ -258,11 +258,38 @@ func (s *Server) change(next *catalog) {
 		l.signal()
 	}
 	s.prune()
-	for _, conn := range s.sessions {
-		// Written when the output has room, or dropped when the
-		// connection ends: never waited for here.
-		go func() { _ = conn.Notify(context.Background(), notifyListChanged, nil) }()
+	for c, conn := range s.sessions {
+		c.listChanged(conn)
 	}
+}
+
+// listChanged tells the session, served on conn, that the tools changed:
+// written when the output has room, or dropped when the connection ends,
+// never waited for here. One goroutine at a time tells a session: changes
+// that come while it waits for the output are one change owed, told once
+// it is done, so that a client that stops reading costs one goroutine and
+// two notifications, however many changes come.
+func (c *session) listChanged(conn *rpc.Conn) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.telling {
+		c.owed = true
+		return
+	}
+	c.telling = true
+	go func() {
+		for {
+			_ = conn.Notify(context.Background(), notifyListChanged, nil)
+			c.mu.Lock()
+			if !c.owed {
+				c.telling = false
+				c.mu.Unlock()
+				return
+			}
+			c.owed = false
+			c.mu.Unlock()
+		}
+	}()
 }
 
 // prune forgets the sessions whose connections have ended. s.mu is held.

@@ -97,6 +97,8 @@ type session struct {
 	mu         sync.Mutex
 	negotiated string // by initialize; "" before it
 	logLevel   int    // by logging/setLevel: an index in logLevels; -1 before it
+	telling    bool   // a goroutine tells the session the tools changed (listChanged)
+	owed       bool   // the tools changed again while it did
 }
 
 // Handle answers one request or notification.
