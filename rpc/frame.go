@@ -55,9 +55,16 @@ func (s *core) serveFrame(ctx context.Context, dec *codec.Decoder, frame []byte,
 		}
 	}
 	stop := context.AfterFunc(ctx, cancelAll)
-	if s.stopping.Load() {
+	switch {
+	case s.stopping.Load():
 		s.refuse(work{batch: b}, codec.ServerShuttingDown, out)
-	} else {
+	case b.single && len(b.calls) == 1 && !s.inline(b.calls[0]) && s.trySlot():
+		// A lone request and a free slot: it runs here, with no hand-off
+		// to a worker, within the concurrency bound all the same.
+		s.run(b.calls[0])
+		<-s.sem
+		b.add(s, -1, nil)
+	default:
 		s.startBatch(b)
 	}
 	select {

@@ -214,7 +214,10 @@ func (s *HTTPHandler) Screen(w http.ResponseWriter, r *http.Request, methods ...
 // read (shorter than its Content-Length, the client gone).
 func (s *HTTPHandler) ReadBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(s.maxFrame)))
-	var maxBytes *http.MaxBytesError
+	if err == nil {
+		return body, true
+	}
+	var maxBytes *http.MaxBytesError // here: errors.As makes them escape
 	var netErr net.Error
 	switch {
 	case errors.As(err, &maxBytes):
@@ -224,14 +227,13 @@ func (s *HTTPHandler) ReadBody(w http.ResponseWriter, r *http.Request) ([]byte, 
 		s.log.Debug("rpc: reading a request body timed out", "error", err)
 		httpRefuse(w, http.StatusRequestTimeout, "the body was not received in time")
 		return nil, false
-	case err != nil:
+	default:
 		// The client is gone (then nobody reads this), or its body is
 		// shorter than its Content-Length.
 		s.log.Debug("rpc: reading a request body failed", "error", err)
 		httpRefuse(w, http.StatusBadRequest, "the body could not be read")
 		return nil, false
 	}
-	return body, true
 }
 
 // refuseTooLarge answers a request whose body is over the frame limit.

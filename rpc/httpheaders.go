@@ -13,6 +13,10 @@ func isJSON(values []string) bool {
 	if len(values) != 1 {
 		return false
 	}
+	switch values[0] { // the usual ones, without parsing
+	case "application/json", "application/json; charset=utf-8", "application/json;charset=utf-8":
+		return true
+	}
 	t, params, err := mime.ParseMediaType(values[0])
 	if err != nil || t != "application/json" {
 		return false
@@ -31,6 +35,16 @@ func isJSON(values []string) bool {
 func accepted(values []string) (json, sse bool) {
 	if len(values) == 0 {
 		return true, false
+	}
+	if len(values) == 1 { // the usual ones, without parsing
+		switch values[0] {
+		case "application/json", "*/*":
+			return true, false
+		case "application/json, text/event-stream", "text/event-stream, application/json":
+			return true, true
+		case "text/event-stream":
+			return false, true
+		}
 	}
 	// The q of the most specific range seen for each type, and how
 	// specific it was (0: none seen).

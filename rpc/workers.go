@@ -45,6 +45,18 @@ func (s *core) tryHandOff(in *inbound) bool {
 	}
 }
 
+// trySlot takes a slot of the concurrency bound (Options.Concurrency) if
+// one is free, for a request to run in the caller's goroutine: the caller
+// gives it back (<-s.sem) when the request is answered.
+func (s *core) trySlot() bool {
+	select {
+	case s.sem <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
 // startJob hands j (a request, or a batch to claim requests from) to an
 // idle worker if there is one, else to a new one once there is room
 // (Options.Concurrency). It waits for either; if the core shuts down first,
