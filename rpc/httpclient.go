@@ -178,7 +178,9 @@ func (c *HTTPClient) exchange(ctx context.Context, body []byte, calls []*outboun
 	answered := func(answer []byte) error { return settle(answer, calls, isBatch) }
 	t, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
-	case resp.StatusCode == http.StatusAccepted && len(calls) == 0:
+	case len(calls) == 0 && (resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent):
+		return nil // notifications alone: nothing to answer (202, or 204 as some servers have it)
+	case len(calls) == 0 && resp.StatusCode == http.StatusOK && resp.ContentLength == 0:
 		return nil
 	case resp.StatusCode == http.StatusOK && t == "text/event-stream":
 		err = c.events(resp.Body, calls, answered)
@@ -223,53 +225,74 @@ func statusError(resp *http.Response, c *HTTPClient) error {
 }
 
 // events reads an event stream: progress for the calls goes to them as it
-// comes; the answer, the stream's last message, to answered.
+// comes; the answer, the stream's last message, to answered. Lines end
+// with CRLF, LF or CR; an event is its data lines joined with '\n' (other
+// fields and comments are ignored); a line or an event longer than
+// c.max fails the call.
 func (c *HTTPClient) events(r io.Reader, calls []*outbound, answered func([]byte) error) error {
-	br := bufio.NewReader(r)
+	lines := bufio.NewScanner(r)
+	lines.Buffer(make([]byte, 0, 4096), c.max+len("data: ")+2)
+	lines.Split(sseLines)
 	var data []byte
-	for {
-		line, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			for errors.Is(err, bufio.ErrBufferFull) && len(data)+len(line) <= c.max {
-				data = append(data, line...)
-				line, err = br.ReadSlice('\n')
+	inEvent := false // a data field was seen since the last blank line
+	for lines.Scan() {
+		line := lines.Bytes()
+		if len(line) == 0 { // the end of an event
+			if inEvent {
+				if done, err := c.event(data, calls, answered); done || err != nil {
+					return err
+				}
 			}
-			if errors.Is(err, bufio.ErrBufferFull) {
-				return fmt.Errorf("%w: an event larger than %d bytes", ErrBadResponse, c.max)
-			}
+			data, inEvent = data[:0], false
+			continue
 		}
-		if err != nil {
-			if err == io.EOF && len(line) == 0 {
-				return fmt.Errorf("%w: the event stream ended without an answer", ErrBadResponse)
-			}
-			if err != io.EOF {
-				return fmt.Errorf("%w: reading the response: %w", ErrClosed, err)
-			}
+		field, value, _ := bytes.Cut(line, []byte(":"))
+		if string(field) != "data" {
+			continue // a comment, or a field of no use here (event, id, retry)
 		}
-		line = bytes.TrimRight(line, "\r\n")
-		switch {
-		case len(line) == 0 && len(data) > 0: // the end of an event
-			if done, err := c.event(data, calls, answered); done || err != nil {
-				return err
-			}
-			data = data[:0]
-		case bytes.HasPrefix(line, []byte("data:")):
-			if len(data) > 0 {
-				data = append(data, '\n')
-			}
-			data = append(data, bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))...)
-			if len(data) > c.max {
-				return fmt.Errorf("%w: an event larger than %d bytes", ErrBadResponse, c.max)
-			}
+		value = bytes.TrimPrefix(value, []byte(" "))
+		if inEvent {
+			data = append(data, '\n')
 		}
-		if err == io.EOF {
-			if len(data) > 0 {
-				_, err := c.event(data, calls, answered)
-				return err
-			}
-			return fmt.Errorf("%w: the event stream ended without an answer", ErrBadResponse)
+		data, inEvent = append(data, value...), true
+		if len(data) > c.max {
+			return fmt.Errorf("%w: an event larger than %d bytes", ErrBadResponse, c.max)
 		}
 	}
+	switch err := lines.Err(); {
+	case errors.Is(err, bufio.ErrTooLong):
+		return fmt.Errorf("%w: an event line longer than %d bytes", ErrBadResponse, c.max)
+	case err != nil:
+		return fmt.Errorf("%w: reading the response: %w", ErrClosed, err)
+	case inEvent: // the stream ended after a last event's data
+		if done, err := c.event(data, calls, answered); done || err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("%w: the event stream ended without an answer", ErrBadResponse)
+}
+
+// sseLines splits an event stream into lines ending with CRLF, LF or CR
+// (the end of the line not included).
+func sseLines(data []byte, atEOF bool) (advance int, token []byte, err error) {
+	if i := bytes.IndexAny(data, "\r\n"); i >= 0 {
+		switch {
+		case data[i] == '\n':
+			return i + 1, data[:i], nil
+		case i+1 < len(data):
+			if data[i+1] == '\n' {
+				return i + 2, data[:i], nil
+			}
+			return i + 1, data[:i], nil
+		case atEOF:
+			return i + 1, data[:i], nil
+		}
+		return 0, nil, nil // a CR last: an LF may follow
+	}
+	if atEOF && len(data) > 0 {
+		return len(data), data, nil
+	}
+	return 0, nil, nil
 }
 
 // event handles one message of an event stream, reporting whether it was

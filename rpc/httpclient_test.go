@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -160,4 +162,41 @@ func TestHTTPClientCancellation(t *testing.T) {
 	}()
 	assert.ErrorIs(t, rpc.NewHTTPClient(srv.URL, nil).Call(ctx, "m", nil, nil), context.Canceled)
 	assert.ErrorIs(t, <-cancelled, context.Canceled, "the server's call is cancelled")
+}
+
+// The client reads any well-formed event stream: long events, data over
+// several lines, comments and other fields, every line ending; and a
+// server that answers a notification 204.
+func TestHTTPClientEventStreams(t *testing.T) {
+	long := strings.Repeat("x", 70000)
+	tests := []struct {
+		name, stream string
+		want         string // the result, JSON
+	}{
+		{"a long event", "data: {\"jsonrpc\":\"2.0\",\"result\":\"" + long + "\",\"id\":1}\n\n", `"` + long + `"`},
+		{"data over lines", "data: {\"jsonrpc\":\"2.0\",\ndata: \"result\":[1,\ndata: 2],\"id\":1}\n\n", "[1,\n2]"},
+		{"comments and other fields", ": hello\nevent: message\nid: 7\nretry: 10\ndata: {\"jsonrpc\":\"2.0\",\"result\":3,\"id\":1}\n\n", `3`},
+		{"CRLF", "data: {\"jsonrpc\":\"2.0\",\"result\":4,\"id\":1}\r\n\r\n", `4`},
+		{"CR", "data: {\"jsonrpc\":\"2.0\",\"result\":5,\"id\":1}\r\r", `5`},
+		{"no blank line at the end", "data: {\"jsonrpc\":\"2.0\",\"result\":6,\"id\":1}", `6`},
+		{"progress, then the answer", "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\n\n" +
+			"data: {\"jsonrpc\":\"2.0\",\"result\":7,\"id\":1}\n\n", `7`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				_, _ = io.WriteString(w, tt.stream)
+			}))
+			defer srv.Close()
+			var got json.RawMessage
+			ctx := rpc.WithProgress(context.Background(), func(rpc.Progress) {})
+			require.NoError(t, rpc.NewHTTPClient(srv.URL, nil).Call(ctx, "m", nil, &got))
+			assert.Equal(t, tt.want, string(got))
+		})
+	}
+
+	noContent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	defer noContent.Close()
+	assert.NoError(t, rpc.NewHTTPClient(noContent.URL, nil).Notify(context.Background(), "m", nil))
 }
