@@ -125,8 +125,7 @@ func (r *Reader) readLSP() ([]byte, error) {
 			}
 			return nil, r.err
 		}
-		r.want = n
-		r.fill()
+		r.fill() // doubling as the body arrives: what is held follows what came, not what was announced
 	}
 	frame := r.buf[r.start : r.start+n]
 	r.start += n

@@ -277,3 +277,17 @@ func TestStringBodyLen(t *testing.T) {
 		assert.Equal(t, len(appendStringBody(nil, s)), stringBodyLen(s), "%q", s)
 	}
 }
+
+// A header announcing a large body does not make the reader allocate it:
+// the buffer grows as the body arrives.
+func TestLSPReaderHoldsWhatArrives(t *testing.T) {
+	in := "Content-Length: 60000000\r\n\r\n" + strings.Repeat("x", 40000)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	r := NewLSPReader(strings.NewReader(in), 0)
+	_, err := r.ReadFrame()
+	runtime.ReadMemStats(&after)
+	require.Error(t, err, "the body ends early")
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(1<<20), "allocated for 40 KB received")
+}
