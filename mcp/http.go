@@ -209,10 +209,13 @@ func readEnvelope(body []byte) envelope {
 
 // post answers a POST the gate let through.
 func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
-	body, ok := h.gate.ReadBody(w, r)
+	// Counted, until this request is answered, among the bodies every
+	// session and request is served with (RPC.MaxQueueBytes).
+	body, release, ok := h.gate.ReadBody(w, r)
 	if !ok {
 		return
 	}
+	defer release()
 	h.mu.Lock()
 	closed := h.closed
 	h.mu.Unlock()

@@ -195,3 +195,39 @@ func TestHTTPSessionBusyAndClose(t *testing.T) {
 		}
 	})
 }
+
+// The bodies every session and request of the handler are served with
+// are bounded together (RPC.MaxQueueBytes): a request past the bound, in
+// another session, is answered 503 ServerBusy while the first is held.
+func TestHTTPBoundsTheBodiesHeld(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		hold := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hold","arguments":{}}}`
+		h := newSteps(t).NewHTTPHandler(context.Background(), &mcp.HTTPOptions{
+			RPC: rpc.Options{Logger: wiretest.Quiet(), MaxQueueBytes: len(hold) + 10}})
+		defer h.Close()
+		var sids []string
+		for range 2 {
+			rec := serveDirect(h, exchange{body: initBody})
+			require.Equal(t, 200, rec.Code)
+			sids = append(sids, rec.Header().Get("Mcp-Session-Id"))
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		req := httptest.NewRequestWithContext(ctx, "POST", "/", strings.NewReader(hold))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Mcp-Session-Id", sids[0])
+		done := make(chan struct{})
+		go func() {
+			h.ServeHTTP(httptest.NewRecorder(), req)
+			close(done)
+		}()
+		synctest.Wait() // the first body is held while its call runs
+		rec := serveDirect(h, exchange{body: `{"jsonrpc":"2.0","id":2,"method":"ping"}`, header: map[string]string{"Mcp-Session-Id": sids[1]}})
+		assert.Equal(t, 503, rec.Code)
+		assert.Equal(t, "1", rec.Header().Get("Retry-After"))
+		assert.Contains(t, rec.Body.String(), `"code":-32002`)
+		cancel()
+		<-done
+		rec = serveDirect(h, exchange{body: `{"jsonrpc":"2.0","id":3,"method":"ping"}`, header: map[string]string{"Mcp-Session-Id": sids[1]}})
+		assert.Equal(t, `{"jsonrpc":"2.0","result":{},"id":3}`+"\n", rec.Body.String(), "served once the first is done")
+	})
+}

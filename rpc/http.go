@@ -111,29 +111,11 @@ func (s *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.Screen(w, r) {
 		return
 	}
-	// The bodies being served are bounded in bytes (Options.MaxQueueBytes):
-	// one of a known length is counted before it is read, one of an
-	// unknown length (chunked, at most MaxFrameSize) once it is.
-	held := r.ContentLength
-	if held >= 0 {
-		if !s.hold(held) {
-			httpBusy(w)
-			return
-		}
-		defer s.release(held)
-	}
-	body, ok := s.ReadBody(w, r)
+	body, release, ok := s.ReadBody(w, r)
 	if !ok {
 		return
 	}
-	if held < 0 {
-		held = int64(len(body))
-		if !s.hold(held) {
-			httpBusy(w)
-			return
-		}
-		defer s.release(held)
-	}
+	defer release()
 	json, sse := accepted(r.Header.Values("Accept"))
 	// Counted in once the body is read: Close waits for calls, never for
 	// a slow client's upload.
@@ -208,11 +190,38 @@ func (s *HTTPHandler) Screen(w http.ResponseWriter, r *http.Request, methods ...
 	return true
 }
 
-// ReadBody reads r's body, at most MaxFrameSize bytes, and reports whether
-// it could; when it could not, it has answered r: 413 for a longer body,
-// 408 when the server's ReadTimeout ended it, 400 when it could not be
-// read (shorter than its Content-Length, the client gone).
-func (s *HTTPHandler) ReadBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+// ReadBody reads r's body, at most MaxFrameSize bytes, counting it among
+// the bodies being served until release is called (Options.MaxQueueBytes:
+// a body of a known length is counted before it is read, one of an
+// unknown length once it is), and reports whether it could; when it could
+// not, it has answered r: 503 ServerBusy past the bound, 413 for a longer
+// body, 408 when the server's ReadTimeout ended it, 400 when it could not
+// be read (shorter than its Content-Length, the client gone).
+func (s *HTTPHandler) ReadBody(w http.ResponseWriter, r *http.Request) (body []byte, release func(), ok bool) {
+	held := r.ContentLength
+	if held >= 0 && !s.hold(held) {
+		httpBusy(w)
+		return nil, nil, false
+	}
+	body, ok = s.readBody(w, r)
+	switch {
+	case !ok && held >= 0:
+		s.release(held)
+		return nil, nil, false
+	case !ok:
+		return nil, nil, false
+	case held < 0:
+		held = int64(len(body))
+		if !s.hold(held) {
+			httpBusy(w)
+			return nil, nil, false
+		}
+	}
+	return body, func() { s.release(held) }, true
+}
+
+// readBody reads r's body; see ReadBody.
+func (s *HTTPHandler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(s.maxFrame)))
 	if err == nil {
 		return body, true
