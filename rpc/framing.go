@@ -18,8 +18,9 @@ const (
 	// message is "Content-Length: N\r\n", any other headers (ignored), an
 	// empty line "\r\n", then exactly N bytes of JSON. The connection
 	// writes the Content-Length header alone, and no newline after the
-	// body. See codec.NewLSPReader for how a bad header block is answered
-	// and the stream resynchronised.
+	// body. A bad header block is answered ParseError, id null, and the
+	// stream resynchronised at the next header block (see
+	// codec.NewLSPReader).
 	FramingLSP = codec.FramingLSP
 )
 

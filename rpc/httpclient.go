@@ -69,7 +69,10 @@ func NewHTTPClient(url string, opts *HTTPClientOptions) *HTTPClient {
 }
 
 // Close ends the client: every later call fails with ErrClosed. Calls
-// under way go on. Close may be called more than once.
+// under way go on. The http.Client's idle connections are its own: Close
+// leaves them (http.DefaultClient's too; call CloseIdleConnections on the
+// client given in HTTPClientOptions to let them go). Close may be called
+// more than once.
 func (c *HTTPClient) Close() error {
 	c.closed.Store(true)
 	return nil
