@@ -81,7 +81,8 @@ func headerError(reason string) error { return &HeaderError{Reason: reason} }
 //
 // Reading is bounded: a header line is at most [MaxHeaderLine] bytes and a
 // block at most [MaxHeaders] lines. A Content-Length over the limit gives
-// a *FrameTooLargeError: its body is skipped while it is read, never held
+// a *FrameTooLargeError as soon as its header is read (the body need not
+// have come); its body is skipped while it is read, never held
 // in memory, and reading goes on with the next message.
 //
 // A header block that cannot be read gives a *[HeaderError]: a missing
@@ -104,6 +105,11 @@ func NewLSPReader(r io.Reader, maxFrameSize int) *Reader {
 // readLSP is ReadFrame for LSP framing.
 func (r *Reader) readLSP() ([]byte, error) {
 	r.shrink()
+	if r.skip > 0 { // the body of a message over the limit, reported already
+		if err := r.skipBody(); err != nil {
+			return nil, err
+		}
+	}
 	resynced := r.resync
 	if resynced {
 		if err := r.skipToHeader(); err != nil {
@@ -115,7 +121,11 @@ func (r *Reader) readLSP() ([]byte, error) {
 		return nil, err
 	}
 	if n > r.max {
-		return nil, r.skipBody(n)
+		// Reported at once, so that it is answered before its body comes
+		// (it may be long, or never end); the body is skipped as it is
+		// read, by the next ReadFrame.
+		r.skip = n
+		return nil, &FrameTooLargeError{Limit: r.max}
 	}
 	for r.end-r.start < n {
 		if r.err != nil {
@@ -230,21 +240,18 @@ func (r *Reader) headerLine(cut bool) ([]byte, error) {
 	}
 }
 
-// skipBody skips n bytes of input, a body over the limit, without holding
-// them, and returns a *FrameTooLargeError (or the underlying reader's
-// error).
-func (r *Reader) skipBody(n int) error {
+// skipBody drops the r.skip bytes left of a body over the limit, as they
+// are read, never holding them. The input's end before them is io.EOF.
+func (r *Reader) skipBody() error {
 	for {
-		k := min(n, r.end-r.start)
+		k := min(r.skip, r.end-r.start)
 		r.start += k
-		if n -= k; n == 0 {
-			return &FrameTooLargeError{Limit: r.max}
+		if r.skip -= k; r.skip == 0 {
+			return nil
 		}
 		r.start, r.end = 0, 0
 		if r.err != nil {
-			if r.err == io.EOF {
-				return &FrameTooLargeError{Limit: r.max}
-			}
+			r.skip = 0
 			return r.err
 		}
 		r.fill()

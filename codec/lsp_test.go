@@ -291,3 +291,23 @@ func TestLSPReaderHoldsWhatArrives(t *testing.T) {
 	require.Error(t, err, "the body ends early")
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(1<<20), "allocated for 40 KB received")
 }
+
+// A message over the limit is reported as soon as its header is read, not
+// once its body has come (it may never); the body is skipped after, and
+// the next message read.
+func TestLSPReaderReportsTooLargeAtOnce(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pr.Close()
+	r := NewLSPReader(pr, 16)
+	go func() { _, _ = io.WriteString(pw, "Content-Length: 1000000\r\n\r\n") }()
+	_, err := r.ReadFrame()
+	var tooLarge *FrameTooLargeError
+	require.ErrorAs(t, err, &tooLarge, "reported before any of the body")
+	go func() {
+		_, _ = io.WriteString(pw, strings.Repeat("x", 1000000)+"Content-Length: 2\r\n\r\n{}")
+		pw.Close()
+	}()
+	frame, err := r.ReadFrame()
+	require.NoError(t, err)
+	assert.Equal(t, "{}", string(frame))
+}

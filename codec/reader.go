@@ -52,6 +52,7 @@ type Reader struct {
 	room   int  // the largest buffer needed
 	lsp    bool // LSP framing (NewLSPReader)
 	resync bool // LSP framing: skip to the next header block first
+	skip   int  // LSP framing: bytes of a body over the limit still to skip
 }
 
 // NewReader returns a Reader of r whose frames are at most maxFrameSize bytes
