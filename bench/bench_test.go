@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -167,18 +168,28 @@ func TestDriverAllocatesNothing(t *testing.T) {
 			if err := s.run(n); err != nil { // warm up: buffers grow
 				t.Fatal(err)
 			}
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			if err := s.run(n); err != nil {
-				t.Fatal(err)
-			}
-			runtime.ReadMemStats(&after)
 			// The count is the whole process's: the runtime's own work
-			// (timers, the GC) may allocate a few times meanwhile.
-			const stray = 20
-			mallocs := after.Mallocs - before.Mallocs
-			if perCall := float64(max(mallocs, stray)-stray) / float64(n*w.callsPerOp); perCall > 0.01 {
-				t.Errorf("%d allocations over %d calls", mallocs, n*w.callsPerOp)
+			// (timers, the GC, which a 1 GiB echo run wakes often) may
+			// allocate meanwhile. Such strays come and go; an allocation of
+			// the driver's comes with every call. So the least of a few
+			// measurements is the driver's: a per-call allocation shows in
+			// each (n of them at least), strays in some.
+			const stray, attempts = 20, 5
+			least := uint64(math.MaxUint64)
+			for range attempts {
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				if err := s.run(n); err != nil {
+					t.Fatal(err)
+				}
+				runtime.ReadMemStats(&after)
+				least = min(least, after.Mallocs-before.Mallocs)
+				if least <= stray {
+					break
+				}
+			}
+			if perCall := float64(max(least, stray)-stray) / float64(n*w.callsPerOp); perCall > 0.01 {
+				t.Errorf("%d allocations over %d calls (the least of %d runs)", least, n*w.callsPerOp, attempts)
 			}
 		})
 	}
