@@ -42,18 +42,29 @@ func (s *Server) ServeStdio(ctx context.Context, opts *rpc.StdioOptions) error {
 //		mcp.Main(Tools{})
 //	}
 func Main(values ...any) {
-	if err := serveMain(values); err != nil {
+	s, err := serverOf(values)
+	if err == nil {
+		err = s.serveMain()
+	}
+	exitOn(err)
+}
+
+// Main is [Main] for a Server made with options, its tools registered: it
+// serves s on standard input and output until the input ends or SIGINT or
+// SIGTERM comes, and returns; a failure to serve is written to standard
+// error and exits 1.
+func (s *Server) Main() { exitOn(s.serveMain()) }
+
+// exitOn writes err, if not nil, to standard error, and exits 1.
+func exitOn(err error) {
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", filepath.Base(os.Args[0]), err)
 		os.Exit(1)
 	}
 }
 
-// serveMain is Main but for the exit.
-func serveMain(values []any) error {
-	s, err := serverOf(values)
-	if err != nil {
-		return err
-	}
+// serveMain is Server.Main but for the exit.
+func (s *Server) serveMain() error {
 	ctx, stop := signalContext()
 	defer stop()
 	return s.ServeStdio(ctx, nil)
