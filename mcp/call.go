@@ -105,6 +105,9 @@ func (s *Server) call(ctx context.Context, r revision, req *rpc.Request) (any, e
 	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
 		return nil, err // cancelled or timed out: the connection's to answer
 	}
+	if ir := (*InputRequest)(nil); r.modern && errors.As(err, &ir) {
+		return s.inputRequired(r, ir), nil // it asks the client first (CreateMessage, Elicit)
+	}
 	var e *rpc.Error
 	if errors.As(err, &e) {
 		if list, ok := e.Data.(service.FieldErrors); ok && e.Code == rpc.InvalidParams {

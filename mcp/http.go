@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -88,6 +89,7 @@ type HTTPHandler struct {
 // initialize set its revision), and when it was last used.
 type httpSession struct {
 	h      *rpc.HTTPHandler
+	peer   *peer     // its client, for the tools that ask it (CreateMessage, Elicit)
 	active int       // requests under way; guarded by HTTPHandler.mu
 	last   time.Time // when the last request ended; guarded by HTTPHandler.mu
 }
@@ -245,7 +247,7 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		h.postModern(w, r, env)
 		return
 	}
-	h.postLegacy(w, r, env)
+	h.postLegacy(w, r, env, body)
 }
 
 // modernMethods are the requests of 2026-07-28 a Server serves.
@@ -367,7 +369,7 @@ func decodeHeader(v string) (string, bool) {
 
 // postLegacy answers a POST of the legacy revisions: initialize opens a
 // session, anything else names one.
-func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, env envelope) {
+func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, env envelope, body []byte) {
 	ids := r.Header.Values(headerSession)
 	if method, _ := stringValue(env.method); env.id != nil && string(method) == methodInitialize {
 		if len(ids) > 0 {
@@ -383,6 +385,16 @@ func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, env env
 		return
 	}
 	defer h.release(ss)
+	if isResponse(env, body) {
+		// The client's answer to a tool's request (CreateMessage, Elicit):
+		// to the call waiting for it, if one is; accepted either way, as
+		// any response (one to a call that ended is dropped).
+		if !ss.peer.http.deliver(body) {
+			cmp.Or(h.opts.Logger, slog.Default()).Debug("mcp: a response to no request waiting", "id", codec.Echo(env.id))
+		}
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
 	h.serve(ss.h, w, r, nil)
 }
 
@@ -449,7 +461,8 @@ func (h *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request) {
 		refuse(w, http.StatusServiceUnavailable, "too many sessions: try again later")
 		return
 	}
-	ss := &httpSession{h: rpc.NewHTTPHandler(h.ctx, h.s.Handler(), &h.opts)}
+	p := &peer{http: newHTTPCalls()}
+	ss := &httpSession{h: rpc.NewHTTPHandler(withPeer(h.ctx, p), h.s.Handler(), &h.opts), peer: p}
 	opened := false
 	h.serve(ss.h, w, r, func(first []byte) {
 		if !isResult(first) {

@@ -18,7 +18,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer, opts *rpc.
 	if len(s.cat.Load().names) == 0 {
 		return errNoTools
 	}
-	return rpc.Serve(ctx, r, w, s.Handler(), opts)
+	return rpc.Serve(withPeer(ctx, &peer{}), r, w, s.Handler(), streamOptions(opts))
 }
 
 // ServeStdio serves s on the process's standard input and output, as
@@ -28,7 +28,27 @@ func (s *Server) ServeStdio(ctx context.Context, opts *rpc.StdioOptions) error {
 	if len(s.cat.Load().names) == 0 {
 		return errNoTools
 	}
-	return rpc.ServeStdio(ctx, s.Handler(), opts)
+	var o rpc.StdioOptions
+	if opts != nil {
+		o = *opts
+	}
+	o.Options = *streamOptions(&o.Options)
+	return rpc.ServeStdio(withPeer(ctx, &peer{}), s.Handler(), &o)
+}
+
+// streamOptions are opts for a stream connection of a Server: a call of
+// its tools to the client (CreateMessage, Elicit) whose context ends is
+// cancelled with notifications/cancelled, MCP's, unless opts say
+// otherwise.
+func streamOptions(opts *rpc.Options) *rpc.Options {
+	var o rpc.Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.CancelNotification == "" {
+		o.CancelNotification = rpc.CancelledNotification
+	}
+	return &o
 }
 
 // Main is the whole main function of an MCP server on standard input and

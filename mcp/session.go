@@ -317,6 +317,9 @@ func (c *session) initialize(ctx context.Context, req *rpc.Request) (any, error)
 	c.negotiated = r.name
 	c.mu.Unlock()
 	c.s.track(c, rpc.ConnFromContext(ctx))
+	if p := peerFrom(ctx); p != nil { // for the tools that ask the client (CreateMessage, Elicit)
+		p.setCapabilities(codec.Member(req.Params, "capabilities"))
+	}
 	b := append(c.s.open(r), `"protocolVersion":`...)
 	b = codec.AppendString(b, r.name)
 	b = append(b, `,"capabilities":`...)
