@@ -74,11 +74,11 @@ func (c ImageContent) appendContent(dst []byte) []byte {
 const MaxErrorText = 4 << 10
 
 // callMembers are the members of tools/call's params that call reads.
-var callMembers = [2]string{"name", "arguments"}
+var callMembers = [3]string{"name", "arguments", "inputResponses"}
 
 // call answers tools/call.
 func (s *Server) call(ctx context.Context, r revision, req *rpc.Request) (any, error) {
-	var members [2][]byte // name, arguments: one scan of what may be a large object
+	var members [3][]byte // name, arguments, inputResponses: one scan of what may be a large object
 	codec.Members(req.Params, callMembers[:], members[:])
 	v := members[0]
 	if v == nil {
@@ -91,6 +91,10 @@ func (s *Server) call(ctx context.Context, r revision, req *rpc.Request) (any, e
 	args := json.RawMessage(members[1])
 	if args != nil && args[0] != '{' {
 		return nil, invalid(&service.FieldError{Field: "arguments", Rule: "type", Param: "object", Message: "arguments must be an object"})
+	}
+	if members[2] != nil && r.modern && !inputResponses(members[2]) {
+		return nil, invalid(&service.FieldError{Field: "inputResponses", Rule: "type", Param: "object",
+			Message: "inputResponses must be an object whose every member is an object: the client's result for each request"})
 	}
 	t := s.cat.Load().tools[string(name)]
 	if t == nil {

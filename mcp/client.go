@@ -231,10 +231,25 @@ func ask(ctx context.Context, method string, params any, has func(caps json.RawM
 			return err
 		}
 	}
-	if err := json.Unmarshal(answer, result); err != nil {
-		return fmt.Errorf("mcp: the client's answer to %s is not its result: %w", method, err)
+	if answer[0] != '{' || json.Unmarshal(answer, result) != nil {
+		return fmt.Errorf("mcp: the client's answer to %s is not the result of one", method)
 	}
 	return nil
+}
+
+// inputResponses reports whether v, a 2026-07-28 request's
+// inputResponses, is an InputResponses: an object of objects.
+func inputResponses(v json.RawMessage) bool {
+	var m map[string]json.RawMessage
+	if v[0] != '{' || json.Unmarshal(v, &m) != nil {
+		return false
+	}
+	for _, r := range m {
+		if r[0] != '{' {
+			return false
+		}
+	}
+	return true
 }
 
 // inputKey is the key of a request in a 2026-07-28 inputRequests: its
