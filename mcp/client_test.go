@@ -59,7 +59,8 @@ func (askers) Form(ctx context.Context) (string, error) {
 
 // Capability says how asking fails without the capability.
 func (askers) Capability(ctx context.Context) (bool, error) {
-	_, err := mcp.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 1})
+	_, err := mcp.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 1,
+		Messages: []mcp.SamplingMessage{{Role: "user", Content: mcp.TextContent{Text: "?"}}}})
 	return errors.Is(err, mcp.ErrClientCapability), nil
 }
 

@@ -107,8 +107,8 @@ func (r *CreateMessageResult) Text() string {
 //
 // An error response of the client is returned as an *rpc.Error.
 func CreateMessage(ctx context.Context, params *CreateMessageParams) (*CreateMessageResult, error) {
-	if params == nil {
-		return nil, errors.New("mcp: CreateMessage needs params")
+	if params == nil || len(params.Messages) == 0 {
+		return nil, errors.New("mcp: CreateMessage needs params with a message at least")
 	}
 	var res CreateMessageResult
 	if err := ask(ctx, methodCreateMessage, params, hasSampling, &res); err != nil {
