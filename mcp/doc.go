@@ -108,6 +108,24 @@
 // HTTPOptions.KeepAlive. [Server.ListenAndServe] and [MainHTTP] serve on
 // loopback unless the address names another host.
 //
+// # Calling the client
+//
+// A tool asks its client with [CreateMessage] (sampling/createMessage) and
+// [Elicit] (elicitation/create, a form of typed fields), only when the
+// client declared the capability (otherwise the error wraps
+// [ErrClientCapability], and nothing is sent). In a legacy session the
+// request is sent at once and the tool waits for the answer as long as
+// its context lets it: on a stream connection as a call of the rpc.Conn
+// (a tool that gives up sends notifications/cancelled; the late answer is
+// dropped); over Streamable HTTP as an event of the response to the
+// tools/call, the client POSTing its response in the session (answered
+// 202, and routed to the waiting call; a response to no request waiting
+// is dropped). In 2026-07-28 a server sends no request: the error wraps
+// [ErrInputRequired], the tool returns it, the call is answered with
+// resultType "input_required" and the request in inputRequests, and the
+// client's retry, carrying the answer in inputResponses, runs the tool
+// again, which gets it.
+//
 // # Results and errors
 //
 // A tool's result is sent as a tools/call result. A struct (the tool then
