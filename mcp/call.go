@@ -74,11 +74,11 @@ func (c ImageContent) appendContent(dst []byte) []byte {
 const MaxErrorText = 4 << 10
 
 // callMembers are the members of tools/call's params that call reads.
-var callMembers = [3]string{"name", "arguments", "inputResponses"}
+var callMembers = [4]string{"name", "arguments", "inputResponses", "requestState"}
 
 // call answers tools/call.
 func (s *Server) call(ctx context.Context, r revision, req *rpc.Request) (any, error) {
-	var members [3][]byte // name, arguments, inputResponses: one scan of what may be a large object
+	var members [4][]byte // name, arguments, inputResponses, requestState: one scan of what may be a large object
 	codec.Members(req.Params, callMembers[:], members[:])
 	v := members[0]
 	if v == nil {
@@ -100,6 +100,12 @@ func (s *Server) call(ctx context.Context, r revision, req *rpc.Request) (any, e
 	if t == nil {
 		return nil, rpc.NewError(rpc.InvalidParams, "Unknown tool: "+codec.Echo(name))
 	}
+	if members[3] != nil && r.modern { // a retry (Multi Round-Trip Requests): the state the tool sent, verified
+		var err error
+		if ctx, err = s.withRequestState(ctx, t, args, members[3]); err != nil {
+			return nil, err
+		}
+	}
 	res, panicked, err := s.invoke(ctx, t, &rpc.Request{ID: req.ID, Method: t.name, Params: args, Meta: req.Meta})
 	switch {
 	case panicked:
@@ -109,8 +115,15 @@ func (s *Server) call(ctx context.Context, r revision, req *rpc.Request) (any, e
 	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
 		return nil, err // cancelled or timed out: the connection's to answer
 	}
-	if ir := (*InputRequest)(nil); r.modern && errors.As(err, &ir) {
-		return s.inputRequired(r, ir), nil // it asks the client first (CreateMessage, Elicit)
+	if ir := (*InputRequired)(nil); r.modern && errors.As(err, &ir) { // it asks the client first
+		answer, ierr := s.inputRequired(r, t, args, codec.Member(req.Meta, metaCapabilities), ir)
+		if ierr == nil {
+			return answer, nil
+		}
+		err = ierr
+	}
+	if ce := (*capabilityError)(nil); r.modern && errors.As(err, &ce) {
+		return nil, missingCapability(ce)
 	}
 	var e *rpc.Error
 	if errors.As(err, &e) {

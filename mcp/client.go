@@ -212,12 +212,12 @@ func ask(ctx context.Context, method string, params any, has func(caps json.RawM
 	var answer json.RawMessage
 	if v, ok := stringValue(codec.Member(req.Meta, metaVersion)); ok && string(v) == Latest {
 		if !has(codec.Member(req.Meta, metaCapabilities)) {
-			return fmt.Errorf("%w: %s needs it", ErrClientCapability, method)
+			return missing(method)
 		}
 		key := inputKey(method, raw)
 		answer = codec.Member(codec.Member(req.Params, "inputResponses"), key)
 		if answer == nil {
-			return &InputRequest{Key: key, Method: method, Params: raw}
+			return &InputRequired{Requests: []*InputRequest{{Key: key, Method: method, Params: json.RawMessage(raw)}}}
 		}
 	} else {
 		p := peerFrom(ctx)
@@ -225,7 +225,7 @@ func ask(ctx context.Context, method string, params any, has func(caps json.RawM
 			return ErrNoClient
 		}
 		if !has(p.capabilities()) {
-			return fmt.Errorf("%w: %s needs it", ErrClientCapability, method)
+			return missing(method)
 		}
 		if answer, err = p.call(ctx, method, raw); err != nil {
 			return err
@@ -262,37 +262,6 @@ func inputKey(method string, params []byte) string {
 		kind = "elicitation-"
 	}
 	return kind + hex.EncodeToString(sum[:8])
-}
-
-// InputRequest is the error of [CreateMessage] and [Elicit] in a
-// 2026-07-28 call whose retry does not hold the answer yet; it wraps
-// [ErrInputRequired]. A tool that returns it (or an error wrapping it)
-// has its call answered with resultType "input_required" and the request,
-// under Key, in inputRequests.
-type InputRequest struct {
-	Key    string          // the request's key in inputRequests and inputResponses
-	Method string          // sampling/createMessage or elicitation/create
-	Params json.RawMessage // the request's params
-}
-
-func (e *InputRequest) Error() string {
-	return "mcp: input required from the client: " + e.Method + " (" + e.Key + ")"
-}
-
-// Unwrap returns ErrInputRequired.
-func (e *InputRequest) Unwrap() error { return ErrInputRequired }
-
-// inputRequired is the answer of a 2026-07-28 call whose tool needs the
-// client's input first (2026-07-28, Multi Round-Trip Requests): an
-// InputRequiredResult holding the request.
-func (s *Server) inputRequired(r revision, e *InputRequest) json.RawMessage {
-	b := append(make([]byte, 0, 128+len(e.Params)), `{"resultType":"input_required","inputRequests":{`...)
-	b = codec.AppendString(b, e.Key)
-	b = append(b, `:{"method":`...)
-	b = codec.AppendString(b, e.Method)
-	b = append(b, `,"params":`...)
-	b = append(b, e.Params...)
-	return s.close(r, append(b, "}},"...))
 }
 
 // hasSampling reports whether caps declare sampling.

@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -103,6 +104,8 @@ type Server struct {
 
 	cat atomic.Pointer[catalog] // the tools, replaced whole on a change
 
+	stateKey [32]byte // authenticates the requestState of input_required answers (InputRequired)
+
 	mu        sync.Mutex             // serializes changes of cat, guards sessions and listeners
 	sessions  map[*session]*rpc.Conn // the initialized legacy sessions, by connection
 	listeners map[*listener]struct{} // the open subscriptions/listen calls for tools
@@ -118,6 +121,7 @@ type catalog struct {
 func New(opts *Options) *Server {
 	s := &Server{sessions: map[*session]*rpc.Conn{}, listeners: map[*listener]struct{}{}}
 	s.cat.Store(&catalog{tools: map[string]*tool{}})
+	_, _ = rand.Read(s.stateKey[:]) // never fails (crypto/rand)
 	if opts != nil {
 		s.opts = *opts
 	}
