@@ -1,5 +1,7 @@
 package mcp
 
+import "time"
+
 // Sessions is how many legacy sessions s tells of changes to its tools.
 func Sessions(s *Server) int {
 	s.mu.Lock()
@@ -25,4 +27,13 @@ func Waiting(h *HTTPHandler) int {
 		n += ss.peer.http.waiting()
 	}
 	return n
+}
+
+// Seal and Unseal are s.seal and s.unseal.
+func Seal(s *Server, tool string, args []byte, state string, expiry time.Time) string {
+	return s.seal(tool, args, state, expiry)
+}
+
+func Unseal(s *Server, tool string, args []byte, sealed string, now time.Time) (string, bool) {
+	return s.unseal(tool, args, []byte(sealed), now)
 }
