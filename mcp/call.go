@@ -29,8 +29,9 @@ type ToolResult struct {
 	IsError bool
 }
 
-// Content is a content block of a [ToolResult]: [TextContent] or
-// [ImageContent].
+// Content is a content block of a [ToolResult] (and of a [PromptMessage]):
+// [TextContent], [ImageContent], [AudioContent], [EmbeddedResource] or
+// [ResourceLink].
 type Content interface {
 	appendContent(dst []byte) []byte
 }

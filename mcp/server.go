@@ -101,7 +101,8 @@ type Server struct {
 	info     [2][]byte // serverInfo: before 2025-06-18, and since (title)
 	listTail []byte    // the members every modern list ends with, a comma first
 
-	cat atomic.Pointer[catalog] // the tools, replaced whole on a change
+	cat  atomic.Pointer[catalog] // the tools, replaced whole on a change
+	feat features                // the resources, prompts and completion
 
 	mu        sync.Mutex             // serializes changes of cat, guards sessions and listeners
 	sessions  map[*session]*rpc.Conn // the initialized legacy sessions, by connection
@@ -329,5 +330,6 @@ func (s *Server) Handler() rpc.Handler {
 	return middleware.Chain(mw...)(&session{s: s, logLevel: -1})
 }
 
-// errNoTools is the error of serving a Server without tools.
-var errNoTools = errors.New("mcp: no tool to serve")
+// errNoTools is the error of serving a Server without tools, resources
+// or prompts.
+var errNoTools = errors.New("mcp: nothing to serve: no tool, no resource, no prompt")
