@@ -2,10 +2,13 @@ package mcp_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -76,11 +79,17 @@ func (fixturePrompts) MethodDocs() map[string]service.MethodDoc {
 	return map[string]service.MethodDoc{"Code": {Title: "Code", Description: "Writes code."}}
 }
 
-// newFeatures returns a Server of a tool, the fixture resources, prompts
-// and completion, two to a page.
+// newFeatures returns a Server of a tool, and the fixture resources,
+// prompts and completion, two to a page.
 func newFeatures(t testing.TB) *mcp.Server {
 	s := mcp.New(&mcp.Options{Name: "kit", Version: "1.0.0", PageSize: 2})
 	require.NoError(t, s.Register("", extra{}))
+	addFeatures(t, s)
+	return s
+}
+
+// addFeatures adds the fixture resources, prompts and completion to s.
+func addFeatures(t testing.TB, s *mcp.Server) {
 	require.NoError(t, s.AddResources(fixtureResources()...))
 	require.NoError(t, s.RegisterPrompts("", fixturePrompts{}))
 	s.SetCompletion(func(_ context.Context, req mcp.CompleteRequest) ([]string, error) {
@@ -92,7 +101,6 @@ func newFeatures(t testing.TB) *mcp.Server {
 		}
 		return []string{fmt.Sprintf("%s|%s|%s|%s|%v", req.Prompt, req.Template, req.Argument, req.Value, req.Context)}, nil
 	})
-	return s
 }
 
 // Resources, prompts and completion in a legacy session: initialize
@@ -331,4 +339,182 @@ func TestListenResources(t *testing.T) {
 	assert.Equal(t, `{"jsonrpc":"2.0","result":{},"id":1}`, line(`{"jsonrpc":"2.0","method":"ping","id":1}`), "the cancelled listen gets no answer")
 	p.Close(t)
 	assert.Equal(t, 0, mcp.Listeners(s))
+}
+
+// What a peer sends about resources costs a bounded amount: a URI longer
+// than MaxURI is refused before any template is matched; a session
+// subscribes to at most MaxSubscriptions resources (subscribing again to
+// one of them is fine); a listen names at most MaxSubscriptions.
+func TestResourceBounds(t *testing.T) {
+	s := newFeatures(t)
+	long := "test://template/" + strings.Repeat("a", mcp.MaxURI) + "/data"
+	var tr strings.Builder
+	tr.WriteString("--> " + legacyInit + "\n<-- IGNORED\n")
+	for i := range mcp.MaxSubscriptions {
+		fmt.Fprintf(&tr, `--> {"jsonrpc":"2.0","method":"resources/subscribe","params":{"uri":"test://%d"},"id":%d}`+"\n", i, i+1)
+		fmt.Fprintf(&tr, `<-- {"jsonrpc":"2.0","result":{},"id":%d}`+"\n", i+1)
+	}
+	in, want := wiretest.Split(tr.String() + `
+		--> {"jsonrpc":"2.0","method":"resources/subscribe","params":{"uri":"test://more"},"id":"a"}
+		<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"uri","rule":"max","param":"1000","message":"a session subscribes to at most 1000 resources: unsubscribe from one first"}]},"id":"a"}
+		--> {"jsonrpc":"2.0","method":"resources/subscribe","params":{"uri":"test://7"},"id":"b"}
+		<-- {"jsonrpc":"2.0","result":{},"id":"b"}
+		--> {"jsonrpc":"2.0","method":"resources/read","params":{"uri":"` + long + `"},"id":"c"}
+		<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"uri","rule":"max","param":"8192","message":"uri must be at most 8192 bytes long"}]},"id":"c"}
+		--> {"jsonrpc":"2.0","method":"resources/subscribe","params":{"uri":"` + long + `"},"id":"d"}
+		<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"uri","rule":"max","param":"8192","message":"uri must be at most 8192 bytes long"}]},"id":"d"}
+		--> {"jsonrpc":"2.0","method":"subscriptions/listen","params":{` + modernMeta + `,"notifications":{"resourceSubscriptions":["` + long + `"]}},"id":"e"}
+		<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"notifications.resourceSubscriptions","rule":"max","param":"1000","message":"notifications.resourceSubscriptions must hold at most 1000 URIs of at most 8192 bytes"}]},"id":"e"}
+		--> {"jsonrpc":"2.0","method":"subscriptions/listen","params":{` + modernMeta + `,"notifications":{"resourceSubscriptions":[` + strings.Repeat(`"x",`, mcp.MaxSubscriptions) + `"x"]}},"id":"f"}
+		<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"notifications.resourceSubscriptions","rule":"max","param":"1000","message":"notifications.resourceSubscriptions must hold at most 1000 URIs of at most 8192 bytes"}]},"id":"f"}`)
+	var out strings.Builder
+	require.NoError(t, rpc.Serve(context.Background(), strings.NewReader(in), &out, s.Handler(), &rpc.Options{Sequential: true, Logger: wiretest.Quiet()}))
+	got := wiretest.Lines(t, out.String())
+	require.Len(t, got, len(want))
+	assert.Equal(t, want[1:], got[1:])
+}
+
+// AddResources and RegisterPrompts check everything before adding
+// anything, and say what is wrong.
+func TestFeatureRegistration(t *testing.T) {
+	ok := mcp.Resource{URI: "test://a", Name: "a", Read: read("a")}
+	for _, tc := range []struct {
+		r    mcp.Resource
+		want string
+	}{
+		{mcp.Resource{Name: "x", Read: read("")}, `mcp: resource "x": exactly one of URI and Template must be set`},
+		{mcp.Resource{URI: "a", Template: "b", Name: "x", Read: read("")}, `mcp: resource "x": exactly one of URI and Template must be set`},
+		{mcp.Resource{URI: "test://b", Read: read("")}, `mcp: resource "test://b" has no name`},
+		{mcp.Resource{URI: "test://b", Name: "b"}, `mcp: resource "test://b" has no Read`},
+		{mcp.Resource{URI: strings.Repeat("a", mcp.MaxURI+1), Name: "b", Read: read("")}, `mcp: resource "` + strings.Repeat("a", 64) + `…(8193 bytes)" is longer than MaxURI (8192 bytes)`},
+		{mcp.Resource{URI: "test://a", Name: "a", Read: read("")}, `mcp: resource "test://a" is added twice`},
+		{mcp.Resource{Template: "x://{a}/{a}", Name: "t", Read: read("")}, `mcp: resource template "x://{a}/{a}": variable a is used twice`},
+		{mcp.Resource{Template: "x://{a", Name: "t", Read: read("")}, `mcp: resource template "x://{a": a { without its }`},
+		{mcp.Resource{Template: "x://a}", Name: "t", Read: read("")}, `mcp: resource template "x://a}": a } without its {`},
+		{mcp.Resource{Template: "x://{a,b}", Name: "t", Read: read("")}, `mcp: resource template "x://{a,b}": {a,b} is not a variable of RFC 6570 level 1 or 2 ({name} or {+name}, the name of A-Z, a-z, 0-9, _ and .)`},
+		{mcp.Resource{Template: "x://{}", Name: "t", Read: read("")}, `mcp: resource template "x://{}": {} is not a variable of RFC 6570 level 1 or 2 ({name} or {+name}, the name of A-Z, a-z, 0-9, _ and .)`},
+		{mcp.Resource{Template: "x://{#frag}", Name: "t", Read: read("")}, `mcp: resource template "x://{#frag}": {#frag} is not a variable of RFC 6570 level 1 or 2 ({name} or {+name}, the name of A-Z, a-z, 0-9, _ and .)`},
+	} {
+		s := mcp.New(nil)
+		require.NoError(t, s.AddResources(ok))
+		assert.EqualError(t, s.AddResources(mcp.Resource{URI: "test://fine", Name: "f", Read: read("")}, tc.r), tc.want)
+		uris, _ := s.Resources()
+		assert.Equal(t, []string{"test://a"}, uris, "nothing added")
+	}
+
+	for _, tc := range []struct {
+		value any
+		want  string
+	}{
+		{badPromptArgs{}, `mcp: prompt count: argument n is of JSON type [integer null]: a prompt's arguments are strings`},
+		{badPromptResult{}, `mcp: prompt number: it must return a string, a PromptResult or a *PromptResult (and an error, or not)`},
+		{badPromptMap{}, `mcp: prompt tags: its arguments must be one struct of string fields, or none`},
+		{badPromptPositional{}, `mcp: prompt two: its arguments must be one struct of string fields, or none`},
+		{fixturePrompts{}, `mcp: prompt "code" is registered twice`},
+	} {
+		s := mcp.New(nil)
+		require.NoError(t, s.RegisterPrompts("", fixturePrompts{}))
+		assert.EqualError(t, s.RegisterPrompts("", tc.value), tc.want)
+		assert.Equal(t, []string{"code", "simple"}, s.Prompts())
+	}
+}
+
+type badPromptArgs struct{}
+
+func (badPromptArgs) Count(struct {
+	N int `json:"n"`
+}) string {
+	return ""
+}
+
+type badPromptResult struct{}
+
+func (badPromptResult) Number() int { return 1 }
+
+type badPromptMap struct{}
+
+func (badPromptMap) Tags(map[string]string) string { return "" }
+
+type badPromptPositional struct{}
+
+func (badPromptPositional) Two(a, b string) string { return a + b }
+
+// ExpandURI encodes as RFC 6570 says, and what it makes matches its
+// template back: the read gets the values it was given.
+func TestExpandURI(t *testing.T) {
+	for _, tc := range []struct {
+		template string
+		vars     map[string]string
+		want     string
+	}{
+		{"test://template/{id}/data", map[string]string{"id": "123"}, "test://template/123/data"},
+		{"test://template/{id}/data", map[string]string{"id": "a b/c?é"}, "test://template/a%20b%2Fc%3F%C3%A9/data"},
+		{"test://template/{id}/data", nil, "test://template//data"},
+		{"file:///{+path}", map[string]string{"path": "a b/c?x=1#f%41%zz"}, "file:///a%20b/c?x=1#f%41%25zz"},
+		{"x://{a}{b.c}", map[string]string{"a": "-._~", "b.c": "!"}, "x://-._~%21"},
+	} {
+		got, err := mcp.ExpandURI(tc.template, tc.vars)
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, got)
+	}
+
+	s := mcp.New(nil)
+	require.NoError(t, s.AddResources(mcp.Resource{Template: "test://template/{id}/data", Name: "t",
+		Read: func(_ context.Context, _ string, vars map[string]string) ([]mcp.ResourceContents, error) {
+			return []mcp.ResourceContents{{Text: vars["id"]}}, nil
+		}}))
+	uri, err := mcp.ExpandURI("test://template/{id}/data", map[string]string{"id": "a b/c?é"})
+	require.NoError(t, err)
+	wiretest.Serve(t, s.Handler(), `
+		--> {"jsonrpc":"2.0","method":"resources/read","params":{"uri":"`+uri+`",`+modernMeta+`},"id":1}
+		<-- {"jsonrpc":"2.0","result":{"resultType":"complete","contents":[{"uri":"test://template/a%20b%2Fc%3F%C3%A9/data","text":"a b/c?é"}],"ttlMs":0,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"mcp.test","version":"(devel)"}}},"id":1}
+		--> {"jsonrpc":"2.0","method":"resources/read","params":{"uri":"test://template/%zz/data",`+modernMeta+`},"id":2}
+		<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Resource not found","data":{"uri":"test://template/%zz/data"}},"id":2}`, nil)
+}
+
+// A server of resources alone, or prompts alone, is served; one of
+// nothing is not.
+func TestServeFeaturesAlone(t *testing.T) {
+	s := mcp.New(nil)
+	assert.EqualError(t, s.Serve(context.Background(), strings.NewReader(""), io.Discard, nil), "mcp: nothing to serve: no tool, no resource, no prompt")
+	require.NoError(t, s.AddResources(mcp.Resource{URI: "test://a", Name: "a", Read: read("a")}))
+	assert.NoError(t, s.Serve(context.Background(), strings.NewReader(""), io.Discard, nil))
+	s = mcp.New(nil)
+	require.NoError(t, s.RegisterPrompts("", more{}))
+	assert.NoError(t, s.Serve(context.Background(), strings.NewReader(""), io.Discard, nil))
+}
+
+// FuzzExpandURI: what ExpandURI makes of a value matches its template
+// back, and the read gets the value, for a level 1 variable ({v}) between
+// any literals; no URI read panics or is answered InternalError.
+func FuzzExpandURI(f *testing.F) {
+	for _, seed := range [][2]string{{"x://", "a b"}, {"test://template/", "é/?#%zz"}, {"", ""}, {"a{", "x"}, {"%41", "%41"}} {
+		f.Add(seed[0], seed[1])
+	}
+	f.Fuzz(func(t *testing.T, prefix, value string) {
+		if !utf8.ValidString(prefix) || !utf8.ValidString(value) {
+			return // JSON carries no such URI
+		}
+		template := prefix + "{v}/end"
+		uri, err := mcp.ExpandURI(template, map[string]string{"v": value})
+		if err != nil {
+			return // prefix holds a brace: not a template
+		}
+		s := mcp.New(nil)
+		require.NoError(t, s.AddResources(mcp.Resource{Template: template, Name: "t",
+			Read: func(_ context.Context, _ string, vars map[string]string) ([]mcp.ResourceContents, error) {
+				if vars["v"] != value {
+					t.Errorf("read %q, want %q", vars["v"], value)
+				}
+				return nil, nil
+			}}))
+		req, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "resources/read",
+			"params": map[string]any{"uri": uri, "_meta": map[string]any{"io.modelcontextprotocol/protocolVersion": mcp.Latest, "io.modelcontextprotocol/clientCapabilities": map[string]any{}}}})
+		require.NoError(t, err)
+		var out strings.Builder
+		require.NoError(t, rpc.Serve(context.Background(), strings.NewReader(string(req)+"\n"), &out, s.Handler(), &rpc.Options{Logger: wiretest.Quiet()}))
+		if len(uri) <= mcp.MaxURI && !strings.Contains(out.String(), `"contents":[]`) {
+			t.Fatalf("%q (%q) read as %s", uri, value, out.String())
+		}
+	})
 }

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/toolrpc/toolrpc/codec"
 	"github.com/toolrpc/toolrpc/rpc"
@@ -239,8 +240,10 @@ func newResource(r Resource) (*resource, error) {
 		return nil, fmt.Errorf("mcp: resource %q has no name", what)
 	case r.Read == nil:
 		return nil, fmt.Errorf("mcp: resource %q has no Read", what)
+	case !utf8.ValidString(what):
+		return nil, fmt.Errorf("mcp: resource %q is not valid UTF-8", what)
 	case len(what) > MaxURI:
-		return nil, fmt.Errorf("mcp: resource %q is longer than MaxURI", codec.Shorten(what, 64))
+		return nil, fmt.Errorf("mcp: resource %q is longer than MaxURI (%d bytes)", codec.Shorten(what, 64), MaxURI)
 	}
 	res := &resource{Resource: r}
 	if r.Template != "" {
