@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -517,4 +518,42 @@ func FuzzExpandURI(f *testing.F) {
 			t.Fatalf("%q (%q) read as %s", uri, value, out.String())
 		}
 	})
+}
+
+// Over Streamable HTTP, in 2026-07-28, resources/read's Mcp-Name is its
+// uri, prompts/get's its name; the other methods of the features are
+// served; a legacy session reads and subscribes as on a stream.
+func TestFeaturesHTTP(t *testing.T) {
+	s := newFeatures(t)
+	h := s.NewHTTPHandler(context.Background(), &mcp.HTTPOptions{RPC: rpc.Options{Logger: wiretest.Quiet()}})
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() {
+		srv.Close()
+		_ = h.Close()
+	})
+	const serverInfo = `"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"kit","version":"1.0.0"}}`
+	read := `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"test://static-text",` + modernMeta + `}}`
+	get := `{"jsonrpc":"2.0","id":2,"method":"prompts/get","params":{"name":"simple",` + modernMeta + `}}`
+	for _, x := range []exchange{
+		{body: read, header: modernHeaders("resources/read", "test://static-text"), status: 200,
+			want: `{"jsonrpc":"2.0","result":{"resultType":"complete","contents":[{"uri":"test://static-text","mimeType":"text/plain","text":"hello"}],"ttlMs":0,"cacheScope":"public",` + serverInfo + `},"id":1}` + "\n"},
+		{body: read, header: modernHeaders("resources/read", "test://static-binary"), status: 400,
+			want: refusal(-32020, `Header mismatch: Mcp-Name header value "test://static-binary" does not match body value params.uri`, "", "1")},
+		{body: get, header: modernHeaders("prompts/get", "simple"), status: 200,
+			want: `{"jsonrpc":"2.0","result":{"resultType":"complete","messages":[{"role":"user","content":{"type":"text","text":"simple"}}],` + serverInfo + `},"id":2}` + "\n"},
+		{body: `{"jsonrpc":"2.0","id":3,"method":"resources/templates/list","params":{` + modernMeta + `}}`, header: modernHeaders("resources/templates/list", ""), status: 200,
+			want: `{"jsonrpc":"2.0","result":{"resultType":"complete","resourceTemplates":[{"uriTemplate":"file:///{+path}","name":"files"},{"uriTemplate":"test://template/{id}/data","name":"template","title":"Data","mimeType":"application/json"}],"ttlMs":0,"cacheScope":"public",` + serverInfo + `},"id":3}` + "\n"},
+		{body: `{"jsonrpc":"2.0","id":4,"method":"resources/subscribe","params":{"uri":"test://static-text",` + modernMeta + `}}`, header: modernHeaders("resources/subscribe", ""), status: 404,
+			want: refusal(-32601, "Method not found", "", "4")},
+	} {
+		check(t, srv.URL, x)
+	}
+
+	resp := check(t, srv.URL, exchange{body: initBody, status: 200,
+		want: `{"jsonrpc":"2.0","result":{"protocolVersion":"2025-11-25","capabilities":{"completions":{},"logging":{},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"tools":{"listChanged":true}},"serverInfo":{"name":"kit","version":"1.0.0"}},"id":1}` + "\n"})
+	sid := map[string]string{"Mcp-Session-Id": resp.Header.Get("Mcp-Session-Id")}
+	check(t, srv.URL, exchange{body: `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"test://static-text"}}`, header: sid, status: 200,
+		want: `{"jsonrpc":"2.0","result":{},"id":2}` + "\n"})
+	check(t, srv.URL, exchange{body: `{"jsonrpc":"2.0","id":3,"method":"completion/complete","params":{"ref":{"type":"ref/resource","uri":"test://template/{id}/data"},"argument":{"name":"id","value":"7"}}}`, header: sid, status: 200,
+		want: `{"jsonrpc":"2.0","result":{"completion":{"values":["|test://template/{id}/data|id|7|map[]"],"total":1,"hasMore":false}},"id":3}` + "\n"})
 }
