@@ -17,6 +17,21 @@ import (
 	"github.com/toolrpc/toolrpc/service"
 )
 
+// serveWatched serves s over a pair of pipes, returning the client's ends;
+// acked.seen is closed once the server writes a listen's acknowledgment,
+// served gets what Serve returns.
+func serveWatched(ctx context.Context, s *mcp.Server) (cr *io.PipeReader, cw *io.PipeWriter, acked *watchWriter, served chan error) {
+	cr, sw := io.Pipe()
+	sr, cw := io.Pipe()
+	acked = &watchWriter{w: sw, needle: []byte(`"notifications/subscriptions/acknowledged"`), seen: make(chan struct{})}
+	served = make(chan error, 1)
+	go func() {
+		served <- s.Serve(ctx, sr, acked, &rpc.Options{Logger: discard})
+		sw.Close()
+	}()
+	return cr, cw, acked, served
+}
+
 // featurePrompts are the prompts of the features' interop test.
 type featurePrompts struct{}
 
@@ -84,14 +99,7 @@ func TestGoSDKClientFeatures(t *testing.T) {
 			checkLeaks(t)
 			ctx := testContext(t)
 			s := featureServer(t)
-			cr, sw := io.Pipe()
-			sr, cw := io.Pipe()
-			acked := &watchWriter{w: sw, needle: []byte(`"notifications/subscriptions/acknowledged"`), seen: make(chan struct{})}
-			served := make(chan error, 1)
-			go func() {
-				served <- s.Serve(ctx, sr, acked, &rpc.Options{Logger: discard})
-				sw.Close()
-			}()
+			cr, cw, acked, served := serveWatched(ctx, s)
 			updated := make(chan string, 4)
 			client := sdk.NewClient(&sdk.Implementation{Name: "interop", Version: "1.0.0"}, &sdk.ClientOptions{
 				Logger: discard,

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -63,11 +62,7 @@ type ImageContent struct {
 }
 
 func (c ImageContent) appendContent(dst []byte) []byte {
-	dst = append(dst, `{"type":"image","data":"`...)
-	dst = base64.StdEncoding.AppendEncode(dst, c.Data)
-	dst = append(dst, `","mimeType":`...)
-	dst = codec.AppendString(dst, c.MIMEType)
-	return append(dst, '}')
+	return appendMedia(dst, "image", c.Data, c.MIMEType)
 }
 
 // MaxErrorText is the most bytes of an error's text an isError result

@@ -15,10 +15,16 @@ type AudioContent struct {
 }
 
 func (c AudioContent) appendContent(dst []byte) []byte {
-	dst = append(dst, `{"type":"audio","data":"`...)
-	dst = base64.StdEncoding.AppendEncode(dst, c.Data)
+	return appendMedia(dst, "audio", c.Data, c.MIMEType)
+}
+
+// appendMedia appends a block of type typ ("image", "audio") holding data
+// (in base64) of MIME type mime.
+func appendMedia(dst []byte, typ string, data []byte, mime string) []byte {
+	dst = append(dst, `{"type":"`+typ+`","data":"`...)
+	dst = base64.StdEncoding.AppendEncode(dst, data)
 	dst = append(dst, `","mimeType":`...)
-	dst = codec.AppendString(dst, c.MIMEType)
+	dst = codec.AppendString(dst, mime)
 	return append(dst, '}')
 }
 
