@@ -55,7 +55,9 @@
 // 2026-07-28, on each subscriptions/listen whose notifications filter asks
 // for toolsListChanged. A listen is acknowledged first
 // (notifications/subscriptions/acknowledged, with the part of the filter
-// the server honors: toolsListChanged alone), and each of its messages
+// the server honors: toolsListChanged; promptsListChanged,
+// resourcesListChanged and resourceSubscriptions when it has prompts and
+// resources), and each of its messages
 // carries its id in _meta's io.modelcontextprotocol/subscriptionId. It
 // stays open, holding one of the connection's rpc.Options.Concurrency
 // slots, until the client cancels it (notifications/cancelled: no
@@ -96,8 +98,8 @@
 //
 // The capabilities say what the server has: completions with a
 // CompletionFunc, prompts and resources (with listChanged, and subscribe)
-// once any exist; a method of a feature the server does not have is
-// -32601. Resources added or removed, and prompts registered or removed,
+// once any were added (removing them all leaves empty lists); a method of
+// a feature the server does not have is -32601. Resources added or removed, and prompts registered or removed,
 // while serving are announced as tools are
 // (notifications/resources/list_changed, notifications/prompts/list_changed),
 // to legacy sessions, and to modern listens that asked for them

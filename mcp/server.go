@@ -74,12 +74,14 @@ type Options struct {
 	// isError true.
 	InvalidParamsAsErrors bool
 
-	// PageSize is the most tools one tools/list answer holds; a longer
-	// list is paginated (nextCursor). Default: 100.
+	// PageSize is the most entries one tools/list (resources/list,
+	// resources/templates/list, prompts/list) answer holds; a longer list
+	// is paginated (nextCursor). Default: 100.
 	PageSize int
 
-	// ListTTL is how long a modern client may cache a tools/list or
-	// server/discover answer (ttlMs); 0 says it is stale at once.
+	// ListTTL is how long a modern client may cache a list,
+	// resources/read or server/discover answer (ttlMs); 0 says it is
+	// stale at once.
 	ListTTL time.Duration
 	// Private marks those answers as varying with the client's
 	// authorization (cacheScope "private"); the default is "public".
