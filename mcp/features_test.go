@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
@@ -556,4 +558,55 @@ func TestFeaturesHTTP(t *testing.T) {
 		want: `{"jsonrpc":"2.0","result":{},"id":2}` + "\n"})
 	check(t, srv.URL, exchange{body: `{"jsonrpc":"2.0","id":3,"method":"completion/complete","params":{"ref":{"type":"ref/resource","uri":"test://template/{id}/data"},"argument":{"name":"id","value":"7"}}}`, header: sid, status: 200,
 		want: `{"jsonrpc":"2.0","result":{"completion":{"values":["|test://template/{id}/data|id|7|map[]"],"total":1,"hasMore":false}},"id":3}` + "\n"})
+}
+
+// A legacy session whose client stops reading costs one goroutine, and is
+// owed at most one notification per list (resources, prompts) and per
+// resource it subscribed to, however many changes and updates come (what
+// it is owed when its connection ends is dropped).
+func TestAttackFeaturesStalled(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := mcp.New(&mcp.Options{Name: "kit", Version: "1.0.0"})
+		require.NoError(t, s.Register("", hostile{}))
+		require.NoError(t, s.AddResources(fixtureResources()...))
+		require.NoError(t, s.RegisterPrompts("", fixturePrompts{}))
+		c := wiretest.NewStalled(context.Background(), s.Handler(), nil)
+		c.Send(t, legacyInit)
+		synctest.Wait()
+		// 4 MiB to write, more than the writer queues (codec.DefaultMaxPending):
+		// every line after it waits for the client to read.
+		c.Send(t, `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"fill"},"id":9}`)
+		synctest.Wait()
+		for i, uri := range []string{"test://a", "test://b", "test://c"} {
+			c.Send(t, fmt.Sprintf(`{"jsonrpc":"2.0","method":"resources/subscribe","params":{"uri":%q},"id":%d}`, uri, i+1))
+		}
+		synctest.Wait()
+		before := runtime.NumGoroutine()
+		for range 100 {
+			require.NoError(t, s.AddResources(mcp.Resource{URI: "test://new", Name: "new", Read: read("")}))
+			require.Equal(t, 1, s.RemoveResources("test://new"))
+			require.NoError(t, s.RegisterPrompts("", more{}))
+			require.Equal(t, 1, s.RemovePrompts("another"))
+			for _, uri := range []string{"test://a", "test://b", "test://c", "test://d"} {
+				s.ResourceUpdated(uri)
+			}
+		}
+		synctest.Wait()
+		assert.LessOrEqual(t, runtime.NumGoroutine()-before, 1, "one goroutine tells the session, however many changes")
+		lines, err := c.Drain(t)
+		require.NoError(t, err)
+		require.GreaterOrEqual(t, len(lines), 5)
+		assert.Equal(t, `{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"<4 MiB>"}]},"id":9}`, lines[1])
+		told := map[string]int{}
+		for _, l := range lines[2:] {
+			if strings.Contains(l, `"method":"notifications/`) {
+				told[l]++
+			}
+		}
+		for l, n := range told {
+			assert.LessOrEqual(t, n, 2, "at most the notification waiting and the one owed: %s", l)
+		}
+		assert.LessOrEqual(t, len(told), 5, "two lists, three resources")
+		assert.NotContains(t, told, `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"test://d"}}`)
+	})
 }
