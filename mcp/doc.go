@@ -55,7 +55,9 @@
 // 2026-07-28, on each subscriptions/listen whose notifications filter asks
 // for toolsListChanged. A listen is acknowledged first
 // (notifications/subscriptions/acknowledged, with the part of the filter
-// the server honors: toolsListChanged alone), and each of its messages
+// the server honors: toolsListChanged; promptsListChanged,
+// resourcesListChanged and resourceSubscriptions when it has prompts and
+// resources), and each of its messages
 // carries its id in _meta's io.modelcontextprotocol/subscriptionId. It
 // stays open, holding one of the connection's rpc.Options.Concurrency
 // slots, until the client cancels it (notifications/cancelled: no
@@ -65,6 +67,51 @@
 // subscriptionId in _meta), or when the connection shuts down, with the
 // completion result. A listen that asks for nothing the server honors is
 // answered at once, after its acknowledgment.
+//
+// # Resources, prompts and completion
+//
+// [Server.AddResources] adds resources: a static one has a URI, a
+// template (RFC 6570 levels 1 and 2: {name}, whose value holds no "/",
+// and {+name}) serves every URI that matches it, and a Go function reads
+// either, returning text or bytes (blob, base64) with their MIME type.
+// resources/list and resources/templates/list page as tools/list does
+// (by URI, and by template text; Options.PageSize each), resources/read
+// serves the static resource of that URI, else the first template, in
+// the order of their text, that matches it. A URI nothing serves (or
+// whose Read returns [ErrResourceNotFound]) is -32002 Resource not found
+// in the legacy revisions, -32602 in 2026-07-28, its data {"uri": ...}.
+// A legacy session subscribes to resources (resources/subscribe and
+// unsubscribe); a modern client names them in subscriptions/listen's
+// resourceSubscriptions; [Server.ResourceUpdated] tells both
+// (notifications/resources/updated).
+//
+// [Server.RegisterPrompts] makes the methods of a value prompts, named and
+// documented as tools are; a prompt's arguments are the fields of its one
+// struct parameter, all strings, their descriptions from jsonschema tags
+// and required when validate:"required"; prompts/get binds and validates
+// them as tools' arguments are, a missing one answered -32602. A prompt
+// returns a string (one user message) or a [PromptResult] of messages of
+// any [Content]: text, image, audio, embedded resource, resource link.
+// [Server.SetCompletion] answers completion/complete for the arguments of
+// the prompts and the variables of the templates, the request checked
+// against them first.
+//
+// The capabilities say what the server has: completions with a
+// CompletionFunc, prompts and resources (with listChanged, and subscribe)
+// once any were added (removing them all leaves empty lists); a method of
+// a feature the server does not have is -32601. Resources added or removed, and prompts registered or removed,
+// while serving are announced as tools are
+// (notifications/resources/list_changed, notifications/prompts/list_changed),
+// to legacy sessions, and to modern listens that asked for them
+// (resourcesListChanged, promptsListChanged).
+//
+// What a peer sends costs a bounded amount: a cursor one binary search; a
+// URI at most [MaxURI] bytes (longer is -32602), one map lookup and one
+// linear match per template; a session's subscriptions, and a listen's
+// resourceSubscriptions, at most [MaxSubscriptions]; the notifications a
+// session is owed while it does not read, one per list and per resource
+// it subscribed to; a completion result at most [MaxCompletions] values,
+// the others counted in total and said by hasMore.
 //
 // # Streamable HTTP
 //

@@ -251,7 +251,8 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 }
 
 // modernMethods are the requests of 2026-07-28 a Server serves.
-var modernMethods = map[string]bool{methodDiscover: true, methodToolsList: true, methodToolsCall: true, methodListen: true}
+var modernMethods = map[string]bool{methodDiscover: true, methodToolsList: true, methodToolsCall: true, methodListen: true,
+	methodResourcesList: true, methodResourceTemplates: true, methodResourcesRead: true, methodPromptsList: true, methodPromptsGet: true, methodComplete: true}
 
 // nameHeaderMethods are the requests that carry an Mcp-Name header, and
 // the member of params it mirrors.
@@ -274,7 +275,7 @@ func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, env env
 			return
 		}
 		method, _ := stringValue(env.method)
-		if env.id != nil && !modernMethods[string(method)] {
+		if env.id != nil && (!modernMethods[string(method)] || !h.s.serves(string(method))) {
 			fail(w, http.StatusNotFound, env.id, rpc.NewError(rpc.MethodNotFound, ""))
 			return
 		}

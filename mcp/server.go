@@ -75,12 +75,14 @@ type Options struct {
 	// isError true.
 	InvalidParamsAsErrors bool
 
-	// PageSize is the most tools one tools/list answer holds; a longer
-	// list is paginated (nextCursor). Default: 100.
+	// PageSize is the most entries one tools/list (resources/list,
+	// resources/templates/list, prompts/list) answer holds; a longer list
+	// is paginated (nextCursor). Default: 100.
 	PageSize int
 
-	// ListTTL is how long a modern client may cache a tools/list or
-	// server/discover answer (ttlMs); 0 says it is stale at once.
+	// ListTTL is how long a modern client may cache a list,
+	// resources/read or server/discover answer (ttlMs); 0 says it is
+	// stale at once.
 	ListTTL time.Duration
 	// Private marks those answers as varying with the client's
 	// authorization (cacheScope "private"); the default is "public".
@@ -102,7 +104,8 @@ type Server struct {
 	info     [2][]byte // serverInfo: before 2025-06-18, and since (title)
 	listTail []byte    // the members every modern list ends with, a comma first
 
-	cat atomic.Pointer[catalog] // the tools, replaced whole on a change
+	cat  atomic.Pointer[catalog] // the tools, replaced whole on a change
+	feat features                // the resources, prompts and completion
 
 	stateKey [32]byte // authenticates the requestState of input_required answers (InputRequired)
 
@@ -333,5 +336,6 @@ func (s *Server) Handler() rpc.Handler {
 	return middleware.Chain(mw...)(&session{s: s, logLevel: -1})
 }
 
-// errNoTools is the error of serving a Server without tools.
-var errNoTools = errors.New("mcp: no tool to serve")
+// errNoTools is the error of serving a Server without tools, resources
+// or prompts.
+var errNoTools = errors.New("mcp: nothing to serve: no tool, no resource, no prompt")

@@ -3,10 +3,8 @@ package mcp
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"slices"
-	"sort"
 	"sync"
 
 	"github.com/toolrpc/toolrpc/codec"
@@ -99,6 +97,7 @@ type session struct {
 	logLevel   int    // by logging/setLevel: an index in logLevels; -1 before it
 	telling    bool   // a goroutine tells the session the tools changed (listChanged)
 	owed       bool   // the tools changed again while it did
+	out        outbox // its resource subscriptions, the other notifications it is owed
 }
 
 // Handle answers one request or notification.
@@ -114,6 +113,8 @@ func (c *session) Handle(ctx context.Context, req *rpc.Request) (any, error) {
 	}
 	switch req.Method {
 	case methodInitialize, methodPing, methodDiscover, methodToolsList, methodToolsCall, methodSetLevel, methodListen:
+	case methodResourcesList, methodResourceTemplates, methodResourcesRead, methodSubscribe, methodUnsubscribe,
+		methodPromptsList, methodPromptsGet, methodComplete:
 	default:
 		return nil, rpc.NewError(rpc.MethodNotFound, "")
 	}
@@ -156,6 +157,9 @@ func (c *session) Handle(ctx context.Context, req *rpc.Request) (any, error) {
 			return nil, rpc.NewError(rpc.MethodNotFound, "")
 		}
 		return c.s.listen(ctx, r, req)
+	case methodToolsCall:
+	default:
+		return c.feature(ctx, r, req)
 	}
 	return c.s.call(withLogLevel(ctx, c.logLevelOf(r, req)), r, req)
 }
@@ -338,7 +342,7 @@ func (c *session) initialize(ctx context.Context, req *rpc.Request) (any, error)
 // (notifications/tools/list_changed), a modern client that listens for
 // them (subscriptions/listen with toolsListChanged) too.
 func (s *Server) capabilities(b []byte) []byte {
-	return append(b, `{"logging":{},"tools":{"listChanged":true}}`...)
+	return append(s.featureCapabilities(b), `"tools":{"listChanged":true}}`...)
 }
 
 // serverInfo is the server's Implementation, as revision r has it.
@@ -398,22 +402,10 @@ func (s *Server) discover(r revision) json.RawMessage {
 // from the one after the cursor's (base64url of the last name sent).
 func (s *Server) list(r revision, params json.RawMessage) (any, error) {
 	cat := s.cat.Load()
-	start := 0
-	if cur := codec.Member(params, "cursor"); cur != nil {
-		var text string
-		after, err := []byte(nil), json.Unmarshal(cur, &text)
-		if err == nil {
-			after, err = base64.RawURLEncoding.DecodeString(text)
-		}
-		if err != nil || len(after) == 0 {
-			return nil, rpc.NewError(rpc.InvalidParams, "Invalid cursor")
-		}
-		start = sort.SearchStrings(cat.names, string(after))
-		if start < len(cat.names) && cat.names[start] == string(after) {
-			start++
-		}
+	start, end, err := s.page(cat.names, params)
+	if err != nil {
+		return nil, err
 	}
-	end := min(start+s.pageSize, len(cat.names))
 	level := r.level
 	b := append(s.open(r), `"tools":[`...)
 	for i, name := range cat.names[start:end] {
@@ -423,13 +415,5 @@ func (s *Server) list(r revision, params json.RawMessage) (any, error) {
 		b = append(b, cat.tools[name].entry[level]...)
 	}
 	b = append(b, ']')
-	if end < len(cat.names) {
-		b = append(b, `,"nextCursor":"`...)
-		b = base64.RawURLEncoding.AppendEncode(b, []byte(cat.names[end-1]))
-		b = append(b, '"')
-	}
-	if r.modern {
-		b = append(b, s.listTail...)
-	}
-	return s.close(r, b), nil
+	return s.closePage(r, b, cat.names, end), nil
 }
