@@ -88,17 +88,13 @@ func (s *Server) call(ctx context.Context, r revision, req *rpc.Request) (any, e
 	if args != nil && args[0] != '{' {
 		return nil, invalid(&service.FieldError{Field: "arguments", Rule: "type", Param: "object", Message: "arguments must be an object"})
 	}
-	if members[2] != nil && r.modern && !inputResponses(members[2]) {
-		return nil, invalid(&service.FieldError{Field: "inputResponses", Rule: "type", Param: "object",
-			Message: "inputResponses must be an object whose every member is an object: the client's result for each request"})
-	}
 	t := s.cat.Load().tools[string(name)]
 	if t == nil {
 		return nil, rpc.NewError(rpc.InvalidParams, "Unknown tool: "+codec.Echo(name))
 	}
-	if members[3] != nil && r.modern { // a retry (Multi Round-Trip Requests): the state the tool sent, verified
+	if (members[2] != nil || members[3] != nil) && r.modern { // a retry (Multi Round-Trip Requests)
 		var err error
-		if ctx, err = s.withRequestState(ctx, t, args, members[3]); err != nil {
+		if ctx, err = s.retry(ctx, "tool "+t.name, args, members[2], members[3]); err != nil {
 			return nil, err
 		}
 	}
@@ -111,15 +107,8 @@ func (s *Server) call(ctx context.Context, r revision, req *rpc.Request) (any, e
 	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
 		return nil, err // cancelled or timed out: the connection's to answer
 	}
-	if ir := (*InputRequired)(nil); r.modern && errors.As(err, &ir) { // it asks the client first
-		answer, ierr := s.inputRequired(r, t, args, codec.Member(req.Meta, metaCapabilities), ir)
-		if ierr == nil {
-			return answer, nil
-		}
-		err = ierr
-	}
-	if ce := (*capabilityError)(nil); r.modern && errors.As(err, &ce) {
-		return nil, missingCapability(ce)
+	if answer, ok, err := s.asked(r, "tool "+t.name, args, req.Meta, err); ok {
+		return answer, err // it asks the client first, or needs what the client cannot give
 	}
 	var e *rpc.Error
 	if errors.As(err, &e) {

@@ -32,8 +32,8 @@ const InputStateTTL = 10 * time.Minute
 // questions at once, or keeps state between rounds, with its own.
 //
 // The server seals the state it sends: requestState is State with its
-// expiry ([InputStateTTL]), the tool's name and a digest of the call's
-// arguments, authenticated (HMAC-SHA256, with a key of the Server's, made
+// expiry ([InputStateTTL]), the name of the tool (or prompt) and a digest
+// of the call's arguments, authenticated (HMAC-SHA256, with a key of the Server's, made
 // at random by New). A retry whose requestState fails that check (altered,
 // expired, another tool's or another call's) is refused with -32602 and
 // never reaches the tool. State is not secret from the client: it is
@@ -156,7 +156,7 @@ func RequestState(ctx context.Context) (string, bool) {
 
 // inputRequired is the answer of a 2026-07-28 call whose tool needs the
 // client's input first: an InputRequiredResult. caps are the client's.
-func (s *Server) inputRequired(r revision, t *tool, args, caps json.RawMessage, e *InputRequired) (json.RawMessage, error) {
+func (s *Server) inputRequired(r revision, what string, args, caps json.RawMessage, e *InputRequired) (json.RawMessage, error) {
 	if len(e.Requests) == 0 && e.State == "" {
 		return nil, errors.New("mcp: an InputRequired holds no request and no state")
 	}
@@ -190,13 +190,14 @@ func (s *Server) inputRequired(r revision, t *tool, args, caps json.RawMessage, 
 	}
 	if e.State != "" {
 		b = append(b, `,"requestState":`...)
-		b = codec.AppendString(b, s.seal(t.name, args, e.State, time.Now().Add(InputStateTTL)))
+		b = codec.AppendString(b, s.seal(what, args, e.State, time.Now().Add(InputStateTTL)))
 	}
 	return s.close(r, append(b, ',')), nil
 }
 
 // seal makes the requestState of state: its expiry and state, then a MAC
-// of them, the tool's name and the digest of the call's arguments.
+// of them, what it is for (a tool, a prompt) and the digest of the call's
+// arguments.
 func (s *Server) seal(tool string, args json.RawMessage, state string, expiry time.Time) string {
 	body := binary.BigEndian.AppendUint64(nil, uint64(expiry.Unix()))
 	body = append(body, state...)
@@ -239,18 +240,48 @@ func (s *Server) unseal(tool string, args json.RawMessage, sealed []byte, now ti
 	return string(body[8:]), true
 }
 
-// withRequestState returns ctx holding the state a retry's requestState
-// brings back, or the error refusing it.
-func (s *Server) withRequestState(ctx context.Context, t *tool, args, raw json.RawMessage) (context.Context, error) {
-	sealed, ok := stringValue(raw)
-	if ok {
-		var state string
-		if state, ok = s.unseal(t.name, args, sealed, time.Now()); ok {
+// retry checks what a 2026-07-28 retry brings (Multi Round-Trip Requests)
+// to the handler called what (a tool's, a prompt's), called with args:
+// its inputResponses (responses) must be an object of objects, and its
+// requestState (state) one this server sealed for the same handler and
+// arguments, unexpired. It returns ctx holding the state, or the -32602
+// refusing them.
+func (s *Server) retry(ctx context.Context, what string, args, responses, state json.RawMessage) (context.Context, error) {
+	if responses != nil && !inputResponses(responses) {
+		return nil, invalid(&service.FieldError{Field: "inputResponses", Rule: "type", Param: "object",
+			Message: "inputResponses must be an object whose every member is an object: the client's result for each request"})
+	}
+	if state == nil {
+		return ctx, nil
+	}
+	if sealed, ok := stringValue(state); ok {
+		if state, ok := s.unseal(what, args, sealed, time.Now()); ok {
 			return context.WithValue(ctx, stateKey{}, state), nil
 		}
 	}
 	return nil, invalid(&service.FieldError{Field: "requestState", Rule: "requestState",
 		Message: "requestState is not one this server sent for this call, or it expired: call again without it"})
+}
+
+// asked answers, in 2026-07-28, the call of a handler (what, called with
+// args; meta the request's _meta) whose err asks the client first
+// (InputRequired: an input_required answer) or needs a capability the
+// client did not declare (-32021), and reports whether it did.
+func (s *Server) asked(r revision, what string, args, meta json.RawMessage, err error) (any, bool, error) {
+	if !r.modern {
+		return nil, false, nil
+	}
+	if ir := (*InputRequired)(nil); errors.As(err, &ir) {
+		answer, ierr := s.inputRequired(r, what, args, codec.Member(meta, metaCapabilities), ir)
+		if ierr == nil {
+			return answer, true, nil
+		}
+		err = ierr
+	}
+	if ce := (*capabilityError)(nil); errors.As(err, &ce) {
+		return nil, true, missingCapability(ce)
+	}
+	return nil, false, nil
 }
 
 // capabilityError is the error of a request the client did not declare

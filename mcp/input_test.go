@@ -124,3 +124,31 @@ func TestRequestStateExpires(t *testing.T) {
 	_, ok = mcp.Unseal(mcp.New(nil), "t", []byte(`{}`), sealed, now) // another server's key
 	assert.False(t, ok)
 }
+
+// askingPrompts is a prompt that asks first.
+type askingPrompts struct{}
+
+func (askingPrompts) Topic(ctx context.Context) (string, error) {
+	var answer mcp.ElicitResult
+	if ok, err := mcp.InputResponse(ctx, "topic", &answer); ok || err != nil {
+		return "Write about " + string(answer.Content), err
+	}
+	return "", &mcp.InputRequired{Requests: []*mcp.InputRequest{
+		mcp.ElicitRequest("topic", &mcp.ElicitParams{Message: "Topic?", Fields: []mcp.Field{mcp.StringField{Name: "t"}}})}}
+}
+
+// prompts/get, in 2026-07-28, asks as tools/call does: input_required,
+// then the retry with the answer; without the capability, -32021.
+func TestInputRequiredPrompt(t *testing.T) {
+	s := mcp.New(&mcp.Options{Name: "p", Version: "1"})
+	require.NoError(t, s.RegisterPrompts("", askingPrompts{}))
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}`
+	wiretest.Serve(t, s.Handler(), `
+		--> {"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"topic",`+meta+`}}
+		<-- {"jsonrpc":"2.0","result":{"resultType":"input_required","inputRequests":{"topic":{"method":"elicitation/create","params":{"message":"Topic?","requestedSchema":{"type":"object","properties":{"t":{"type":"string"}}}}}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"p","version":"1"}}},"id":1}
+		--> {"jsonrpc":"2.0","id":2,"method":"prompts/get","params":{"name":"topic","inputResponses":{"topic":{"action":"accept","content":{"t":"owls"}}},`+meta+`}}
+		<-- {"jsonrpc":"2.0","result":{"resultType":"complete","messages":[{"role":"user","content":{"type":"text","text":"Write about {\"t\":\"owls\"}"}}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"p","version":"1"}}},"id":2}
+		--> {"jsonrpc":"2.0","id":3,"method":"prompts/get","params":{"name":"topic","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
+		<-- {"jsonrpc":"2.0","error":{"code":-32021,"message":"Missing required client capability: elicitation","data":{"requiredCapabilities":{"elicitation":{}}}},"id":3}
+	`, nil)
+}
