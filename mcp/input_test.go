@@ -152,3 +152,35 @@ func TestInputRequiredPrompt(t *testing.T) {
 		<-- {"jsonrpc":"2.0","error":{"code":-32021,"message":"Missing required client capability: elicitation","data":{"requiredCapabilities":{"elicitation":{}}}},"id":3}
 	`, nil)
 }
+
+// resources/read asks as tools/call does, in 2026-07-28.
+func TestInputRequiredResource(t *testing.T) {
+	s := mcp.New(&mcp.Options{Name: "p", Version: "1"})
+	require.NoError(t, s.AddResources(mcp.Resource{URI: "test://secret", Name: "secret",
+		Read: func(ctx context.Context, uri string, _ map[string]string) ([]mcp.ResourceContents, error) {
+			var answer mcp.ElicitResult
+			if ok, err := mcp.InputResponse(ctx, "pin", &answer); ok || err != nil {
+				return []mcp.ResourceContents{{Text: "unlocked by " + answer.Action}}, err
+			}
+			return nil, &mcp.InputRequired{State: "locked", Requests: []*mcp.InputRequest{
+				mcp.ElicitRequest("pin", &mcp.ElicitParams{Message: "PIN?", Fields: []mcp.Field{mcp.StringField{Name: "pin"}}})}}
+		}}))
+	p := wiretest.NewPipe(s.Handler(), nil)
+	defer p.Close(t)
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}`
+	read := func(id, extra string) map[string]any {
+		require.NoError(t, p.Write([]byte(`{"jsonrpc":"2.0","id":`+id+`,"method":"resources/read","params":{"uri":"test://secret",`+extra+meta+`}}`+"\n")))
+		line, err := p.ReadLine()
+		require.NoError(t, err)
+		var resp map[string]any
+		require.NoError(t, json.Unmarshal(line, &resp))
+		return resp
+	}
+	r1 := read("1", "")["result"].(map[string]any)
+	assert.Equal(t, "input_required", r1["resultType"])
+	state := r1["requestState"].(string)
+	r2 := read("2", `"inputResponses":{"pin":{"action":"accept","content":{"pin":"1234"}}},"requestState":"`+state+`",`)
+	assert.Equal(t, "unlocked by accept", r2["result"].(map[string]any)["contents"].([]any)[0].(map[string]any)["text"])
+	r3 := read("3", `"requestState":"`+state+`x",`)
+	assert.Equal(t, -32602.0, r3["error"].(map[string]any)["code"])
+}
