@@ -171,7 +171,16 @@
 // [ErrInputRequired], the tool returns it, the call is answered with
 // resultType "input_required" and the request in inputRequests, and the
 // client's retry, carrying the answer in inputResponses, runs the tool
-// again, which gets it.
+// again, which gets it. A tool (or a prompt, or a resource's Read) that
+// asks several questions at once, under keys of its own, or keeps state
+// between rounds, returns an [InputRequired] itself, and reads the retry
+// with [InputResponse] and [RequestState]; the state is sealed by the
+// server (HMAC-SHA256, bound to the tool and its arguments, expiring after
+// [InputStateTTL]), and a retry whose requestState fails that check is
+// refused with -32602 before the tool runs. A 2026-07-28 request whose
+// tool needs a capability the client did not declare is answered
+// MissingRequiredClientCapability (-32021), the capability named in
+// data.requiredCapabilities.
 //
 // # Results and errors
 //

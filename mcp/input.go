@@ -21,9 +21,11 @@ import (
 // is honored: a retry that brings it later is refused.
 const InputStateTTL = 10 * time.Minute
 
-// InputRequired is the error a tool returns, in a 2026-07-28 call, to ask
-// its client for input before it answers (2026-07-28, Multi Round-Trip
-// Requests): the call is answered with resultType "input_required", the
+// InputRequired is the error a tool returns (or a prompt, or a resource's
+// Read), in a 2026-07-28 request (tools/call, prompts/get,
+// resources/read), to ask its client for input before it answers
+// (2026-07-28, Multi Round-Trip Requests): the request is answered with
+// resultType "input_required", the
 // requests in inputRequests, each under its key, and State (when not "")
 // as requestState; the client retries the call with the answers
 // (inputResponses, read with [InputResponse]) and the requestState, and
