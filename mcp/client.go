@@ -188,11 +188,11 @@ func responseResult(response []byte) (json.RawMessage, error) {
 	return nil, errors.New("mcp: the client's response holds neither a result nor an error")
 }
 
-// isResponse reports whether body is a JSON-RPC response: an object with
-// an id, a result or an error, and no method.
+// isResponse reports whether body is a JSON-RPC response: valid JSON, an
+// object with an id, a result or an error, and no method.
 func isResponse(env envelope, body []byte) bool {
 	return env.object && env.method == nil && env.id != nil &&
-		(codec.Member(body, "result") != nil || codec.Member(body, "error") != nil)
+		(codec.Member(body, "result") != nil || codec.Member(body, "error") != nil) && json.Valid(body)
 }
 
 // ask sends the client the request method with params, on behalf of the
