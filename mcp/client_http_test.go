@@ -172,3 +172,27 @@ func TestAttackAskAfterGivingUp(t *testing.T) {
 	answer(t, ts.URL, sid, `{"jsonrpc":"2.0","id":1,"result":{"role":"assistant","content":{"type":"text","text":"late"},"model":"m"}}`)
 	assert.Equal(t, 0, mcp.Waiting(h))
 }
+
+// Over Streamable HTTP, a 2026-07-28 call whose tool needs a capability
+// the client did not declare is answered 400, -32021 in the body, as JSON
+// or as the event stream's one event; one the client can answer is
+// input_required, 200.
+func TestAskModernHTTP(t *testing.T) {
+	h := newAskers(t).NewHTTPHandler(context.Background(), &mcp.HTTPOptions{KeepAlive: time.Hour, RPC: rpc.Options{Logger: wiretest.Quiet()}})
+	srv := httptest.NewServer(h)
+	defer func() {
+		srv.Close()
+		_ = h.Close()
+	}()
+	call := func(caps string) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sample","arguments":{"prompt":"hi"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `}}}`
+	}
+	missing := `{"jsonrpc":"2.0","error":{"code":-32021,"message":"Missing required client capability: sampling","data":{"requiredCapabilities":{"sampling":{}}}},"id":1}`
+	for _, accept := range []string{"application/json, text/event-stream", "application/json"} {
+		header := modernHeaders("tools/call", "sample")
+		header["Accept"] = accept
+		check(t, srv.URL, exchange{body: call(`{}`), header: header, status: http.StatusBadRequest, want: missing + "\n"})
+	}
+	check(t, srv.URL, exchange{body: call(`{"sampling":{}}`), header: modernHeaders("tools/call", "sample"),
+		status: http.StatusOK, want: `{"jsonrpc":"2.0","result":{"resultType":"input_required","inputRequests":{"sampling-2a5d62d36af8ea92":{"method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10}}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"ask","version":"1"}}},"id":1}` + "\n"})
+}

@@ -303,7 +303,9 @@ func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, env env
 		refuse(w, http.StatusServiceUnavailable, "the server is shutting down")
 		return
 	}
-	h.serve(rh, w, r, nil)
+	cw := &capabilityStatus{ResponseWriter: w} // -32021 is 400
+	defer cw.finish()
+	h.serve(rh, cw, r, nil)
 }
 
 // checkHeaders checks the headers of a modern request against its body
