@@ -343,8 +343,12 @@ func checkHeaders(hd http.Header, env envelope) *rpc.Error {
 			return mismatch("%s header value %q does not match body value params.%s", headerName, codec.Echo(header), member)
 		}
 	}
-	if v, ok := stringValue(codec.Member(env.meta, metaVersion)); env.id != nil && (!ok || string(v) != Latest) {
-		return mismatch("%s header value %q does not match body value _meta[%q]", headerVersion, Latest, metaVersion)
+	// An absent version is not a mismatch but a missing required field:
+	// the handler answers -32602 (400 here), as 2026-07-28 requires.
+	if raw := codec.Member(env.meta, metaVersion); env.id != nil && raw != nil {
+		if v, ok := stringValue(raw); !ok || string(v) != Latest {
+			return mismatch("%s header value %q does not match body value _meta[%q]", headerVersion, Latest, metaVersion)
+		}
 	}
 	return nil
 }

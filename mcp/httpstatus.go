@@ -2,17 +2,24 @@ package mcp
 
 import (
 	"bytes"
+	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/rpc"
 )
 
 // capabilityStatus is the ResponseWriter of a 2026-07-28 POST: an answer
 // that is MissingRequiredClientCapability (-32021) is sent with 400 Bad
 // Request, as 2026-07-28's servers send it ("modern servers also use 400
 // for UnsupportedProtocolVersionError, MissingRequiredClientCapabilityError,
-// and header-validation failures"), the JSON-RPC error in the body. The
+// and header-validation failures"), and so is the -32602 of a request
+// whose _meta lacks a required field or has a malformed one ("A request
+// missing any required field is malformed; the server MUST reject it with
+// JSON-RPC error code -32602 (Invalid params). On HTTP, the response
+// status MUST be 400 Bad Request"); the JSON-RPC error is the body. The
 // header waits for the first bytes, which say which answer it is.
 type capabilityStatus struct {
 	http.ResponseWriter
@@ -32,7 +39,8 @@ func (c *capabilityStatus) Write(p []byte) (int, error) {
 		status := c.status
 		if status == 0 || status == http.StatusOK {
 			status = http.StatusOK
-			if errorCode(p) == int(MissingRequiredClientCapability) {
+			if code, field := errorCode(p); code == int(MissingRequiredClientCapability) ||
+				code == int(rpc.InvalidParams) && strings.HasPrefix(field, `_meta["io.modelcontextprotocol/`) {
 				status = http.StatusBadRequest
 			}
 		}
@@ -54,15 +62,23 @@ func (c *capabilityStatus) finish() {
 }
 
 // errorCode is the code of the JSON-RPC error the first line of first (a
-// JSON line or an event) holds, or 0.
-func errorCode(first []byte) int {
+// JSON line or an event) holds, or 0, and the field its data's first
+// problem names, if any (service.FieldErrors).
+func errorCode(first []byte) (int, string) {
 	first = bytes.TrimPrefix(first, []byte("data: "))
 	if i := bytes.IndexByte(first, '\n'); i >= 0 {
 		first = first[:i]
 	}
-	code, err := strconv.Atoi(string(codec.Member(codec.Member(first, "error"), "code")))
+	e := codec.Member(first, "error")
+	code, err := strconv.Atoi(string(codec.Member(e, "code")))
 	if err != nil {
-		return 0
+		return 0, ""
 	}
-	return code
+	var problems []struct {
+		Field string `json:"field"`
+	}
+	if data := codec.Member(e, "data"); len(data) > 0 && data[0] == '[' && json.Unmarshal(data, &problems) == nil && len(problems) > 0 {
+		return code, problems[0].Field
+	}
+	return code, ""
 }
