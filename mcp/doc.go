@@ -145,7 +145,10 @@
 // none is issued. A request's Mcp-Method header must equal its method, its
 // Mcp-Name (plain or "=?base64?...?=") the name of a tools/call (the uri of
 // resources/read, the name of prompts/get), and _meta's protocol version
-// the header's: otherwise 400 with -32020 HeaderMismatch. A method the
+// the header's: otherwise 400 with -32020 HeaderMismatch. A request whose
+// _meta lacks a required field (the version, the client's capabilities),
+// or has a malformed one, is 400 with -32602, and one whose tool needs a
+// capability the client did not declare 400 with -32021. A method the
 // revision does not have is 404 with -32601. Each request is served by an
 // rpc.HTTPHandler of its own, so that requests of different clients share
 // no ids in flight and no cancellation; together they hold at most
