@@ -204,7 +204,7 @@ func TestFeaturesLegacy(t *testing.T) {
 // nothing serves is -32602 (the 2026-07-28 rule, SEP-2164); subscribe and
 // unsubscribe are gone (subscriptions/listen instead); a missing required
 // prompt argument is -32602. Then 2025-03-26, before titles: none in the
-// lists.
+// lists, and a resource link a text block of its URI.
 func TestFeaturesModern(t *testing.T) {
 	wiretest.Serve(t, newFeatures(t).Handler(), `
 		--> {"jsonrpc":"2.0","method":"server/discover","params":{`+modernMeta+`},"id":1}
@@ -246,7 +246,7 @@ func TestFeaturesModern(t *testing.T) {
 		--> {"jsonrpc":"2.0","method":"prompts/list","id":19}
 		<-- {"jsonrpc":"2.0","result":{"prompts":[{"name":"code","description":"Writes code.","arguments":[{"name":"language","description":"the language","required":true},{"name":"style"}]},{"name":"simple"}]},"id":19}
 		--> {"jsonrpc":"2.0","method":"prompts/get","params":{"name":"code","arguments":{"language":"go"}},"id":20}
-		<-- {"jsonrpc":"2.0","result":{"description":"code in go","messages":[{"role":"assistant","content":{"type":"text","text":"I write go"}},{"role":"user","content":{"type":"resource_link","uri":"test://static-text","name":"static-text","title":"T"}},{"role":"user","content":{"type":"audio","data":"CQ==","mimeType":"audio/wav"}}]},"id":20}`, nil)
+		<-- {"jsonrpc":"2.0","result":{"description":"code in go","messages":[{"role":"assistant","content":{"type":"text","text":"I write go"}},{"role":"user","content":{"type":"text","text":"test://static-text"}},{"role":"user","content":{"type":"audio","data":"CQ==","mimeType":"audio/wav"}}]},"id":20}`, nil)
 }
 
 // pipeLines returns a function that writes a request (none for "") on p
