@@ -110,7 +110,7 @@
 // linear match per template; a session's subscriptions, and a listen's
 // resourceSubscriptions, at most [MaxSubscriptions]; the notifications a
 // session is owed while it does not read, one per list and per resource
-// it subscribed to; a completion result at most [MaxCompletions] values,
+// it still subscribes to; a completion result at most [MaxCompletions] values,
 // the others counted in total and said by hasMore.
 //
 // # Streamable HTTP

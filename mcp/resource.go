@@ -209,8 +209,7 @@ func (s *Server) Resources() (uris, templates []string) {
 // notification a client does not read yet is sent once it does, and
 // updates of one URI that come meanwhile are one update to tell.
 func (s *Server) ResourceUpdated(uri string) {
-	params := json.RawMessage(codec.AppendString([]byte(`{"uri":`), uri))
-	params = append(params, '}')
+	params := updatedParams(uri)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for l := range s.listeners {
@@ -225,6 +224,11 @@ func (s *Server) ResourceUpdated(uri string) {
 			c.post(conn, notifyResourceUpdated, params)
 		}
 	}
+}
+
+// updatedParams are the params of notifications/resources/updated of uri.
+func updatedParams(uri string) json.RawMessage {
+	return append(codec.AppendString([]byte(`{"uri":`), uri), '}')
 }
 
 // newResource checks r and parses its template.
@@ -541,7 +545,8 @@ func (s *Server) read(ctx context.Context, r revision, req *rpc.Request) (any, e
 
 // subscribe answers resources/subscribe and resources/unsubscribe (legacy
 // revisions): the session is told when the resource changes
-// (ResourceUpdated), until it unsubscribes. A URI no resource serves may
+// (ResourceUpdated), until it unsubscribes (an update not yet written when
+// it does is not written). A URI no resource serves may
 // be subscribed to: it may come later. At most MaxSubscriptions at once.
 func (c *session) subscribe(r revision, req *rpc.Request) (any, error) {
 	uri, err := uriParam(req.Params)
@@ -552,6 +557,12 @@ func (c *session) subscribe(r revision, req *rpc.Request) (any, error) {
 	defer c.mu.Unlock()
 	if req.Method == methodUnsubscribe {
 		delete(c.out.subs, uri)
+		// An update not yet written is not owed any more: what the session
+		// is owed stays bounded by what it subscribes to.
+		params := updatedParams(uri)
+		c.out.owed = slices.DeleteFunc(c.out.owed, func(n notice) bool {
+			return n.method == notifyResourceUpdated && string(n.params) == string(params)
+		})
 		return c.s.result(r, nil), nil
 	}
 	if !c.out.subs[uri] && len(c.out.subs) >= MaxSubscriptions {
