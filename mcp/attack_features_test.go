@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -11,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolrpc/toolrpc/codec"
 	"github.com/toolrpc/toolrpc/internal/wiretest"
 	"github.com/toolrpc/toolrpc/mcp"
 	"github.com/toolrpc/toolrpc/rpc"
@@ -128,4 +131,60 @@ func TestAttackUnsubscribeWhileStalled(t *testing.T) {
 		delete(told, kept)
 		assert.Empty(t, told, "no update of a resource unsubscribed from")
 	})
+}
+
+// ExpandURI of a template that is not valid UTF-8 fails, as AddResources
+// does, instead of panicking.
+func TestAttackExpandInvalidUTF8(t *testing.T) {
+	_, err := mcp.ExpandURI("x://\xb5{a}", nil)
+	assert.EqualError(t, err, `mcp: resource template "x://\xb5{a}" is not valid UTF-8`)
+}
+
+// A URI is matched against a template's regexp only when it holds the
+// template's literal text in order: that test refuses no URI the template
+// matches (literals that overlap, are empty between variables, repeat).
+// FuzzMayMatch holds the same for any literals.
+func TestAttackTemplateLiterals(t *testing.T) {
+	for _, tc := range []struct{ template, uri, want string }{
+		{"a{x}a", "a", ""},
+		{"a{x}a", "aa", "x="},
+		{"a{x}a", "aba", "x=b"},
+		{"{x}ab{y}ab", "abab", "x= y="},
+		{"{x}ab{y}ab", "ab", ""},
+		{"x://{a}.{b}", "x://1.2.3", "a=1.2 b=3"},
+		{"p{+a}/s", "p/s", "a="},
+		{"ab{x}ba", "aba", ""},
+		{"ab{x}ba", "abba", "x="},
+		{"x://{+a}/end", "x://a/b/end/end", "a=a/b/end"},
+	} {
+		s := mcp.New(nil)
+		require.NoError(t, s.AddResources(mcp.Resource{Template: tc.template, Name: "t",
+			Read: func(_ context.Context, _ string, vars map[string]string) ([]mcp.ResourceContents, error) {
+				var b strings.Builder
+				for _, k := range slices.Sorted(maps.Keys(vars)) {
+					fmt.Fprintf(&b, " %s=%s", k, vars[k])
+				}
+				return []mcp.ResourceContents{{Text: b.String()[1:]}}, nil
+			}}))
+		want := fmt.Sprintf(`{"jsonrpc":"2.0","error":{"code":-32002,"message":"Resource not found","data":{"uri":%q}},"id":1}`, tc.uri)
+		if tc.want != "" {
+			want = fmt.Sprintf(`{"jsonrpc":"2.0","result":{"contents":[{"uri":%q,"text":%q}]},"id":1}`, tc.uri, tc.want)
+		}
+		wiretest.Serve(t, s.Handler(), fmt.Sprintf(`
+		--> {"jsonrpc":"2.0","method":"resources/read","params":{"uri":%q,"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25"}},"id":1}
+		<-- %s`, tc.uri, want), nil)
+	}
+}
+
+// BenchmarkReadManyTemplates reads a URI of 8 KiB that none of 100
+// templates, of one scheme, matches.
+func BenchmarkReadManyTemplates(b *testing.B) {
+	s := mcp.New(nil)
+	for i := range 100 {
+		require.NoError(b, s.AddResources(mcp.Resource{Template: fmt.Sprintf("x://{+a}/{+b}/{+c}/end%03d", i), Name: "t", Read: read("")}))
+	}
+	uri := "x://" + strings.Repeat("a/", 4050) + "/nomatch"
+	req := `{"jsonrpc":"2.0","method":"resources/read","params":{"uri":"` + uri + `",` + modernMeta + `},"id":1}`
+	want := `{"jsonrpc":"2.0","error":{"code":-32602,"message":"Resource not found","data":{"uri":"` + codec.Echo(uri) + `"}},"id":1}`
+	wiretest.BenchRoundTrip(b, s.Handler(), req, want)
 }
