@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -187,4 +188,73 @@ func BenchmarkReadManyTemplates(b *testing.B) {
 	req := `{"jsonrpc":"2.0","method":"resources/read","params":{"uri":"` + uri + `",` + modernMeta + `},"id":1}`
 	want := `{"jsonrpc":"2.0","error":{"code":-32602,"message":"Resource not found","data":{"uri":"` + codec.Echo(uri) + `"}},"id":1}`
 	wiretest.BenchRoundTrip(b, s.Handler(), req, want)
+}
+
+// Legacy sessions subscribe and unsubscribe, and end, while the server
+// tells of updates and adds and removes resources, all at once: every
+// request read is answered, every line is whole, nothing outlives the
+// sessions (goleak), the race detector sees nothing.
+func TestAttackSubscribeRaces(t *testing.T) {
+	s := mcp.New(&mcp.Options{Name: "kit", Version: "1.0.0"})
+	require.NoError(t, s.AddResources(fixtureResources()...))
+	uris := []string{"test://a", "test://b", "test://c"}
+	const sessions, rounds = 4, 50
+	outs := make([]*wiretest.Buffer, sessions)
+	served := make(chan error, sessions)
+	var ins []*io.PipeWriter
+	for i := range sessions {
+		in, w := io.Pipe()
+		outs[i] = &wiretest.Buffer{}
+		ins = append(ins, w)
+		go func() { served <- rpc.Serve(context.Background(), in, outs[i], s.Handler(), &rpc.Options{Logger: wiretest.Quiet()}) }()
+	}
+	stop := make(chan struct{})
+	updated := make(chan struct{})
+	go func() {
+		defer close(updated)
+		for n := 0; ; n++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			s.ResourceUpdated(uris[n%len(uris)])
+			if n%10 == 0 {
+				require.NoError(t, s.AddResources(mcp.Resource{URI: "test://new", Name: "new", Read: read("")}))
+				s.RemoveResources("test://new")
+			}
+		}
+	}()
+	done := make(chan struct{}, sessions)
+	for i, w := range ins {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			wiretest.Send(t, w, legacyInit)
+			wiretest.WaitForLines(t, outs[i], 1) // the answer to initialize
+			for r := range rounds {
+				method := "resources/subscribe"
+				if r%2 == 1 {
+					method = "resources/unsubscribe"
+				}
+				wiretest.Send(t, w, fmt.Sprintf(`{"jsonrpc":"2.0","method":%q,"params":{"uri":%q},"id":%d}`, method, uris[(r/2+i)%len(uris)], r+1))
+			}
+			_ = w.Close()
+		}()
+	}
+	wiretest.ReceiveN(t, done, sessions, "the sessions to send")
+	wiretest.ReceiveN(t, served, sessions, "the sessions to end")
+	close(stop)
+	wiretest.Receive(t, updated, "the updates to stop")
+	for _, out := range outs {
+		answered := map[string]bool{}
+		for _, l := range wiretest.Lines(t, out.String()) {
+			var m map[string]any
+			require.NoError(t, json.Unmarshal([]byte(l), &m), "a whole line: %s", l)
+			if id, ok := m["id"]; ok && id != 0.0 {
+				assert.Equal(t, map[string]any{}, m["result"], l)
+				answered[fmt.Sprint(id)] = true
+			}
+		}
+		assert.Len(t, answered, rounds, "every request answered")
+	}
 }
