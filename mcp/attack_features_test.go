@@ -258,3 +258,41 @@ func TestAttackSubscribeRaces(t *testing.T) {
 		assert.Len(t, answered, rounds, "every request answered")
 	}
 }
+
+// A CompletionFunc that finds a million values sends MaxCompletions of
+// them, the rest counted; one that waits for its context ends when the
+// client cancels the request, which then gets no answer, and the next
+// request is served.
+func TestAttackCompletionCostAndCancel(t *testing.T) {
+	s := mcp.New(&mcp.Options{Name: "kit", Version: "1.0.0"})
+	require.NoError(t, s.RegisterPrompts("", fixturePrompts{}))
+	entered, left := make(chan struct{}), make(chan error, 1)
+	s.SetCompletion(func(ctx context.Context, req mcp.CompleteRequest) ([]string, error) {
+		if req.Value == "block" {
+			close(entered)
+			<-ctx.Done()
+			left <- ctx.Err()
+			return nil, ctx.Err()
+		}
+		return make([]string, 1_000_000), nil
+	})
+	in, w := io.Pipe()
+	out := &wiretest.Buffer{}
+	served := make(chan error, 1)
+	go func() { served <- rpc.Serve(context.Background(), in, out, s.Handler(), &rpc.Options{Logger: wiretest.Quiet()}) }()
+	complete := func(value string, id int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"code"},"argument":{"name":"language","value":%q},%s},"id":%d}`, value, modernMeta, id)
+	}
+	wiretest.Send(t, w, complete("block", 1))
+	wiretest.Receive(t, entered, "the completion to start")
+	wiretest.Send(t, w, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,`+modernMeta+`}}`)
+	assert.ErrorIs(t, wiretest.Receive(t, left, "the completion to end"), context.Canceled)
+	wiretest.Send(t, w, complete("many", 2))
+	wiretest.WaitForLines(t, out, 1)
+	require.NoError(t, w.Close())
+	require.NoError(t, wiretest.Receive(t, served, "Serve to return"))
+	values := strings.Repeat(`"",`, mcp.MaxCompletions)
+	assert.Equal(t, []string{`{"jsonrpc":"2.0","result":{"resultType":"complete","completion":{"values":[` + values[:len(values)-1] +
+		`],"total":1000000,"hasMore":true},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"kit","version":"1.0.0"}}},"id":2}`},
+		wiretest.Lines(t, out.String()))
+}
