@@ -206,7 +206,9 @@ func TestAttackSubscribeRaces(t *testing.T) {
 		in, w := io.Pipe()
 		outs[i] = &wiretest.Buffer{}
 		ins = append(ins, w)
-		go func() { served <- rpc.Serve(context.Background(), in, outs[i], s.Handler(), &rpc.Options{Logger: wiretest.Quiet()}) }()
+		go func() {
+			served <- rpc.Serve(context.Background(), in, outs[i], s.Handler(), &rpc.Options{Logger: wiretest.Quiet()})
+		}()
 	}
 	stop := make(chan struct{})
 	updated := make(chan struct{})
@@ -279,7 +281,9 @@ func TestAttackCompletionCostAndCancel(t *testing.T) {
 	in, w := io.Pipe()
 	out := &wiretest.Buffer{}
 	served := make(chan error, 1)
-	go func() { served <- rpc.Serve(context.Background(), in, out, s.Handler(), &rpc.Options{Logger: wiretest.Quiet()}) }()
+	go func() {
+		served <- rpc.Serve(context.Background(), in, out, s.Handler(), &rpc.Options{Logger: wiretest.Quiet()})
+	}()
 	complete := func(value string, id int) string {
 		return fmt.Sprintf(`{"jsonrpc":"2.0","method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"code"},"argument":{"name":"language","value":%q},%s},"id":%d}`, value, modernMeta, id)
 	}
@@ -295,4 +299,32 @@ func TestAttackCompletionCostAndCancel(t *testing.T) {
 	assert.Equal(t, []string{`{"jsonrpc":"2.0","result":{"resultType":"complete","completion":{"values":[` + values[:len(values)-1] +
 		`],"total":1000000,"hasMore":true},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"kit","version":"1.0.0"}}},"id":2}`},
 		wiretest.Lines(t, out.String()))
+}
+
+// completion/complete's params are read as the protocol names them: a
+// member given twice, one in other letters, or a context argument that is
+// not a string, is -32602 naming it.
+func TestAttackCompletionParams(t *testing.T) {
+	s := mcp.New(&mcp.Options{Name: "kit", Version: "1.0.0"})
+	require.NoError(t, s.RegisterPrompts("", fixturePrompts{}))
+	s.SetCompletion(func(_ context.Context, req mcp.CompleteRequest) ([]string, error) { return []string{req.Value}, nil })
+	const ref = `"ref":{"type":"ref/prompt","name":"code"}`
+	complete := func(params string, id int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","method":"completion/complete","params":{%s,"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25"}},"id":%d}`, params, id)
+	}
+	refusal := func(field, rule, param, message string, id int) string {
+		if param != "" {
+			param = `,"param":"` + param + `"`
+		}
+		return fmt.Sprintf(`{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":%q,"rule":%q%s,"message":%q}]},"id":%d}`, field, rule, param, message, id)
+	}
+	wiretest.Serve(t, s.Handler(), `
+		--> `+complete(ref+`,"argument":{"name":"language","value":"g","value":"h"}`, 1)+`
+		<-- `+refusal("argument.value", "duplicate", "", `member "value" given more than once`, 1)+`
+		--> `+complete(`"REF":{"type":"ref/prompt","name":"code"},"argument":{"name":"language","value":"g"}`, 2)+`
+		<-- `+refusal("ref", "required", "", "ref is required", 2)+`
+		--> `+complete(ref+`,"argument":{"name":"language","value":"g"},"context":{"arguments":{"style":1}}`, 3)+`
+		<-- `+refusal(`context.arguments["style"]`, "type", "string", "expected a string, got a number", 3)+`
+		--> `+complete(ref+`,"argument":{"name":"language","value":"g"},"future":{"x":1}`, 4)+`
+		<-- {"jsonrpc":"2.0","result":{"completion":{"values":["g"],"total":1,"hasMore":false}},"id":4}`, nil)
 }

@@ -194,7 +194,7 @@ func TestFeaturesLegacy(t *testing.T) {
 		--> {"jsonrpc":"2.0","method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"code"},"argument":{"name":"language","value":"fail"}},"id":34}
 		<-- {"jsonrpc":"2.0","error":{"code":4002,"message":"no completions today"},"id":34}
 		--> {"jsonrpc":"2.0","method":"completion/complete","params":{"ref":1},"id":35}
-		<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"","rule":"type","param":"CompleteRequest","message":"params must be a completion request: ref {type, name or uri}, argument {name, value}, context {arguments: an object of strings}"}]},"id":35}
+		<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"ref","rule":"type","param":"object","message":"expected an object, got a number"}]},"id":35}
 		--> {"jsonrpc":"2.0","method":"completion/complete","params":{},"id":36}
 		<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"ref","rule":"required","message":"ref is required"},{"field":"argument","rule":"required","message":"argument's name and value are required"}]},"id":36}`, nil)
 }
