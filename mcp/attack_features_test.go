@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -327,4 +328,51 @@ func TestAttackCompletionParams(t *testing.T) {
 		<-- `+refusal(`context.arguments["style"]`, "type", "string", "expected a string, got a number", 3)+`
 		--> `+complete(ref+`,"argument":{"name":"language","value":"g"},"future":{"x":1}`, 4)+`
 		<-- {"jsonrpc":"2.0","result":{"completion":{"values":["g"],"total":1,"hasMore":false}},"id":4}`, nil)
+}
+
+// A modern listen whose client stops reading, while lists change and the
+// resources it names are updated a hundred times each, is owed at most one
+// notification per list and per resource beside those being written (what
+// it was owed when the output stalled), and adds no goroutine.
+func TestAttackListenStalled(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := mcp.New(&mcp.Options{Name: "kit", Version: "1.0.0"})
+		require.NoError(t, s.Register("", hostile{}))
+		require.NoError(t, s.AddResources(fixtureResources()...))
+		require.NoError(t, s.RegisterPrompts("", fixturePrompts{}))
+		c := wiretest.NewStalled(context.Background(), s.Handler(), nil)
+		c.Send(t, `{"jsonrpc":"2.0","method":"subscriptions/listen","params":{`+modernMeta+`,"notifications":{"toolsListChanged":true,"promptsListChanged":true,"resourcesListChanged":true,"resourceSubscriptions":["test://a","test://b","test://c"]}},"id":"l"}`)
+		synctest.Wait()
+		c.Send(t, `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"fill",`+modernMeta+`},"id":"fill"}`)
+		synctest.Wait()
+		before := runtime.NumGoroutine()
+		for range 100 {
+			require.NoError(t, s.AddResources(mcp.Resource{URI: "test://new", Name: "new", Read: read("")}))
+			require.Equal(t, 1, s.RemoveResources("test://new"))
+			require.NoError(t, s.RegisterPrompts("", more{}))
+			require.Equal(t, 1, s.RemovePrompts("another"))
+			require.NoError(t, s.Register("", extra{}))
+			require.Equal(t, 1, s.Remove("extra"))
+			for _, uri := range []string{"test://a", "test://b", "test://c", "test://d"} {
+				s.ResourceUpdated(uri)
+			}
+		}
+		synctest.Wait()
+		assert.LessOrEqual(t, runtime.NumGoroutine(), before, "no goroutine per change")
+		lines, err := c.Drain(t)
+		require.NoError(t, err)
+		told := map[string]int{}
+		for _, l := range lines {
+			if strings.Contains(l, `"method":"notifications/`) && !strings.Contains(l, "acknowledged") && !strings.Contains(l, "cancelled") {
+				told[l]++
+			}
+		}
+		total := 0
+		for l, n := range told {
+			assert.LessOrEqual(t, n, 2, "at most the notification being written and the one owed: %s", l)
+			total += n
+		}
+		assert.LessOrEqual(t, total, 12, "three lists and three resources being written, and owed again")
+		assert.NotContains(t, strings.Join(lines, "\n"), `"uri":"test://d"`)
+	})
 }
