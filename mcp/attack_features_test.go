@@ -336,27 +336,13 @@ func TestAttackCompletionParams(t *testing.T) {
 // it was owed when the output stalled), and adds no goroutine.
 func TestAttackListenStalled(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := mcp.New(&mcp.Options{Name: "kit", Version: "1.0.0"})
-		require.NoError(t, s.Register("", hostile{}))
-		require.NoError(t, s.AddResources(fixtureResources()...))
-		require.NoError(t, s.RegisterPrompts("", fixturePrompts{}))
-		c := wiretest.NewStalled(context.Background(), s.Handler(), nil)
+		s, c := stalledFeatures(t)
 		c.Send(t, `{"jsonrpc":"2.0","method":"subscriptions/listen","params":{`+modernMeta+`,"notifications":{"toolsListChanged":true,"promptsListChanged":true,"resourcesListChanged":true,"resourceSubscriptions":["test://a","test://b","test://c"]}},"id":"l"}`)
 		synctest.Wait()
 		c.Send(t, `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"fill",`+modernMeta+`},"id":"fill"}`)
 		synctest.Wait()
 		before := runtime.NumGoroutine()
-		for range 100 {
-			require.NoError(t, s.AddResources(mcp.Resource{URI: "test://new", Name: "new", Read: read("")}))
-			require.Equal(t, 1, s.RemoveResources("test://new"))
-			require.NoError(t, s.RegisterPrompts("", more{}))
-			require.Equal(t, 1, s.RemovePrompts("another"))
-			require.NoError(t, s.Register("", extra{}))
-			require.Equal(t, 1, s.Remove("extra"))
-			for _, uri := range []string{"test://a", "test://b", "test://c", "test://d"} {
-				s.ResourceUpdated(uri)
-			}
-		}
+		storm(t, s, true)
 		synctest.Wait()
 		assert.LessOrEqual(t, runtime.NumGoroutine(), before, "no goroutine per change")
 		lines, err := c.Drain(t)
@@ -375,4 +361,32 @@ func TestAttackListenStalled(t *testing.T) {
 		assert.LessOrEqual(t, total, 12, "three lists and three resources being written, and owed again")
 		assert.NotContains(t, strings.Join(lines, "\n"), `"uri":"test://d"`)
 	})
+}
+
+// storm changes the resources and the prompts of s (and its tools, if
+// tools) a hundred times, and updates test://a to test://d as often.
+func storm(t *testing.T, s *mcp.Server, tools bool) {
+	for range 100 {
+		require.NoError(t, s.AddResources(mcp.Resource{URI: "test://new", Name: "new", Read: read("")}))
+		require.Equal(t, 1, s.RemoveResources("test://new"))
+		require.NoError(t, s.RegisterPrompts("", more{}))
+		require.Equal(t, 1, s.RemovePrompts("another"))
+		if tools {
+			require.NoError(t, s.Register("", extra{}))
+			require.Equal(t, 1, s.Remove("extra"))
+		}
+		for _, uri := range []string{"test://a", "test://b", "test://c", "test://d"} {
+			s.ResourceUpdated(uri)
+		}
+	}
+}
+
+// stalledFeatures returns a Server of the hostile tools and the fixture
+// resources and prompts, and a client of it that does not read yet.
+func stalledFeatures(t *testing.T) (*mcp.Server, *wiretest.Stalled) {
+	s := mcp.New(&mcp.Options{Name: "kit", Version: "1.0.0"})
+	require.NoError(t, s.Register("", hostile{}))
+	require.NoError(t, s.AddResources(fixtureResources()...))
+	require.NoError(t, s.RegisterPrompts("", fixturePrompts{}))
+	return s, wiretest.NewStalled(context.Background(), s.Handler(), nil)
 }

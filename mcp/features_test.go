@@ -566,11 +566,7 @@ func TestFeaturesHTTP(t *testing.T) {
 // it is owed when its connection ends is dropped).
 func TestAttackFeaturesStalled(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := mcp.New(&mcp.Options{Name: "kit", Version: "1.0.0"})
-		require.NoError(t, s.Register("", hostile{}))
-		require.NoError(t, s.AddResources(fixtureResources()...))
-		require.NoError(t, s.RegisterPrompts("", fixturePrompts{}))
-		c := wiretest.NewStalled(context.Background(), s.Handler(), nil)
+		s, c := stalledFeatures(t)
 		c.Send(t, legacyInit)
 		synctest.Wait()
 		// 4 MiB to write, more than the writer queues (codec.DefaultMaxPending):
@@ -582,15 +578,7 @@ func TestAttackFeaturesStalled(t *testing.T) {
 		}
 		synctest.Wait()
 		before := runtime.NumGoroutine()
-		for range 100 {
-			require.NoError(t, s.AddResources(mcp.Resource{URI: "test://new", Name: "new", Read: read("")}))
-			require.Equal(t, 1, s.RemoveResources("test://new"))
-			require.NoError(t, s.RegisterPrompts("", more{}))
-			require.Equal(t, 1, s.RemovePrompts("another"))
-			for _, uri := range []string{"test://a", "test://b", "test://c", "test://d"} {
-				s.ResourceUpdated(uri)
-			}
-		}
+		storm(t, s, false)
 		synctest.Wait()
 		assert.LessOrEqual(t, runtime.NumGoroutine()-before, 1, "one goroutine tells the session, however many changes")
 		lines, err := c.Drain(t)
