@@ -1,8 +1,10 @@
 package mcp_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -389,4 +391,40 @@ func stalledFeatures(t *testing.T) (*mcp.Server, *wiretest.Stalled) {
 	require.NoError(t, s.AddResources(fixtureResources()...))
 	require.NoError(t, s.RegisterPrompts("", fixturePrompts{}))
 	return s, wiretest.NewStalled(context.Background(), s.Handler(), nil)
+}
+
+// A legacy session whose client goes away while a notification is being
+// written, and more are owed, ends: Serve returns, the goroutine telling
+// it ends (synctest and goleak see none left), and the next change forgets
+// it.
+func TestAttackSessionEndsMidNotification(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := mcp.New(&mcp.Options{Name: "kit", Version: "1.0.0"})
+		require.NoError(t, s.AddResources(fixtureResources()...))
+		in, w := io.Pipe()
+		out, ow := io.Pipe()
+		served := make(chan error, 1)
+		go func() {
+			served <- rpc.Serve(context.Background(), in, ow, s.Handler(), &rpc.Options{Logger: wiretest.Quiet()})
+		}()
+		lines := bufio.NewReader(out)
+		wiretest.Send(t, w, legacyInit)
+		_, err := lines.ReadString('\n')
+		require.NoError(t, err)
+		for i, uri := range []string{"test://a", "test://b"} {
+			wiretest.Send(t, w, fmt.Sprintf(`{"jsonrpc":"2.0","method":"resources/subscribe","params":{"uri":%q},"id":%d}`, uri, i+1))
+			_, err := lines.ReadString('\n')
+			require.NoError(t, err)
+		}
+		s.ResourceUpdated("test://a")
+		s.ResourceUpdated("test://b")
+		require.NoError(t, s.AddResources(mcp.Resource{URI: "test://new", Name: "new", Read: read("")}))
+		synctest.Wait() // the first update is being written, the others owed
+		require.NoError(t, out.CloseWithError(errors.New("the client went away")))
+		synctest.Wait()
+		require.NoError(t, w.Close())
+		wiretest.Receive(t, served, "Serve to return")
+		s.ResourceUpdated("test://a")
+		assert.Equal(t, 0, mcp.Sessions(s))
+	})
 }
