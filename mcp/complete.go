@@ -44,7 +44,9 @@ type CompletionFunc func(ctx context.Context, req CompleteRequest) ([]string, er
 // capability completions); nil removes it. A request
 // is checked before f is called: its ref must name a prompt or a resource
 // template of the Server, and its argument one of that prompt's arguments
-// or that template's variables, or it is answered -32602.
+// or that template's variables, or it is answered -32602; so are params
+// whose members are given twice, or are not of their type (the context's
+// arguments are strings), each problem named in the error's data.
 func (s *Server) SetCompletion(f CompletionFunc) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
