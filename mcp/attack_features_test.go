@@ -31,6 +31,8 @@ func (blocks) Blocks() *mcp.ToolResult {
 		mcp.TextContent{Text: "t"},
 		mcp.AudioContent{Data: []byte{9}, MIMEType: "audio/wav"},
 		mcp.ResourceLink{URI: "test://static-text", Name: "static-text", Title: "T", Description: "d"},
+		&mcp.AudioContent{Data: []byte{9}, MIMEType: "audio/wav"},
+		&mcp.ResourceLink{URI: "test://static-text", Name: "static-text", Title: "T", Description: "d"},
 	}}
 }
 
@@ -40,7 +42,7 @@ func (blocks) Blocks() *mcp.ToolResult {
 // 2024-11-05 session gets audio as an embedded blob resource whose URI is
 // the data: URI of the sound; a session before 2025-06-18 gets a
 // resource link as a text block holding its URI. In tools/call and in
-// prompts/get alike.
+// prompts/get alike, blocks given by value or by pointer.
 func TestAttackContentRevisions(t *testing.T) {
 	s := mcp.New(&mcp.Options{Name: "kit", Version: "1.0.0"})
 	require.NoError(t, s.Register("", blocks{}))
@@ -60,11 +62,11 @@ func TestAttackContentRevisions(t *testing.T) {
 		t.Run(tc.version, func(t *testing.T) {
 			meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"` + tc.version + `"}`
 			wiretest.Serve(t, s.Handler(), fmt.Sprintf(`
-		--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"blocks",%s},"id":1}
-		<-- {"jsonrpc":"2.0","result":{"content":[%s,%s,%s]},"id":1}
-		--> {"jsonrpc":"2.0","method":"prompts/get","params":{"name":"code","arguments":{"language":"go"},%s},"id":2}
-		<-- {"jsonrpc":"2.0","result":{"description":"code in go","messages":[{"role":"assistant","content":{"type":"text","text":"I write go"}},{"role":"user","content":%s},{"role":"user","content":%s}]},"id":2}`,
-				meta, text, tc.audio, tc.link, meta, tc.promptLink, tc.audio), nil)
+		--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"blocks",%[1]s},"id":1}
+		<-- {"jsonrpc":"2.0","result":{"content":[%[2]s,%[3]s,%[4]s,%[3]s,%[4]s]},"id":1}
+		--> {"jsonrpc":"2.0","method":"prompts/get","params":{"name":"code","arguments":{"language":"go"},%[1]s},"id":2}
+		<-- {"jsonrpc":"2.0","result":{"description":"code in go","messages":[{"role":"assistant","content":{"type":"text","text":"I write go"}},{"role":"user","content":%[5]s},{"role":"user","content":%[3]s}]},"id":2}`,
+				meta, text, tc.audio, tc.link, tc.promptLink), nil)
 		})
 	}
 }

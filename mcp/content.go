@@ -142,6 +142,16 @@ func appendMetadata(dst []byte, level int, name, title, description, mime string
 // 2024-11-05 (level 0), an AudioContent is an embedded blob resource whose
 // URI is the sound's data: URI.
 func appendBlock(dst []byte, c Content, level int) []byte {
+	switch p := c.(type) {
+	case *ResourceLink:
+		if p != nil {
+			c = *p
+		}
+	case *AudioContent:
+		if p != nil {
+			c = *p
+		}
+	}
 	switch c := c.(type) {
 	case ResourceLink:
 		if level < 2 {
