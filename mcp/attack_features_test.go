@@ -430,3 +430,33 @@ func TestAttackSessionEndsMidNotification(t *testing.T) {
 		assert.Equal(t, 0, mcp.Sessions(s))
 	})
 }
+
+// prompts/get as a hostile client sends it: an argument given twice, of
+// another type than string, null for a required one, one the prompt does
+// not have, arguments null, any argument to a prompt that takes none, and
+// a value of 1 MiB (served: the connection bounds a message's size).
+func TestAttackPromptArguments(t *testing.T) {
+	s := newFeatures(t)
+	get := func(args string, id int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","method":"prompts/get","params":{"name":"code","arguments":%s,%s},"id":%d}`, args, modernMeta, id)
+	}
+	invalid := func(data string, id int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[%s]},"id":%d}`, data, id)
+	}
+	long := strings.Repeat("x", 1<<20)
+	wiretest.Serve(t, s.Handler(), `
+		--> `+get(`{"language":"go","language":"c"}`, 1)+`
+		<-- `+invalid(`{"field":"language","rule":"duplicate","message":"member \"language\" given more than once"}`, 1)+`
+		--> `+get(`{"language":["go"]}`, 2)+`
+		<-- `+invalid(`{"field":"language","rule":"type","param":"string","message":"expected a string, got an array"}`, 2)+`
+		--> `+get(`{"language":null}`, 3)+`
+		<-- `+invalid(`{"field":"language","rule":"required","message":"language is required"}`, 3)+`
+		--> `+get(`{"language":"go","zzz":"1"}`, 4)+`
+		<-- `+invalid(`{"field":"zzz","rule":"unknown","message":"unknown field \"zzz\""}`, 4)+`
+		--> `+get(`null`, 5)+`
+		<-- `+invalid(`{"field":"arguments","rule":"type","param":"object","message":"arguments must be an object"}`, 5)+`
+		--> {"jsonrpc":"2.0","method":"prompts/get","params":{"name":"simple","arguments":{"x":"1"},`+modernMeta+`},"id":6}
+		<-- `+invalid(`{"field":"","rule":"count","param":"0","message":"the method takes no params"}`, 6)+`
+		--> `+get(`{"language":"`+long+`"}`, 7)+`
+		<-- {"jsonrpc":"2.0","result":{"resultType":"complete","description":"code in `+long+`","messages":[{"role":"assistant","content":{"type":"text","text":"I write `+long+`"}},{"role":"user","content":{"type":"resource_link","uri":"test://static-text","name":"static-text","title":"T"}},{"role":"user","content":{"type":"audio","data":"CQ==","mimeType":"audio/wav"}}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"kit","version":"1.0.0"}}},"id":7}`, nil)
+}
