@@ -238,7 +238,7 @@ func (s *Server) toolResult(r revision, tr *ToolResult) (any, error) {
 		if c == nil {
 			return nil, errors.New("mcp: a ToolResult holds a nil Content")
 		}
-		b = c.appendContent(b)
+		b = appendBlock(b, c, r.level)
 	}
 	b = append(b, ']')
 	if tr.StructuredContent != nil && r.level >= 2 {

@@ -2,12 +2,13 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/bind"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/service"
 )
@@ -43,7 +44,9 @@ type CompletionFunc func(ctx context.Context, req CompleteRequest) ([]string, er
 // capability completions); nil removes it. A request
 // is checked before f is called: its ref must name a prompt or a resource
 // template of the Server, and its argument one of that prompt's arguments
-// or that template's variables, or it is answered -32602.
+// or that template's variables, or it is answered -32602; so are params
+// whose members are given twice, or are not of their type (the context's
+// arguments are strings), each problem named in the error's data.
 func (s *Server) SetCompletion(f CompletionFunc) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -70,6 +73,17 @@ type completeParams struct {
 	} `json:"context"`
 }
 
+// decodeComplete decodes completion/complete's params as a tool's
+// arguments are: members named exactly, none twice, each of its type;
+// members it does not know are ignored (later revisions may add some).
+var decodeComplete = func() func([]byte) (reflect.Value, *bind.Error) {
+	dec, err := bind.Params([]reflect.Type{reflect.TypeFor[completeParams]()}, false, true)
+	if err != nil {
+		panic(err)
+	}
+	return dec
+}()
+
 // complete answers completion/complete. Its params cost what decoding
 // them costs (the connection bounds a message's size), its result at most
 // MaxCompletions values.
@@ -78,11 +92,11 @@ func (s *Server) complete(ctx context.Context, r revision, req *rpc.Request) (an
 	if f == nil {
 		return nil, rpc.NewError(rpc.MethodNotFound, "")
 	}
-	var p completeParams
-	if err := json.Unmarshal(req.Params, &p); err != nil {
-		return nil, invalid(&service.FieldError{Rule: "type", Param: "CompleteRequest",
-			Message: "params must be a completion request: ref {type, name or uri}, argument {name, value}, context {arguments: an object of strings}"})
+	v, fe := decodeComplete(req.Params)
+	if fe != nil {
+		return nil, invalid(&service.FieldError{Field: fe.Field, Rule: fe.Rule, Param: fe.Param, Message: fe.Message})
 	}
+	p := v.Interface().(*completeParams)
 	var problems []*service.FieldError
 	if p.Ref == nil {
 		problems = append(problems, &service.FieldError{Field: "ref", Rule: "required", Message: "ref is required"})

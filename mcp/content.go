@@ -8,7 +8,9 @@ import (
 )
 
 // AudioContent is a sound: its bytes (sent in base64) and its MIME type
-// (2025-03-26 and later).
+// (2025-03-26 and later; a 2024-11-05 session, whose revision has no
+// audio, gets an embedded blob resource whose URI is the sound's data:
+// URI).
 type AudioContent struct {
 	Data     []byte
 	MIMEType string
@@ -42,7 +44,8 @@ func (c EmbeddedResource) appendContent(dst []byte) []byte {
 }
 
 // ResourceLink is a link to a resource the client may read
-// (resources/read) or fetch (type "resource_link", 2025-06-18 and later):
+// (resources/read) or fetch (type "resource_link", 2025-06-18 and later;
+// a session of an earlier revision gets a text block holding its URI):
 // its URI and name are required, the rest optional.
 type ResourceLink struct {
 	URI         string
@@ -130,4 +133,40 @@ func appendMetadata(dst []byte, level int, name, title, description, mime string
 		dst = strconv.AppendInt(dst, size, 10)
 	}
 	return dst
+}
+
+// appendBlock appends the content block c as a session of revision level
+// may be sent it: a revision's schema admits only its own types of blocks,
+// and its clients refuse a result holding another. Before 2025-06-18
+// (level 2), a ResourceLink is a text block holding its URI; in
+// 2024-11-05 (level 0), an AudioContent is an embedded blob resource whose
+// URI is the sound's data: URI.
+func appendBlock(dst []byte, c Content, level int) []byte {
+	switch p := c.(type) {
+	case *ResourceLink:
+		if p != nil {
+			c = *p
+		}
+	case *AudioContent:
+		if p != nil {
+			c = *p
+		}
+	}
+	switch c := c.(type) {
+	case ResourceLink:
+		if level < 2 {
+			return TextContent{c.URI}.appendContent(dst)
+		}
+	case AudioContent:
+		if level < 1 {
+			data := base64.StdEncoding.EncodeToString(c.Data)
+			dst = append(dst, `{"type":"resource","resource":{"uri":`...)
+			dst = codec.AppendString(dst, "data:"+c.MIMEType+";base64,"+data)
+			dst = append(dst, `,"mimeType":`...)
+			dst = codec.AppendString(dst, c.MIMEType)
+			dst = append(dst, `,"blob":"`+data+`"}}`...)
+			return dst
+		}
+	}
+	return c.appendContent(dst)
 }

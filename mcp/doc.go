@@ -106,11 +106,12 @@
 // (resourcesListChanged, promptsListChanged).
 //
 // What a peer sends costs a bounded amount: a cursor one binary search; a
-// URI at most [MaxURI] bytes (longer is -32602), one map lookup and one
-// linear match per template; a session's subscriptions, and a listen's
+// URI at most [MaxURI] bytes (longer is -32602), one map lookup, a search
+// for each template's literal text, and one linear match per template
+// whose literal text the URI holds in order; a session's subscriptions, and a listen's
 // resourceSubscriptions, at most [MaxSubscriptions]; the notifications a
 // session is owed while it does not read, one per list and per resource
-// it subscribed to; a completion result at most [MaxCompletions] values,
+// it still subscribes to; a completion result at most [MaxCompletions] values,
 // the others counted in total and said by hasMore.
 //
 // # Streamable HTTP

@@ -194,7 +194,7 @@ func TestFeaturesLegacy(t *testing.T) {
 		--> {"jsonrpc":"2.0","method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"code"},"argument":{"name":"language","value":"fail"}},"id":34}
 		<-- {"jsonrpc":"2.0","error":{"code":4002,"message":"no completions today"},"id":34}
 		--> {"jsonrpc":"2.0","method":"completion/complete","params":{"ref":1},"id":35}
-		<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"","rule":"type","param":"CompleteRequest","message":"params must be a completion request: ref {type, name or uri}, argument {name, value}, context {arguments: an object of strings}"}]},"id":35}
+		<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"ref","rule":"type","param":"object","message":"expected an object, got a number"}]},"id":35}
 		--> {"jsonrpc":"2.0","method":"completion/complete","params":{},"id":36}
 		<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"ref","rule":"required","message":"ref is required"},{"field":"argument","rule":"required","message":"argument's name and value are required"}]},"id":36}`, nil)
 }
@@ -204,7 +204,7 @@ func TestFeaturesLegacy(t *testing.T) {
 // nothing serves is -32602 (the 2026-07-28 rule, SEP-2164); subscribe and
 // unsubscribe are gone (subscriptions/listen instead); a missing required
 // prompt argument is -32602. Then 2025-03-26, before titles: none in the
-// lists.
+// lists, and a resource link a text block of its URI.
 func TestFeaturesModern(t *testing.T) {
 	wiretest.Serve(t, newFeatures(t).Handler(), `
 		--> {"jsonrpc":"2.0","method":"server/discover","params":{`+modernMeta+`},"id":1}
@@ -246,7 +246,7 @@ func TestFeaturesModern(t *testing.T) {
 		--> {"jsonrpc":"2.0","method":"prompts/list","id":19}
 		<-- {"jsonrpc":"2.0","result":{"prompts":[{"name":"code","description":"Writes code.","arguments":[{"name":"language","description":"the language","required":true},{"name":"style"}]},{"name":"simple"}]},"id":19}
 		--> {"jsonrpc":"2.0","method":"prompts/get","params":{"name":"code","arguments":{"language":"go"}},"id":20}
-		<-- {"jsonrpc":"2.0","result":{"description":"code in go","messages":[{"role":"assistant","content":{"type":"text","text":"I write go"}},{"role":"user","content":{"type":"resource_link","uri":"test://static-text","name":"static-text","title":"T"}},{"role":"user","content":{"type":"audio","data":"CQ==","mimeType":"audio/wav"}}]},"id":20}`, nil)
+		<-- {"jsonrpc":"2.0","result":{"description":"code in go","messages":[{"role":"assistant","content":{"type":"text","text":"I write go"}},{"role":"user","content":{"type":"text","text":"test://static-text"}},{"role":"user","content":{"type":"audio","data":"CQ==","mimeType":"audio/wav"}}]},"id":20}`, nil)
 }
 
 // pipeLines returns a function that writes a request (none for "") on p
@@ -566,11 +566,7 @@ func TestFeaturesHTTP(t *testing.T) {
 // it is owed when its connection ends is dropped).
 func TestAttackFeaturesStalled(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := mcp.New(&mcp.Options{Name: "kit", Version: "1.0.0"})
-		require.NoError(t, s.Register("", hostile{}))
-		require.NoError(t, s.AddResources(fixtureResources()...))
-		require.NoError(t, s.RegisterPrompts("", fixturePrompts{}))
-		c := wiretest.NewStalled(context.Background(), s.Handler(), nil)
+		s, c := stalledFeatures(t)
 		c.Send(t, legacyInit)
 		synctest.Wait()
 		// 4 MiB to write, more than the writer queues (codec.DefaultMaxPending):
@@ -582,15 +578,7 @@ func TestAttackFeaturesStalled(t *testing.T) {
 		}
 		synctest.Wait()
 		before := runtime.NumGoroutine()
-		for range 100 {
-			require.NoError(t, s.AddResources(mcp.Resource{URI: "test://new", Name: "new", Read: read("")}))
-			require.Equal(t, 1, s.RemoveResources("test://new"))
-			require.NoError(t, s.RegisterPrompts("", more{}))
-			require.Equal(t, 1, s.RemovePrompts("another"))
-			for _, uri := range []string{"test://a", "test://b", "test://c", "test://d"} {
-				s.ResourceUpdated(uri)
-			}
-		}
+		storm(t, s, false)
 		synctest.Wait()
 		assert.LessOrEqual(t, runtime.NumGoroutine()-before, 1, "one goroutine tells the session, however many changes")
 		lines, err := c.Drain(t)

@@ -302,7 +302,7 @@ func (s *Server) getPrompt(ctx context.Context, r revision, req *rpc.Request) (a
 			return nil, errors.New("mcp: prompt " + p.name + ": a message has no content")
 		}
 		b = append(b, `{"role":"`+role+`","content":`...)
-		b = m.Content.appendContent(b)
+		b = appendBlock(b, m.Content, r.level)
 		b = append(b, '}')
 	}
 	b = append(b, ']')

@@ -67,7 +67,8 @@ type Resource struct {
 	URI string
 	// Template is a template's URI template (resources/templates/list):
 	// literal text and variables, {name} (RFC 6570 level 1: the value is
-	// one or more unreserved characters or percent-escapes, so no "/")
+	// unreserved characters or percent-escapes, none or more, so no "/"
+	// but an escaped one, "%2F")
 	// or {+name} (level 2: reserved characters too, "/" among them).
 	Template string
 	// Name is required; Title (2025-06-18 and later), Description and
@@ -90,8 +91,9 @@ type Resource struct {
 // resource is a Resource as served: a template's pattern and variables.
 type resource struct {
 	Resource
-	re   *regexp.Regexp // a template's: its variables are its groups
-	vars []string       // a template's variables, in order
+	re    *regexp.Regexp // a template's: its variables are its groups
+	vars  []string       // a template's variables, in order
+	parts []part         // a template's literals and variables
 }
 
 // resourceSet is the resources of a Server at one time; it is never
@@ -209,8 +211,7 @@ func (s *Server) Resources() (uris, templates []string) {
 // notification a client does not read yet is sent once it does, and
 // updates of one URI that come meanwhile are one update to tell.
 func (s *Server) ResourceUpdated(uri string) {
-	params := json.RawMessage(codec.AppendString([]byte(`{"uri":`), uri))
-	params = append(params, '}')
+	params := updatedParams(uri)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for l := range s.listeners {
@@ -225,6 +226,11 @@ func (s *Server) ResourceUpdated(uri string) {
 			c.post(conn, notifyResourceUpdated, params)
 		}
 	}
+}
+
+// updatedParams are the params of notifications/resources/updated of uri.
+func updatedParams(uri string) json.RawMessage {
+	return append(codec.AppendString([]byte(`{"uri":`), uri), '}')
 }
 
 // newResource checks r and parses its template.
@@ -251,7 +257,7 @@ func newResource(r Resource) (*resource, error) {
 		if err != nil {
 			return nil, err
 		}
-		res.re, res.vars = t.re, t.vars
+		res.re, res.vars, res.parts = t.re, t.vars, t.parts
 	}
 	return res, nil
 }
@@ -280,6 +286,9 @@ const (
 // parseTemplate parses an RFC 6570 template of levels 1 and 2 ({name},
 // {+name}).
 func parseTemplate(text string) (*template, error) {
+	if !utf8.ValidString(text) {
+		return nil, fmt.Errorf("mcp: resource template %q is not valid UTF-8", text)
+	}
 	t := &template{}
 	pattern := []byte{'^'}
 	rest := text
@@ -341,8 +350,14 @@ func validVarName(name string) bool {
 	return true
 }
 
-// match returns the variables of uri if it matches the template.
+// match returns the variables of uri if it matches the template. The
+// regexp runs only on a URI that holds the template's literal text in
+// order (mayMatch): a URI of another template costs no more than a
+// search for text.
 func (r *resource) match(uri string) (map[string]string, bool) {
+	if !mayMatch(r.parts, uri) {
+		return nil, false
+	}
 	m := r.re.FindStringSubmatch(uri)
 	if m == nil {
 		return nil, false
@@ -356,6 +371,35 @@ func (r *resource) match(uri string) (map[string]string, bool) {
 		vars[name] = v
 	}
 	return vars, true
+}
+
+// mayMatch reports whether uri holds the literals of parts in order, the
+// first at its start and the last at its end when parts start or end with
+// them: what any URI the template matches does.
+func mayMatch(parts []part, uri string) bool {
+	if len(parts) > 0 && parts[0].name == "" {
+		if !strings.HasPrefix(uri, parts[0].text) {
+			return false
+		}
+		uri, parts = uri[len(parts[0].text):], parts[1:]
+	}
+	if n := len(parts); n > 0 && parts[n-1].name == "" {
+		if !strings.HasSuffix(uri, parts[n-1].text) {
+			return false
+		}
+		uri, parts = uri[:len(uri)-len(parts[n-1].text)], parts[:n-1]
+	}
+	for _, p := range parts {
+		if p.name != "" {
+			continue
+		}
+		i := strings.Index(uri, p.text)
+		if i < 0 {
+			return false
+		}
+		uri = uri[i+len(p.text):]
+	}
+	return true
 }
 
 // ExpandURI expands an RFC 6570 template of levels 1 and 2, as a
@@ -490,8 +534,9 @@ func notFound(r revision, uri string) error {
 
 // lookup returns the resource that serves uri, and its variables: the
 // static resource of that URI, else the first template, in the order of
-// their text, that matches it. It costs one map lookup, and one match,
-// linear in len(uri), per template.
+// their text, that matches it. It costs one map lookup, a search for
+// each template's literal text, and one match, linear in len(uri), per
+// template whose literal text uri holds in order.
 func (set *resourceSet) lookup(uri string) (*resource, map[string]string) {
 	if set == nil {
 		return nil, nil
@@ -553,7 +598,8 @@ func (s *Server) read(ctx context.Context, r revision, req *rpc.Request) (any, e
 
 // subscribe answers resources/subscribe and resources/unsubscribe (legacy
 // revisions): the session is told when the resource changes
-// (ResourceUpdated), until it unsubscribes. A URI no resource serves may
+// (ResourceUpdated), until it unsubscribes (an update not yet written when
+// it does is not written). A URI no resource serves may
 // be subscribed to: it may come later. At most MaxSubscriptions at once.
 func (c *session) subscribe(r revision, req *rpc.Request) (any, error) {
 	uri, err := uriParam(req.Params)
@@ -564,6 +610,12 @@ func (c *session) subscribe(r revision, req *rpc.Request) (any, error) {
 	defer c.mu.Unlock()
 	if req.Method == methodUnsubscribe {
 		delete(c.out.subs, uri)
+		// An update not yet written is not owed any more: what the session
+		// is owed stays bounded by what it subscribes to.
+		params := updatedParams(uri)
+		c.out.owed = slices.DeleteFunc(c.out.owed, func(n notice) bool {
+			return n.method == notifyResourceUpdated && string(n.params) == string(params)
+		})
 		return c.s.result(r, nil), nil
 	}
 	if !c.out.subs[uri] && len(c.out.subs) >= MaxSubscriptions {
