@@ -188,6 +188,31 @@ func responseResult(response []byte) (json.RawMessage, error) {
 	return nil, errors.New("mcp: the client's response holds neither a result nor an error")
 }
 
+// clientResponses returns the responses body holds, when it is nothing
+// else: one response, or, in 2025-03-26 (the one revision with batches:
+// "an array batching one or more responses"), an array of them. It is nil
+// for any other body.
+func clientResponses(env envelope, body []byte, rev revision) [][]byte {
+	if isResponse(env, body) {
+		return [][]byte{body}
+	}
+	if !rev.batches || len(bytes.TrimLeft(body, " \t\r\n")) == 0 || bytes.TrimLeft(body, " \t\r\n")[0] != '[' {
+		return nil
+	}
+	var batch []json.RawMessage
+	if json.Unmarshal(body, &batch) != nil || len(batch) == 0 {
+		return nil
+	}
+	responses := make([][]byte, len(batch))
+	for i, m := range batch {
+		if !isResponse(readEnvelope(m), m) {
+			return nil
+		}
+		responses[i] = m
+	}
+	return responses
+}
+
 // isResponse reports whether body is a JSON-RPC response: valid JSON, an
 // object with an id, a result or an error, and no method.
 func isResponse(env envelope, body []byte) bool {

@@ -42,10 +42,12 @@ type stream struct {
 }
 
 // post starts a POST of body in the session, and returns its event
-// stream, once its header came.
+// stream, once its header came. A stream that is still open after
+// wiretest.Hang is cut, so that a test waiting on it fails rather than
+// hangs.
 func post(t *testing.T, url, session, body string) *stream {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), wiretest.Hang)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")
@@ -195,4 +197,19 @@ func TestAskModernHTTP(t *testing.T) {
 	}
 	check(t, srv.URL, exchange{body: call(`{"sampling":{}}`), header: modernHeaders("tools/call", "sample"),
 		status: http.StatusOK, want: `{"jsonrpc":"2.0","result":{"resultType":"input_required","inputRequests":{"sampling-2a5d62d36af8ea92":{"method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10}}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"ask","version":"1"}}},"id":1}` + "\n"})
+}
+
+// In 2025-03-26, the one revision with batches, the client may answer in
+// an array of responses: each goes to its call. In the others an array is
+// no answer of theirs, and routes nothing.
+func TestAskBatchedAnswers(t *testing.T) {
+	h, url, sid := askHTTP(t, 0)
+	s := post(t, url, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sample","arguments":{"prompt":"hi"}}}`)
+	assert.Equal(t, `data: {"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10}}`+"\n\n", s.event(t))
+	batch := `[{"jsonrpc":"2.0","id":1,"result":{"role":"assistant","content":{"type":"text","text":"batched"},"model":"m"}},{"jsonrpc":"2.0","id":9,"result":{}}]`
+	check(t, url, exchange{body: batch, header: map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"}, status: http.StatusAccepted})
+	assert.Equal(t, 1, mcp.Waiting(h))
+	check(t, url, exchange{body: batch, header: map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-03-26"}, status: http.StatusAccepted})
+	assert.Equal(t, `data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"m says batched"}]},"id":2}`+"\n\n", s.event(t))
+	assert.Equal(t, 0, mcp.Waiting(h))
 }

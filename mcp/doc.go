@@ -171,7 +171,8 @@
 // dropped); over Streamable HTTP as an event of the response to the
 // tools/call, the client POSTing its response in the session (answered
 // 202, and routed to the waiting call; a response to no request waiting
-// is dropped). In 2026-07-28 a server sends no request: the error wraps
+// is dropped; in 2025-03-26, the one revision with batches, an array of
+// responses too). In 2026-07-28 a server sends no request: the error wraps
 // [ErrInputRequired], the tool returns it, the call is answered with
 // resultType "input_required" and the request in inputRequests, and the
 // client's retry, carrying the answer in inputResponses, runs the tool

@@ -247,7 +247,7 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		h.postModern(w, r, env)
 		return
 	}
-	h.postLegacy(w, r, env, body)
+	h.postLegacy(w, r, env, body, rev)
 }
 
 // modernMethods are the requests of 2026-07-28 a Server serves.
@@ -376,7 +376,7 @@ func decodeHeader(v string) (string, bool) {
 
 // postLegacy answers a POST of the legacy revisions: initialize opens a
 // session, anything else names one.
-func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, env envelope, body []byte) {
+func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, env envelope, body []byte, rev revision) {
 	ids := r.Header.Values(headerSession)
 	if method, _ := stringValue(env.method); env.id != nil && string(method) == methodInitialize {
 		if len(ids) > 0 {
@@ -392,12 +392,14 @@ func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, env env
 		return
 	}
 	defer h.release(ss)
-	if isResponse(env, body) {
-		// The client's answer to a tool's request (CreateMessage, Elicit):
-		// to the call waiting for it, if one is; accepted either way, as
-		// any response (one to a call that ended is dropped).
-		if !ss.peer.http.deliver(body) {
-			cmp.Or(h.opts.Logger, slog.Default()).Debug("mcp: a response to no request waiting", "id", codec.Echo(env.id))
+	if responses := clientResponses(env, body, rev); responses != nil {
+		// The client's answers to tools' requests (CreateMessage, Elicit):
+		// each to the call waiting for it, if one is; accepted either way,
+		// as any response (one to a call that ended is dropped).
+		for _, response := range responses {
+			if !ss.peer.http.deliver(response) {
+				cmp.Or(h.opts.Logger, slog.Default()).Debug("mcp: a response to no request waiting", "id", codec.Echo(codec.Member(response, "id")))
+			}
 		}
 		w.WriteHeader(http.StatusAccepted)
 		return
