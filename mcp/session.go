@@ -98,6 +98,7 @@ type session struct {
 	negotiated string // by initialize; "" before it
 	logLevel   int    // by logging/setLevel: an index in logLevels; -1 before it
 	telling    bool   // a goroutine tells the session the tools changed (listChanged)
+	out        peer   // the session's peer outside any request, when not a stream connection (HTTP)
 	owed       bool   // the tools changed again while it did
 }
 
@@ -156,6 +157,9 @@ func (c *session) Handle(ctx context.Context, req *rpc.Request) (any, error) {
 			return nil, rpc.NewError(rpc.MethodNotFound, "")
 		}
 		return c.s.listen(ctx, r, req)
+	}
+	if c.out != nil { // a legacy HTTP session's: CloseStream finds it
+		ctx = context.WithValue(ctx, sessionKey{}, c)
 	}
 	return c.s.call(withLogLevel(ctx, c.logLevelOf(r, req)), r, req)
 }
@@ -316,7 +320,11 @@ func (c *session) initialize(ctx context.Context, req *rpc.Request) (any, error)
 	c.mu.Lock()
 	c.negotiated = r.name
 	c.mu.Unlock()
-	c.s.track(c, rpc.ConnFromContext(ctx))
+	if conn := rpc.ConnFromContext(ctx); conn != nil {
+		c.s.track(c, conn)
+	} else if c.out != nil {
+		c.s.track(c, c.out)
+	}
 	b := append(c.s.open(r), `"protocolVersion":`...)
 	b = codec.AppendString(b, r.name)
 	b = append(b, `,"capabilities":`...)
