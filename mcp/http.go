@@ -35,10 +35,18 @@ const (
 type HTTPOptions struct {
 	// RPC configures the JSON-RPC handlers the requests are served by
 	// (rpc.NewHTTPHandler): frame limit, concurrency, logger, the origins
-	// allowed beside loopback (AllowedOrigins). Each legacy session has
-	// its own, so Concurrency bounds each session, and the stateless
-	// requests together.
+	// allowed beside loopback (AllowedOrigins). Concurrency bounds the
+	// requests of every session and the stateless ones together; see
+	// SessionConcurrency for one session's share.
 	RPC rpc.Options
+	// SessionConcurrency is the most requests of one legacy session
+	// served at once, so that one session leaves room for the others;
+	// those past it wait (bodies held) for one of the session's to end,
+	// or for the session's end. Default: half of RPC.Concurrency, at
+	// least 1. A request past either bound waits whether its client
+	// stays or not, and a notifications/cancelled reaches it only once
+	// it runs; notifications and responses never wait.
+	SessionConcurrency int
 	// MaxSessions is the most legacy sessions kept at once. An initialize
 	// past it, once the sessions idle past SessionIdle are ended, is
 	// answered 503 Service Unavailable: a live session is never ended to
@@ -84,21 +92,22 @@ const (
 // one endpoint, for both eras of the protocol; see the package
 // documentation ("Streamable HTTP") for what each request gets.
 type HTTPHandler struct {
-	s         *Server
-	ctx       context.Context
-	opts      rpc.Options
-	max       int
-	idle      time.Duration
-	keepAlive time.Duration
-	retry     time.Duration
-	replay    int
-	initIdle  time.Duration
-	streamNo  atomic.Uint64  // the number of the last event stream made, for their ids
-	ending    sync.WaitGroup // the sessions being ended (end), for Close
-	maxFrame  int
-	gate      *rpc.HTTPHandler // judges what rpc judges before a body: Origin, method, media types, size, closing
-	modern    rpc.Handler      // the protocol's handler of every stateless request (2026-07-28)
-	slots     chan struct{}    // a token per stateless request under way: RPC.Concurrency
+	s          *Server
+	ctx        context.Context
+	opts       rpc.Options
+	max        int
+	idle       time.Duration
+	keepAlive  time.Duration
+	retry      time.Duration
+	replay     int
+	initIdle   time.Duration
+	streamNo   atomic.Uint64  // the number of the last event stream made, for their ids
+	ending     sync.WaitGroup // the sessions being ended (end), for Close
+	maxFrame   int
+	gate       *rpc.HTTPHandler // judges what rpc judges before a body: Origin, method, media types, size, closing
+	modern     rpc.Handler      // the protocol's handler of every stateless request (2026-07-28)
+	slots      chan struct{}    // a token per request under way, stateless or of a session: RPC.Concurrency
+	perSession int              // SessionConcurrency
 
 	mu       sync.Mutex
 	sessions map[string]*httpSession
@@ -111,10 +120,11 @@ type HTTPHandler struct {
 // initialize set its revision), and when it was last used.
 type httpSession struct {
 	h       *rpc.HTTPHandler
-	streams *streams  // its event streams
-	active  int       // requests under way; guarded by HTTPHandler.mu
-	last    time.Time // when the last request ended; guarded by HTTPHandler.mu
-	used    bool      // a request came after initialize; guarded by HTTPHandler.mu
+	streams *streams      // its event streams
+	active  int           // requests under way; guarded by HTTPHandler.mu
+	last    time.Time     // when the last request ended; guarded by HTTPHandler.mu
+	used    bool          // a request came after initialize; guarded by HTTPHandler.mu
+	slots   chan struct{} // a token per request of the session under way: SessionConcurrency
 }
 
 // expired reports whether ss has been idle for too long at now: idle, or
@@ -147,6 +157,7 @@ func (s *Server) NewHTTPHandler(ctx context.Context, opts *HTTPOptions) *HTTPHan
 	h.gate = rpc.NewHTTPHandler(ctx, nil, &h.opts)
 	h.modern = s.Handler()
 	h.slots = make(chan struct{}, positiveOr(o.RPC.Concurrency, rpc.DefaultConcurrency))
+	h.perSession = positiveOr(o.SessionConcurrency, max(1, cap(h.slots)/2))
 	h.requests = map[*rpc.HTTPHandler]struct{}{}
 	return h
 }
@@ -511,7 +522,7 @@ func (h *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request, body []
 		return
 	}
 	c := &session{s: h.s, logLevel: -1}
-	ss := &httpSession{streams: newStreams(h, c)}
+	ss := &httpSession{streams: newStreams(h, c), slots: make(chan struct{}, h.perSession)}
 	c.out = ss.streams
 	ss.h = rpc.NewHTTPHandler(h.ctx, h.s.handlerFor(c), &h.opts)
 	opened := false

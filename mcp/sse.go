@@ -589,10 +589,27 @@ func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *ht
 	}
 	sts.serving.Add(1)
 	sts.mu.Unlock()
+	// A request (or a batch) waits for a slot of the session's, then one
+	// of the handler's (SessionConcurrency, RPC.Concurrency), or the
+	// session's end (its closed handler then refuses it).
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	request := env.id != nil || (len(trimmed) > 0 && trimmed[0] == '[')
 	go func() {
 		defer sts.serving.Done()
 		defer close(done)
 		defer release()
+		if request {
+			select {
+			case ss.slots <- struct{}{}:
+				defer func() { <-ss.slots }()
+				select {
+				case h.slots <- struct{}{}:
+					defer func() { <-h.slots }()
+				case <-sts.done:
+				}
+			case <-sts.done:
+			}
+		}
 		ss.h.ServeBody(context.WithoutCancel(r.Context()), p, r, body)
 		p.finish()
 	}()

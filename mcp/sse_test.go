@@ -474,3 +474,54 @@ func FuzzEventID(f *testing.F) {
 		}
 	})
 }
+
+// A session's requests are served at most SessionConcurrency at once
+// (default: half of RPC.Concurrency), and all sessions' together at most
+// RPC.Concurrency: one session leaves room for the others. Notifications
+// and responses never wait.
+func TestHTTPSessionConcurrency(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newSSERig(t, &mcp.HTTPOptions{RPC: rpc.Options{Concurrency: 2}})
+		defer r.h.Close()
+		call := func(id int) string {
+			return `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tools/call","params":{"name":"wait","_meta":{"progressToken":"t"}}}`
+		}
+		started := func(w *streamRecorder) bool { return strings.Contains(w.String(), "notifications/progress") }
+		a1, _, _ := r.open(http.MethodPost, call(1), nil)
+		a2, _, _ := r.open(http.MethodPost, call(2), nil)
+		synctest.Wait()
+		assert.True(t, started(a1) != started(a2), "one of the session's calls runs, the other waits")
+		// A notification and a ping are not held up.
+		rec := serveDirect(r.h, exchange{body: `{"jsonrpc":"2.0","method":"notifications/initialized"}`, header: map[string]string{"Mcp-Session-Id": r.sid}})
+		assert.Equal(t, 202, rec.Code)
+
+		b := &sseRig{t: t, s: r.s, h: r.h, g: r.g, sid: serveDirect(r.h, exchange{body: initBody}).Header().Get("Mcp-Session-Id")}
+		c := &sseRig{t: t, s: r.s, h: r.h, g: r.g, sid: serveDirect(r.h, exchange{body: initBody}).Header().Get("Mcp-Session-Id")}
+		b1, _, _ := b.open(http.MethodPost, call(1), nil)
+		synctest.Wait()
+		assert.True(t, started(b1), "another session has room")
+		c1, _, _ := c.open(http.MethodPost, call(1), nil)
+		synctest.Wait()
+		assert.False(t, started(c1), "the handler's bound is reached")
+		r.g.release <- struct{}{} // one call ends: one waiting starts
+		<-r.g.ended
+		synctest.Wait()
+		assert.Equal(t, 3, count(started, a1, a2, b1, c1), "the one that ended, and two running")
+		close(r.g.release)
+		for range 3 {
+			<-r.g.ended
+		}
+		synctest.Wait()
+		assert.Equal(t, 4, count(started, a1, a2, b1, c1))
+	})
+}
+
+func count(f func(*streamRecorder) bool, ws ...*streamRecorder) int {
+	n := 0
+	for _, w := range ws {
+		if f(w) {
+			n++
+		}
+	}
+	return n
+}
