@@ -444,10 +444,7 @@ func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, env env
 		refuse(w, status, reason)
 		return
 	}
-	h.postSession(w, r, ss, env, body, func() {
-		release()
-		h.release(ss)
-	})
+	h.postSession(w, r, ss, env, body, release)
 }
 
 // session returns the live session ids names, counted as in use (release

@@ -484,7 +484,7 @@ type postWriter struct {
 	st      *eventStream // once the answer is an event stream
 	events  bool         // rpc writes events (else its JSON answer goes in st)
 	partial []byte       // the start of an event rpc has not finished
-	started chan struct{}
+	wake    chan struct{} // the answer is in, or its event stream began (capacity 1)
 	done    bool
 }
 
@@ -538,9 +538,17 @@ func (p *postWriter) begin() *eventStream {
 		if p.ss.primed() {
 			p.ss.add(p.st, nil)
 		}
-		close(p.started)
+		p.signal()
 	}
 	return p.st
+}
+
+// signal wakes postSession.
+func (p *postWriter) signal() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
 }
 
 // finish marks the answer written.
@@ -549,6 +557,7 @@ func (p *postWriter) finish() {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	p.done = true
+	p.signal()
 	if p.id != "" && ss.byID[p.id] == p {
 		delete(ss.byID, p.id)
 	}
@@ -568,16 +577,17 @@ func (p *postWriter) finish() {
 // going away does not cancel it (2025-11-25: "Disconnection SHOULD NOT be
 // interpreted as the client cancelling its request"); its answer waits,
 // held in its event stream, for the client's resumption, as long as the
-// session lives. release is called when the call is done.
+// session lives. release (of the body) is called, and ss counted out,
+// when the call is done.
 func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *httpSession, env envelope, body []byte, release func()) {
 	sts := ss.streams
 	_, sse := acceptsEventsPost(r)
-	p := &postWriter{ss: sts, sse: sse, header: http.Header{}, started: make(chan struct{})}
-	done := make(chan struct{})
+	p := &postWriter{ss: sts, sse: sse, header: http.Header{}, wake: make(chan struct{}, 1)}
 	sts.mu.Lock()
 	if sts.closed {
 		sts.mu.Unlock()
 		release()
+		h.release(ss)
 		refuse(w, http.StatusNotFound, "no such session: initialize opens a new one")
 		return
 	}
@@ -596,7 +606,7 @@ func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *ht
 	request := env.id != nil || (len(trimmed) > 0 && trimmed[0] == '[')
 	go func() {
 		defer sts.serving.Done()
-		defer close(done)
+		defer h.release(ss)
 		defer release()
 		if request {
 			select {
@@ -610,12 +620,11 @@ func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *ht
 			case <-sts.done:
 			}
 		}
-		ss.h.ServeBody(context.WithoutCancel(r.Context()), p, r, body)
+		ss.h.ServeBody(context.Background(), p, r, body) // ended by the handler's Close, never by the client
 		p.finish()
 	}()
 	select {
-	case <-done:
-	case <-p.started:
+	case <-p.wake: // answered, or its event stream began
 	case <-r.Context().Done():
 		return
 	}

@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -406,7 +405,6 @@ func TestHTTPServerStreamSlowReader(t *testing.T) {
 // blockedWriter is a ResponseWriter whose writes block until unblock.
 type blockedWriter struct {
 	header  http.Header
-	mu      sync.Mutex
 	unblock chan struct{}
 }
 
