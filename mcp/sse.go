@@ -359,7 +359,7 @@ func startHeader(w http.ResponseWriter) {
 // get answers a GET: the session's server stream, or the resumption of a
 // stream of its (Last-Event-ID).
 func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
-	if _, sse := acceptsEvents(r.Header.Values("Accept")); !sse {
+	if !acceptsEvents(r.Header.Values("Accept")) {
 		refuse(w, http.StatusNotAcceptable, "Accept must allow text/event-stream")
 		return
 	}
@@ -415,21 +415,22 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 	sts.pump(r.Context(), w, st, c)
 }
 
-// acceptsEvents reads Accept headers for a GET: none accepts anything.
-func acceptsEvents(values []string) (json, sse bool) {
+// acceptsEvents reports whether Accept headers allow text/event-stream:
+// none allow anything.
+func acceptsEvents(values []string) bool {
 	if len(values) == 0 {
-		return true, true
+		return true
 	}
 	for _, v := range values {
 		for part := range bytes.SplitSeq([]byte(v), []byte(",")) {
 			t, _, _ := bytes.Cut(bytes.TrimSpace(part), []byte(";"))
 			switch string(bytes.TrimSpace(t)) {
 			case "text/event-stream", "text/*", "*/*":
-				return false, true
+				return true
 			}
 		}
 	}
-	return false, false
+	return false
 }
 
 // CloseStream closes the connection that the answer of the call ctx
@@ -480,10 +481,10 @@ type postWriter struct {
 	header http.Header
 	// Guarded by ss.mu:
 	status  int
-	body    []byte       // a JSON answer
-	st      *eventStream // once the answer is an event stream
-	events  bool         // rpc writes events (else its JSON answer goes in st)
-	partial []byte       // the start of an event rpc has not finished
+	body    []byte        // a JSON answer
+	st      *eventStream  // once the answer is an event stream
+	events  bool          // rpc writes events (else its JSON answer goes in st)
+	partial []byte        // the start of an event rpc has not finished
 	wake    chan struct{} // the answer is in, or its event stream began (capacity 1)
 	done    bool
 }
@@ -581,8 +582,8 @@ func (p *postWriter) finish() {
 // when the call is done.
 func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *httpSession, env envelope, body []byte, release func()) {
 	sts := ss.streams
-	_, sse := acceptsEventsPost(r)
-	p := &postWriter{ss: sts, sse: sse, header: http.Header{}, wake: make(chan struct{}, 1)}
+	accept := r.Header.Values("Accept")
+	p := &postWriter{ss: sts, sse: len(accept) > 0 && acceptsEvents(accept), header: http.Header{}, wake: make(chan struct{}, 1)}
 	sts.mu.Lock()
 	if sts.closed {
 		sts.mu.Unlock()
@@ -647,18 +648,4 @@ func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *ht
 	sts.mu.Unlock()
 	startHeader(w)
 	sts.pump(r.Context(), w, st, c)
-}
-
-// acceptsEventsPost reports what a POST's client accepts.
-func acceptsEventsPost(r *http.Request) (json, sse bool) {
-	for _, v := range r.Header.Values("Accept") {
-		for part := range bytes.SplitSeq([]byte(v), []byte(",")) {
-			t, _, _ := bytes.Cut(bytes.TrimSpace(part), []byte(";"))
-			switch string(bytes.TrimSpace(t)) {
-			case "text/event-stream", "text/*":
-				sse = true
-			}
-		}
-	}
-	return true, sse
 }
