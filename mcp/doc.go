@@ -109,8 +109,9 @@
 // request": notifications/cancelled does that); its events, the answer
 // included, are held, and a GET with Last-Event-ID gets those after that id,
 // then the rest of the stream, taking the stream over from the connection
-// that wrote it, if any. A stream seen to its end is forgotten. What is held
-// is bounded (HTTPOptions.ReplayBytes per stream, four times that per
+// that wrote it, if any. A stream is held as long as the session lives (a
+// write that succeeded may not have reached the client), within bounds
+// (HTTPOptions.ReplayBytes per stream, 32 KiB, four times that per
 // session; the oldest go first, never a POST's answer); a Last-Event-ID that
 // names no event held (malformed, another session's, a stream forgotten) is
 // answered 400, one whose following events are no longer held 410 Gone. A

@@ -22,8 +22,8 @@ import (
 // (GET), are each a stream of events with ids "S-N": S the stream's
 // number, unique in the handler (so that an id of another session names
 // no stream of this one), N the event's number in its stream. The events
-// are held, within bounds, until written to a connection that saw its
-// stream to the end: a client that loses a connection resumes the stream
+// are held, within bounds, as long as the session lives (a write that
+// succeeded may not have reached the client): a client that loses a connection resumes the stream
 // with GET and Last-Event-ID, and gets the events after that id, then the
 // rest of the stream (its answer included). A stream is written on one
 // connection at a time: a resumption takes it over from the connection
@@ -36,7 +36,7 @@ const (
 	DefaultRetry = time.Second
 	// DefaultReplayBytes is the most bytes of events a stream holds for a
 	// resumption.
-	DefaultReplayBytes = 64 << 10
+	DefaultReplayBytes = 32 << 10
 	// DefaultInitIdle is how long a legacy session lives after its
 	// initialize with no other request.
 	DefaultInitIdle = 30 * time.Second
@@ -75,6 +75,7 @@ type streams struct {
 
 	mu      sync.Mutex
 	held    map[uint64]*eventStream // the streams held, by number
+	overs   []*eventStream          // the streams held that are over, in the order they ended
 	byID    map[string]*postWriter  // the POSTs under way, by request id
 	server  *eventStream            // the server stream (GET), once needed
 	bytes   int                     // held by all streams
@@ -211,16 +212,17 @@ func (ss *streams) drop(st *eventStream) {
 	ss.bytes -= n
 }
 
-// oldestOver returns the held stream that is over with the lowest
-// number, other than not, or nil; ss.mu is held.
+// oldestOver returns the held stream that ended first, other than not, or
+// nil; ss.mu is held.
 func (ss *streams) oldestOver(not *eventStream) *eventStream {
-	var v *eventStream
-	for _, st := range ss.held {
-		if st.over && st != not && (v == nil || st.no < v.no) {
-			v = st
-		}
+	for len(ss.overs) > 0 && ss.held[ss.overs[0].no] != ss.overs[0] {
+		ss.overs[0] = nil
+		ss.overs = ss.overs[1:] // forgotten already
 	}
-	return v
+	if len(ss.overs) == 0 || ss.overs[0] == not {
+		return nil
+	}
+	return ss.overs[0]
 }
 
 // forget stops holding st; ss.mu is held.
@@ -261,7 +263,7 @@ func (st *eventStream) take(c *sseConn) (wire []byte, end, cut bool) {
 }
 
 // pump writes st's events on w as c, with keep-alive comments while it is
-// quiet, until st's end (then st is forgotten), until the client goes
+// quiet, until st's end, until the client goes
 // (ctx), or until c no longer writes st (another connection took it over,
 // the stream was closed early, the session ended).
 func (ss *streams) pump(ctx context.Context, w http.ResponseWriter, st *eventStream, c *sseConn) {
@@ -295,11 +297,9 @@ func (ss *streams) pump(ctx context.Context, w http.ResponseWriter, st *eventStr
 			return
 		}
 		if end {
-			ss.mu.Lock()
-			if st.conn == c && c.pos == st.next {
-				ss.forget(st) // seen to its end
-			}
-			ss.mu.Unlock()
+			// Held still, until the bounds drop it or the session ends:
+			// a write that succeeded may not have reached the client.
+			ss.detach(st, c)
 			return
 		}
 		select {
@@ -564,6 +564,7 @@ func (p *postWriter) finish() {
 	}
 	if p.st != nil {
 		p.st.over = true
+		ss.overs = append(ss.overs, p.st)
 		if c := p.st.conn; c != nil {
 			select {
 			case c.wake <- struct{}{}:

@@ -137,7 +137,7 @@ const (
 // A client that goes away from a POST's event stream does not cancel its
 // call (2025-11-25): the answer is held, and a GET with the Last-Event-ID
 // it saw gets the events after it, the answer included, and ends there;
-// the stream, seen to its end, is then forgotten.
+// the stream is held still, for a client that did not get it all.
 func TestHTTPStreamResume(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newSSERig(t, nil)
@@ -161,10 +161,13 @@ func TestHTTPStreamResume(t *testing.T) {
 		assert.Equal(t, "text/event-stream", w2.Header().Get("Content-Type"))
 		assert.Equal(t, waitAnswer, w2.String())
 
+		// Held still: the client may not have got what was written.
 		w3, _, done3 := r.get("1-1")
 		<-done3
-		assert.Equal(t, 400, w3.status)
-		assert.Equal(t, invalid("Last-Event-ID names no event of this session's streams held for resumption"), w3.String())
+		assert.Equal(t, waitAnswer, w3.String())
+		w4, _, done4 := r.get("1-2")
+		<-done4
+		assert.Equal(t, "", w4.String())
 	})
 }
 
@@ -522,4 +525,27 @@ func count(f func(*streamRecorder) bool, ws ...*streamRecorder) int {
 		}
 	}
 	return n
+}
+
+// A session holds at most four times ReplayBytes of events for all its
+// streams: the streams that ended first go first, and a resumption of one
+// of them is then refused, while the latest is resumed.
+func TestHTTPReplayBoundPerSession(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newSSERig(t, &mcp.HTTPOptions{ReplayBytes: 300})
+		defer r.h.Close()
+		require.NoError(t, r.s.Register("s", steps{})) // the server stream, 1, holds list_changed
+		for i := 2; i <= 11; i++ {
+			rec := serveDirect(r.h, exchange{body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"s.count","arguments":{"n":1},"_meta":{"progressToken":"t"}}}`,
+				header: map[string]string{"Mcp-Session-Id": r.sid}})
+			require.True(t, strings.HasPrefix(rec.Body.String(), "id: "+strconv.Itoa(i)+"-0\n"), rec.Body.String())
+			assert.LessOrEqual(t, mcp.HeldBytes(r.h, r.sid), 4*300)
+		}
+		w, _, done := r.get("2-0")
+		<-done
+		assert.Equal(t, 400, w.status)
+		w, _, done = r.get("11-1")
+		<-done
+		assert.Equal(t, "id: 11-2\n"+`data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"1"}]},"id":1}`+"\n\n", w.String())
+	})
 }
