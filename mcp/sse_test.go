@@ -1,7 +1,9 @@
 package mcp_test
 
 import (
+	"bufio"
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -548,4 +550,53 @@ func TestHTTPReplayBoundPerSession(t *testing.T) {
 		<-done
 		assert.Equal(t, "id: 11-2\n"+`data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"1"}]},"id":1}`+"\n\n", w.String())
 	})
+}
+
+// Over a real connection: a client that closes its POST's response after
+// the first events does not cancel the call (its connection ends, the
+// call goes on), and its GET with Last-Event-ID gets the answer.
+func TestHTTPStreamResumeOverTCP(t *testing.T) {
+	s := mcp.New(&mcp.Options{Name: "steps", Version: "1.0.0"}) // for initialize's check
+	g := gated{release: make(chan struct{}), ended: make(chan error, 16)}
+	require.NoError(t, s.Register("", g))
+	h := s.NewHTTPHandler(context.Background(), &mcp.HTTPOptions{RPC: rpc.Options{Logger: wiretest.Quiet()}})
+	defer h.Close()
+	srv := httptest.NewUnstartedServer(h)
+	closedConns := make(chan struct{}, 16)
+	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateClosed {
+			closedConns <- struct{}{}
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	sid := initialize(t, srv.URL)
+
+	req, err := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(waitCall))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr}).Do(req)
+	require.NoError(t, err)
+	br := bufio.NewReader(resp.Body)
+	var got strings.Builder
+	for got.String() != priming+waitStep {
+		line, err := br.ReadString('\n')
+		require.NoError(t, err, got.String())
+		got.WriteString(line)
+	}
+	require.NoError(t, resp.Body.Close()) // the client goes
+	<-closedConns                         // the server saw it go
+	select {
+	case err := <-g.ended:
+		t.Fatalf("the call ended with its client: %v", err)
+	default:
+	}
+	close(g.release)
+	require.NoError(t, <-g.ended)
+	check(t, srv.URL, exchange{method: http.MethodGet, header: map[string]string{"Mcp-Session-Id": sid, "Last-Event-ID": "1-1", "Accept": "text/event-stream"},
+		status: 200, want: waitAnswer, got: map[string]string{"Content-Type": "text/event-stream"}})
 }
