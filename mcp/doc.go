@@ -98,7 +98,8 @@
 // A legacy session's event streams (2025-11-25, SEP-1699): a GET (Accept
 // allowing text/event-stream) opens the session's server stream, which
 // carries what the server sends outside any request (the tools'
-// list_changed); what comes while none is open waits for the next one. One
+// list_changed, the records of [Server.Logger]); what comes while none is
+// open waits for the next one. One
 // GET stream per session at a time: another GET gets 409 Conflict, as the
 // official SDKs answer. A POST answered with events, and the server
 // stream, give each event an id "S-N" (S the stream's number, unique in the

@@ -95,11 +95,13 @@ type session struct {
 	s *Server
 
 	mu         sync.Mutex
-	negotiated string // by initialize; "" before it
-	logLevel   int    // by logging/setLevel: an index in logLevels; -1 before it
-	telling    bool   // a goroutine tells the session the tools changed (listChanged)
-	out        peer   // the session's peer outside any request, when not a stream connection (HTTP)
-	owed       bool   // the tools changed again while it did
+	negotiated string       // by initialize; "" before it
+	logLevel   int          // by logging/setLevel: an index in logLevels; -1 before it
+	telling    bool         // a goroutine tells the session the tools changed (listChanged)
+	out        peer         // the session's peer outside any request, when not a stream connection (HTTP)
+	logs       []logMessage // the Server.Logger messages waiting for a goroutine to send them
+	logging    bool         // a goroutine sends them (tellLog)
+	owed       bool         // the tools changed again while it did
 }
 
 // Handle answers one request or notification.

@@ -600,3 +600,31 @@ func TestHTTPStreamResumeOverTCP(t *testing.T) {
 	check(t, srv.URL, exchange{method: http.MethodGet, header: map[string]string{"Mcp-Session-Id": sid, "Last-Event-ID": "1-1", "Accept": "text/event-stream"},
 		status: 200, want: waitAnswer, got: map[string]string{"Content-Type": "text/event-stream"}})
 }
+
+// Server.Logger's records are log messages outside any request: a session
+// that asked for them (logging/setLevel) gets those at its level or
+// above on its server stream; one that did not gets none.
+func TestHTTPServerLogger(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newSSERig(t, nil)
+		defer r.h.Close()
+		quiet := &sseRig{t: t, s: r.s, h: r.h, g: r.g, sid: serveDirect(r.h, exchange{body: initBody}).Header().Get("Mcp-Session-Id")}
+		rec := serveDirect(r.h, exchange{body: `{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"warning"}}`, header: map[string]string{"Mcp-Session-Id": r.sid}})
+		require.Equal(t, 200, rec.Code)
+		w, leave, done := r.get("")
+		synctest.Wait()
+		wq, leaveQ, doneQ := quiet.get("")
+		synctest.Wait()
+		log := r.s.Logger()
+		log.Info("not wanted")
+		log.With("tool", "x").Warn("disk low", "free", 3)
+		synctest.Wait()
+		assert.Equal(t, "id: 1-0\nretry: 1000\ndata: \n\n"+
+			"id: 1-1\n"+`data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"warning","data":{"msg":"disk low","tool":"x","free":3}}}`+"\n\n", w.String())
+		assert.Equal(t, "id: 2-0\nretry: 1000\ndata: \n\n", wq.String())
+		leave()
+		leaveQ()
+		<-done
+		<-doneQ
+	})
+}
