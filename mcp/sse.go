@@ -266,10 +266,22 @@ func (st *eventStream) take(c *sseConn) (wire []byte, end, cut bool) {
 // quiet, until st's end, until the client goes
 // (ctx), or until c no longer writes st (another connection took it over,
 // the stream was closed early, the session ended).
+//
+// A write that takes longer than twice KeepAlive (a client that stopped
+// reading) ends the connection: the client may resume the stream.
 func (ss *streams) pump(ctx context.Context, w http.ResponseWriter, st *eventStream, c *sseConn) {
 	rc := http.NewResponseController(w)
 	t := time.NewTicker(ss.h.keepAlive)
 	defer t.Stop()
+	defer func() { _ = rc.SetWriteDeadline(time.Time{}) }()
+	write := func(b []byte) error {
+		_ = rc.SetWriteDeadline(time.Now().Add(2 * ss.h.keepAlive)) // not supported by every ResponseWriter
+		_, err := w.Write(b)
+		if err == nil {
+			err = rc.Flush()
+		}
+		return err
+	}
 	for {
 		ss.mu.Lock()
 		var wire []byte
@@ -283,11 +295,7 @@ func (ss *streams) pump(ctx context.Context, w http.ResponseWriter, st *eventStr
 		}
 		ss.mu.Unlock()
 		if len(wire) > 0 {
-			_, err := w.Write(wire)
-			if err == nil {
-				err = rc.Flush()
-			}
-			if err != nil {
+			if err := write(wire); err != nil {
 				ss.detach(st, c)
 				return
 			}
@@ -310,8 +318,9 @@ func (ss *streams) pump(ctx context.Context, w http.ResponseWriter, st *eventStr
 			ss.detach(st, c)
 			return
 		case <-t.C:
-			if _, err := w.Write([]byte(":\n\n")); err == nil {
-				_ = rc.Flush()
+			if err := write([]byte(":\n\n")); err != nil {
+				ss.detach(st, c)
+				return
 			}
 		}
 	}

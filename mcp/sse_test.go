@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -379,8 +380,8 @@ func TestHTTPLastEventIDAttack(t *testing.T) {
 }
 
 // A client that reads its server stream slowly (its connection blocks)
-// holds up nobody: changes are told at once, and what waits for it is
-// bounded.
+// holds up nobody: changes are told at once, what waits for it is
+// bounded, and its connection ends after twice KeepAlive.
 func TestHTTPServerStreamSlowReader(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newSSERig(t, &mcp.HTTPOptions{ReplayBytes: 1000})
@@ -401,23 +402,47 @@ func TestHTTPServerStreamSlowReader(t *testing.T) {
 			synctest.Wait()
 		}
 		assert.LessOrEqual(t, mcp.HeldBytes(r.h, r.sid), 1000)
+		// A write blocked for twice KeepAlive ends the connection; the
+		// client may open the stream again.
+		time.Sleep(2*mcp.DefaultKeepAlive + time.Second)
+		synctest.Wait()
+		assert.True(t, closed(done), "the connection of a client that stopped reading ends")
 		leave()
 		close(w.unblock)
-		<-done
+		w2, leave2, done2 := r.get("") // the server stream is free again
+		synctest.Wait()
+		assert.Equal(t, 200, w2.status)
+		assert.Contains(t, w2.String(), "retry: 1000\ndata: \n\n")
+		leave2()
+		<-done2
 	})
 }
 
-// blockedWriter is a ResponseWriter whose writes block until unblock.
+// blockedWriter is a ResponseWriter whose writes block until unblock, or
+// until the write deadline passes.
 type blockedWriter struct {
-	header  http.Header
-	unblock chan struct{}
+	header   http.Header
+	unblock  chan struct{}
+	deadline time.Time
 }
 
 func (w *blockedWriter) Header() http.Header { return w.header }
 func (w *blockedWriter) WriteHeader(int)     {}
+func (w *blockedWriter) SetWriteDeadline(t time.Time) error {
+	w.deadline = t
+	return nil
+}
 func (w *blockedWriter) Write(p []byte) (int, error) {
-	<-w.unblock
-	return len(p), nil
+	var timeout <-chan time.Time
+	if !w.deadline.IsZero() {
+		timeout = time.After(time.Until(w.deadline))
+	}
+	select {
+	case <-w.unblock:
+		return len(p), nil
+	case <-timeout:
+		return 0, os.ErrDeadlineExceeded
+	}
 }
 
 // A session that sends nothing after its initialize ends after InitIdle,
