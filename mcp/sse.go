@@ -372,6 +372,24 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 		refuse(w, http.StatusNotAcceptable, "Accept must allow text/event-stream")
 		return
 	}
+	// MCP-Protocol-Version, when present, is checked as a POST's: a
+	// revision served, a legacy one (2026-07-28 has no GET).
+	if versions := r.Header.Values(headerVersion); len(versions) > 0 {
+		rev, ok := revisionOf(versions[0])
+		switch {
+		case len(versions) > 1:
+			refuse(w, http.StatusBadRequest, "one "+headerVersion+" header at most")
+			return
+		case !ok:
+			fail(w, http.StatusBadRequest, nil, rpc.NewError(UnsupportedProtocolVersion, "Unsupported protocol version").
+				WithData(unsupported{Supported: Versions(), Requested: codec.Echo(versions[0])}))
+			return
+		case rev.modern:
+			w.Header().Set("Allow", http.MethodPost)
+			refuse(w, http.StatusMethodNotAllowed, Latest+" has no GET: a request is a POST")
+			return
+		}
+	}
 	ss, status, reason := h.session(r.Header.Values(headerSession))
 	if ss == nil {
 		refuse(w, status, reason)

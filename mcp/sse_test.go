@@ -361,6 +361,20 @@ func TestHTTPLastEventIDAttack(t *testing.T) {
 		wx, _, dx := r.open(http.MethodGet, "", map[string]string{"Accept": "text/event-stream", "Last-Event-ID": "1-0"})
 		_ = wx
 		synctest.Wait()
+		// The protocol version, as a POST's.
+		for _, x := range []struct {
+			version string
+			status  int
+			want    string
+		}{
+			{"1999-01-01", 400, refusal(-32022, "Unsupported protocol version", `{"supported":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"requested":"1999-01-01"}`, "null")},
+			{"2026-07-28", 405, invalid("2026-07-28 has no GET: a request is a POST")},
+		} {
+			wv, _, dv := r.open(http.MethodGet, "", map[string]string{"Accept": "text/event-stream", "Mcp-Protocol-Version": x.version})
+			<-dv
+			assert.Equal(t, x.status, wv.status, x.version)
+			assert.Equal(t, x.want, wv.String(), x.version)
+		}
 		// Two headers.
 		req := httptest.NewRequest(http.MethodGet, "/", nil)
 		req.Header.Set("Mcp-Session-Id", r.sid)
