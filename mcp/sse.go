@@ -80,12 +80,16 @@ type streams struct {
 	server  *eventStream            // the server stream (GET), once needed
 	bytes   int                     // held by all streams
 	closed  bool
+	ctx     context.Context // the POSTs' calls are served on: cancelled when the session ends
+	cancel  context.CancelFunc
 	done    chan struct{}  // closed when the session ends
 	serving sync.WaitGroup // the POSTs' calls under way
 }
 
 func newStreams(h *HTTPHandler, c *session) *streams {
-	return &streams{h: h, c: c, held: map[uint64]*eventStream{}, byID: map[string]*postWriter{}, done: make(chan struct{})}
+	ss := &streams{h: h, c: c, held: map[uint64]*eventStream{}, byID: map[string]*postWriter{}, done: make(chan struct{})}
+	ss.ctx, ss.cancel = context.WithCancel(context.Background())
+	return ss
 }
 
 // Done is closed when the session ends.
@@ -338,7 +342,9 @@ func (ss *streams) detach(st *eventStream, c *sseConn) {
 
 // close ends the streams when the session ends: their connections end,
 // what they hold is let go, and nothing is added any more. It waits for
-// the POSTs' calls, which the session's handler has been closed to end.
+// the POSTs' calls, which the session's handler has been closed to end
+// (a call that ignores its cancellation is given up on after
+// RPC.ShutdownGrace, as rpc.HTTPHandler.Close gives it up).
 func (ss *streams) close() {
 	ss.mu.Lock()
 	ss.closed = true
@@ -352,7 +358,18 @@ func (ss *streams) close() {
 		close(ss.done)
 	}
 	ss.mu.Unlock()
-	ss.serving.Wait()
+	ss.cancel() // a call that outlived its handler's Close is given up on
+	waited := make(chan struct{})
+	go func() {
+		ss.serving.Wait()
+		close(waited)
+	}()
+	t := time.NewTimer(positiveOr(ss.h.opts.ShutdownGrace, rpc.DefaultShutdownGrace))
+	defer t.Stop()
+	select {
+	case <-waited:
+	case <-t.C: // a call that ignores its cancellation: rpc's Close has said so
+	}
 }
 
 // startHeader writes the header of an event stream.
@@ -649,13 +666,20 @@ func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *ht
 			case <-sts.done:
 			}
 		}
-		ss.h.ServeBody(context.Background(), p, r, body) // ended by the handler's Close, never by the client
+		ss.h.ServeBody(sts.ctx, p, r, body) // ended with the session, never by the client
 		p.finish()
 	}()
 	select {
 	case <-p.wake: // answered, or its event stream began
 	case <-r.Context().Done():
 		return
+	case <-sts.done: // a call that ignored its cancellation, given up on
+		select {
+		case <-p.wake:
+		default:
+			refuse(w, http.StatusNotFound, "the session ended before the request was answered")
+			return
+		}
 	}
 	sts.mu.Lock()
 	if p.st == nil { // answered at once: JSON, or 202

@@ -56,6 +56,12 @@ func (g gated) Flood(ctx context.Context, p countArgs) (string, error) {
 	return "flooded", nil
 }
 
+// Stuck waits for release alone: it ignores its cancellation.
+func (g gated) Stuck() string {
+	<-g.release
+	return "unstuck"
+}
+
 func (g gated) wait(ctx context.Context) (string, error) {
 	select {
 	case <-g.release:
@@ -665,5 +671,20 @@ func TestHTTPServerLogger(t *testing.T) {
 		leaveQ()
 		<-done
 		<-doneQ
+	})
+}
+
+// Close returns, after ShutdownGrace, even when a session's call ignores
+// its cancellation: the session gives it up.
+func TestHTTPCloseGivesUpAStuckCall(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newSSERig(t, &mcp.HTTPOptions{RPC: rpc.Options{ShutdownGrace: time.Second}})
+		w, _, done := r.open(http.MethodPost, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"stuck"}}`, nil)
+		synctest.Wait()
+		require.NoError(t, r.h.Close())
+		<-done
+		assert.Equal(t, 404, w.status)
+		assert.Equal(t, invalid("the session ended before the request was answered"), w.String())
+		close(r.g.release) // the stuck call's goroutine ends
 	})
 }
