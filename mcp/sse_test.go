@@ -582,6 +582,7 @@ func TestHTTPReplayBoundPerSession(t *testing.T) {
 		r := newSSERig(t, &mcp.HTTPOptions{ReplayBytes: 300})
 		defer r.h.Close()
 		require.NoError(t, r.s.Register("s", steps{})) // the server stream, 1, holds list_changed
+		synctest.Wait()                                // (told by a goroutine)
 		for i := 2; i <= 11; i++ {
 			rec := serveDirect(r.h, exchange{body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"s.count","arguments":{"n":1},"_meta":{"progressToken":"t"}}}`,
 				header: map[string]string{"Mcp-Session-Id": r.sid}})
