@@ -637,7 +637,8 @@ func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *ht
 		refuse(w, http.StatusNotFound, "no such session: initialize opens a new one")
 		return
 	}
-	if env.id != nil {
+	isRequest := env.id != nil && env.method != nil // a response has an id too
+	if isRequest {
 		p.id = string(env.id)
 		if sts.byID[p.id] == nil {
 			sts.byID[p.id] = p
@@ -649,7 +650,7 @@ func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *ht
 	// of the handler's (SessionConcurrency, RPC.Concurrency), or the
 	// session's end (its closed handler then refuses it).
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
-	request := env.id != nil || (len(trimmed) > 0 && trimmed[0] == '[')
+	request := isRequest || (len(trimmed) > 0 && trimmed[0] == '[')
 	go func() {
 		defer sts.serving.Done()
 		defer h.release(ss)

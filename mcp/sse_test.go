@@ -542,6 +542,8 @@ func TestHTTPSessionConcurrency(t *testing.T) {
 		// A notification and a ping are not held up.
 		rec := serveDirect(r.h, exchange{body: `{"jsonrpc":"2.0","method":"notifications/initialized"}`, header: map[string]string{"Mcp-Session-Id": r.sid}})
 		assert.Equal(t, 202, rec.Code)
+		rec = serveDirect(r.h, exchange{body: `{"jsonrpc":"2.0","result":{},"id":"s1"}`, header: map[string]string{"Mcp-Session-Id": r.sid}})
+		assert.Equal(t, 202, rec.Code, "a response (to a request of the server's) never waits")
 
 		b := &sseRig{t: t, s: r.s, h: r.h, g: r.g, sid: serveDirect(r.h, exchange{body: initBody}).Header().Get("Mcp-Session-Id")}
 		c := &sseRig{t: t, s: r.s, h: r.h, g: r.g, sid: serveDirect(r.h, exchange{body: initBody}).Header().Get("Mcp-Session-Id")}
