@@ -38,7 +38,7 @@ func serveDirect(h http.Handler, x exchange) *httptest.ResponseRecorder {
 }
 
 // newSteps is a Server of steps.
-func newSteps(t *testing.T) *mcp.Server {
+func newSteps(t testing.TB) *mcp.Server {
 	s := mcp.New(&mcp.Options{Name: "steps", Version: "1.0.0"})
 	require.NoError(t, s.Register("", steps{}))
 	return s

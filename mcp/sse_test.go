@@ -691,3 +691,37 @@ func TestHTTPCloseGivesUpAStuckCall(t *testing.T) {
 		close(r.g.release) // the stuck call's goroutine ends
 	})
 }
+
+// FuzzLastEventID: whatever Last-Event-ID a GET carries, it is answered
+// 400 or 410 with a JSON-RPC error, or with events of the session's own
+// stream only, and the stream still resumes.
+func FuzzLastEventID(f *testing.F) {
+	for _, s := range []string{"1-0", "1-1", "1-2", "1-3", "2-0", "0-0", "1-", "-", "", "01-1", "1-18446744073709551615", "18446744073709551615-0"} {
+		f.Add(s)
+	}
+	h := newSteps(f).NewHTTPHandler(context.Background(), &mcp.HTTPOptions{RPC: rpc.Options{Logger: wiretest.Quiet()}})
+	defer h.Close()
+	sid := serveDirect(h, exchange{body: initBody}).Header().Get("Mcp-Session-Id")
+	answer := serveDirect(h, exchange{body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"count","arguments":{"n":1},"_meta":{"progressToken":"t"}}}`,
+		header: map[string]string{"Mcp-Session-Id": sid}}).Body.String()
+	require.True(f, strings.HasPrefix(answer, "id: 1-0\n"), answer)
+	f.Fuzz(func(t *testing.T, last string) {
+		req := httptest.NewRequest(http.MethodGet, "/", nil)
+		req.Header.Set("Mcp-Session-Id", sid)
+		req.Header["Last-Event-Id"] = []string{last}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		switch rec.Code {
+		case 200:
+			if !strings.HasSuffix(answer, rec.Body.String()) {
+				t.Fatalf("%q resumed with %q, not a tail of the stream %q", last, rec.Body.String(), answer)
+			}
+		case 400, 410:
+			if !strings.HasPrefix(rec.Body.String(), `{"jsonrpc":"2.0","error":{"code":-32600`) {
+				t.Fatalf("%q: %d %q", last, rec.Code, rec.Body.String())
+			}
+		default:
+			t.Fatalf("%q: %d %q", last, rec.Code, rec.Body.String())
+		}
+	})
+}
