@@ -71,13 +71,13 @@ func TestAttackContentRevisions(t *testing.T) {
 	}
 }
 
-// gated is an output whose writes wait until open is closed.
-type gated struct {
+// gatedOutput is an output whose writes wait until open is closed.
+type gatedOutput struct {
 	open chan struct{}
 	wiretest.Buffer
 }
 
-func (g *gated) Write(p []byte) (int, error) {
+func (g *gatedOutput) Write(p []byte) (int, error) {
 	<-g.open
 	return g.Buffer.Write(p)
 }
@@ -94,7 +94,7 @@ func TestAttackUnsubscribeWhileStalled(t *testing.T) {
 		require.NoError(t, s.Register("", hostile{}))
 		require.NoError(t, s.AddResources(fixtureResources()...))
 		in, w := io.Pipe()
-		out := &gated{open: make(chan struct{})}
+		out := &gatedOutput{open: make(chan struct{})}
 		served := make(chan error, 1)
 		go func() {
 			served <- rpc.Serve(context.Background(), in, out, s.Handler(), &rpc.Options{Logger: wiretest.Quiet()})

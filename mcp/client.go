@@ -45,36 +45,36 @@ var (
 // peerKey is the context key of the connection's peer.
 type peerKey struct{}
 
-// peer is the client of a connection, as the tools that ask it see it: the
+// clientPeer is the client of a connection, as the tools that ask it see it: the
 // capabilities its initialize declared and, over HTTP, the calls of ours
 // waiting for its responses. On a stream connection the calls are the
 // rpc.Conn's own.
-type peer struct {
+type clientPeer struct {
 	mu   sync.Mutex
 	caps json.RawMessage // the client's capabilities, from initialize
 	http *httpCalls      // nil on a stream connection
 }
 
 // withPeer returns ctx holding p, the peer of the connection it serves.
-func withPeer(ctx context.Context, p *peer) context.Context {
+func withPeer(ctx context.Context, p *clientPeer) context.Context {
 	return context.WithValue(ctx, peerKey{}, p)
 }
 
 // peerFrom returns the peer of the connection ctx's call belongs to.
-func peerFrom(ctx context.Context) *peer {
-	p, _ := ctx.Value(peerKey{}).(*peer)
+func peerFrom(ctx context.Context) *clientPeer {
+	p, _ := ctx.Value(peerKey{}).(*clientPeer)
 	return p
 }
 
 // setCapabilities records what the client's initialize declared.
-func (p *peer) setCapabilities(caps json.RawMessage) {
+func (p *clientPeer) setCapabilities(caps json.RawMessage) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.caps = bytes.Clone(caps)
 }
 
 // capabilities returns what the client declared.
-func (p *peer) capabilities() json.RawMessage {
+func (p *clientPeer) capabilities() json.RawMessage {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.caps
@@ -84,7 +84,7 @@ func (p *peer) capabilities() json.RawMessage {
 // its result: over HTTP on the event stream of the call's response (the
 // client's response comes as a POST of its own), on a stream connection
 // as a call of the rpc.Conn.
-func (p *peer) call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+func (p *clientPeer) call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	if p.http != nil {
 		return p.http.call(ctx, method, params)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -64,19 +65,32 @@ func post(t *testing.T, url, session, body string) *stream {
 	return s
 }
 
-// event reads the next event of the stream, whole.
+// event reads the next event of the stream but priming ones (an id, a
+// retry, no data: the event streams' own), and returns it whole but for
+// its id line, which it must have.
 func (s *stream) event(t *testing.T) string {
 	t.Helper()
-	var ev strings.Builder
 	for {
-		line, err := s.r.ReadString('\n')
-		require.NoError(t, err, "after %q", ev.String())
-		ev.WriteString(line)
-		if line == "\n" {
-			return ev.String()
+		var ev strings.Builder
+		for {
+			line, err := s.r.ReadString('\n')
+			require.NoError(t, err, "after %q", ev.String())
+			ev.WriteString(line)
+			if line == "\n" {
+				break
+			}
 		}
+		id, rest, ok := strings.Cut(ev.String(), "\n")
+		require.True(t, ok && eventID.MatchString(id), "an event with an id: %q", ev.String())
+		if strings.HasPrefix(rest, "retry: ") || rest == "data: \n\n" {
+			continue // priming
+		}
+		return rest
 	}
 }
+
+// eventID is the id line of an event.
+var eventID = regexp.MustCompile(`^id: [0-9]+-[0-9]+$`)
 
 // answer posts the client's response in the session: accepted, 202.
 func answer(t *testing.T, url, session, body string) {

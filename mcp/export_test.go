@@ -37,3 +37,22 @@ func Seal(s *Server, tool string, args []byte, state string, expiry time.Time) s
 func Unseal(s *Server, tool string, args []byte, sealed string, now time.Time) (string, bool) {
 	return s.unseal(tool, args, []byte(sealed), now)
 }
+
+// ParseEventID and AppendEventID are the event ids of Streamable HTTP.
+var (
+	ParseEventID  = parseEventID
+	AppendEventID = appendID
+)
+
+// HeldBytes is how many bytes of events the legacy session sid holds.
+func HeldBytes(h *HTTPHandler, sid string) int {
+	h.mu.Lock()
+	ss := h.sessions[sid]
+	h.mu.Unlock()
+	if ss == nil {
+		return 0
+	}
+	ss.streams.mu.Lock()
+	defer ss.streams.mu.Unlock()
+	return ss.streams.bytes
+}

@@ -3,8 +3,6 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-
-	"github.com/toolrpc/toolrpc/rpc"
 )
 
 // kind is a set of the lists a client may be told changed.
@@ -76,7 +74,7 @@ type notice struct {
 // that what a client that stops reading costs is bounded: one goroutine,
 // and one notice per list (two) and per resource subscribed to (at most
 // MaxSubscriptions).
-func (c *session) post(conn *rpc.Conn, method string, params json.RawMessage) {
+func (c *session) post(conn peer, method string, params json.RawMessage) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, n := range c.out.owed {

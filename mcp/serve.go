@@ -18,7 +18,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer, opts *rpc.
 	if s.empty() {
 		return errNoTools
 	}
-	return rpc.Serve(withPeer(ctx, &peer{}), r, w, s.Handler(), streamOptions(opts))
+	return rpc.Serve(withPeer(ctx, &clientPeer{}), r, w, s.Handler(), streamOptions(opts))
 }
 
 // ServeStdio serves s on the process's standard input and output, as
@@ -33,7 +33,7 @@ func (s *Server) ServeStdio(ctx context.Context, opts *rpc.StdioOptions) error {
 		o = *opts
 	}
 	o.Options = *streamOptions(&o.Options)
-	return rpc.ServeStdio(withPeer(ctx, &peer{}), s.Handler(), &o)
+	return rpc.ServeStdio(withPeer(ctx, &clientPeer{}), s.Handler(), &o)
 }
 
 // streamOptions are opts for a stream connection of a Server: a call of

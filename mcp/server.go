@@ -110,7 +110,7 @@ type Server struct {
 	stateKey [32]byte // authenticates the requestState of input_required answers (InputRequired)
 
 	mu        sync.Mutex             // serializes changes of cat, guards sessions and listeners
-	sessions  map[*session]*rpc.Conn // the initialized legacy sessions, by connection
+	sessions  map[*session]peer      // the initialized legacy sessions, and where to tell them
 	listeners map[*listener]struct{} // the open subscriptions/listen calls for tools
 }
 
@@ -122,7 +122,7 @@ type catalog struct {
 
 // New returns a Server with no tools. opts may be nil.
 func New(opts *Options) *Server {
-	s := &Server{sessions: map[*session]*rpc.Conn{}, listeners: map[*listener]struct{}{}}
+	s := &Server{sessions: map[*session]peer{}, listeners: map[*listener]struct{}{}}
 	s.cat.Store(&catalog{tools: map[string]*tool{}})
 	_, _ = rand.Read(s.stateKey[:]) // never fails (crypto/rand)
 	if opts != nil {
@@ -276,7 +276,7 @@ func (s *Server) change(next *catalog) {
 // that come while it waits for the output are one change owed, told once
 // it is done, so that a client that stops reading costs one goroutine and
 // two notifications, however many changes come.
-func (c *session) listChanged(conn *rpc.Conn) {
+func (c *session) listChanged(conn peer) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.telling {
@@ -313,10 +313,7 @@ func (s *Server) prune() {
 // track adds c, served on conn, to the sessions told of changes. Sessions
 // whose connections have ended are forgotten at the next change or the
 // next initialize, whichever comes first.
-func (s *Server) track(c *session, conn *rpc.Conn) {
-	if conn == nil {
-		return
-	}
+func (s *Server) track(c *session, conn peer) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.prune()
@@ -332,8 +329,23 @@ func (s *Server) Tools() []string { return slices.Clone(s.cat.Load().names) }
 // and middleware.Default, whose records go to the logger of the
 // connection (rpc.Options.Logger).
 func (s *Server) Handler() rpc.Handler {
+	return s.handlerFor(&session{s: s, logLevel: -1})
+}
+
+// handlerFor is Handler serving the session c.
+func (s *Server) handlerFor(c *session) rpc.Handler {
 	mw := append([]middleware.Middleware{middleware.Default(nil)}, s.opts.Middleware...)
-	return middleware.Chain(mw...)(&session{s: s, logLevel: -1})
+	return middleware.Chain(mw...)(c)
+}
+
+// peer is where a legacy session's messages outside any request go (the
+// tools' list_changed, and the like): its stream connection (*rpc.Conn),
+// or the server stream of its Streamable HTTP session.
+type peer interface {
+	// Notify sends a notification, waiting for room no longer than ctx.
+	Notify(ctx context.Context, method string, params any) error
+	// Done is closed when the session ends.
+	Done() <-chan struct{}
 }
 
 // errNoTools is the error of serving a Server without tools, resources

@@ -93,11 +93,14 @@ type session struct {
 	s *Server
 
 	mu         sync.Mutex
-	negotiated string // by initialize; "" before it
-	logLevel   int    // by logging/setLevel: an index in logLevels; -1 before it
-	telling    bool   // a goroutine tells the session the tools changed (listChanged)
-	owed       bool   // the tools changed again while it did
-	out        outbox // its resource subscriptions, the other notifications it is owed
+	negotiated string       // by initialize; "" before it
+	logLevel   int          // by logging/setLevel: an index in logLevels; -1 before it
+	telling    bool         // a goroutine tells the session the tools changed (listChanged)
+	owed       bool         // the tools changed again while it did
+	out        outbox       // its resource subscriptions, the other notifications it is owed
+	stream     peer         // the session's peer outside any request, when not a stream connection (HTTP)
+	logs       []logMessage // the Server.Logger messages waiting for a goroutine to send them
+	logging    bool         // a goroutine sends them (tellLog)
 }
 
 // Handle answers one request or notification.
@@ -160,6 +163,9 @@ func (c *session) Handle(ctx context.Context, req *rpc.Request) (any, error) {
 	case methodToolsCall:
 	default:
 		return c.feature(ctx, r, req)
+	}
+	if c.stream != nil { // a legacy HTTP session's: CloseStream finds it
+		ctx = context.WithValue(ctx, sessionKey{}, c)
 	}
 	return c.s.call(withLogLevel(ctx, c.logLevelOf(r, req)), r, req)
 }
@@ -320,7 +326,11 @@ func (c *session) initialize(ctx context.Context, req *rpc.Request) (any, error)
 	c.mu.Lock()
 	c.negotiated = r.name
 	c.mu.Unlock()
-	c.s.track(c, rpc.ConnFromContext(ctx))
+	if conn := rpc.ConnFromContext(ctx); conn != nil {
+		c.s.track(c, conn)
+	} else if c.stream != nil {
+		c.s.track(c, c.stream)
+	}
 	if p := peerFrom(ctx); p != nil { // for the tools that ask the client (CreateMessage, Elicit)
 		p.setCapabilities(codec.Member(req.Params, "capabilities"))
 	}
