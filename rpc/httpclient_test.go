@@ -181,6 +181,13 @@ func TestHTTPClientEventStreams(t *testing.T) {
 		{"no blank line at the end", "data: {\"jsonrpc\":\"2.0\",\"result\":6,\"id\":1}", `6`},
 		{"progress, then the answer", "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\n\n" +
 			"data: {\"jsonrpc\":\"2.0\",\"result\":7,\"id\":1}\n\n", `7`},
+		// A request of the server's is never the call's answer, even with
+		// the call's id: the client serves no calls, and drops it.
+		{"a request with the call's id, then the answer", "data: {\"jsonrpc\":\"2.0\",\"method\":\"sampling/createMessage\",\"params\":{},\"id\":1}\n\n" +
+			"data: {\"jsonrpc\":\"2.0\",\"result\":8,\"id\":1}\n\n", `8`},
+		{"requests and a notification in a batch, then the answer", "data: [{\"jsonrpc\":\"2.0\",\"method\":\"roots/list\",\"id\":\"s1\"},{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":1}," +
+			"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}]\n\n" +
+			"data: {\"jsonrpc\":\"2.0\",\"result\":9,\"id\":1}\n\n", `9`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
