@@ -360,10 +360,21 @@ func settle(answer []byte, calls []*outbound, isBatch bool) error {
 			return fmt.Errorf("%w: %s", ErrBadResponse, "the answer holds something other than a response")
 		}
 		id, ok := ourID(m.ID)
-		if !ok && !isBatch {
-			if _, err := responseOf(m); err != nil && m.Error != nil {
-				return err // an error to id null: about the call, whose id it could not read
+		if !ok && m.Err == nil && m.Error != nil && (m.ID == nil || string(m.ID) == "null") {
+			// An error to id null: about a request the server could not
+			// read. Alone, the call's; in a batch, as on a stream (see
+			// pendingCalls.routeUnidentified), it fails the calls still
+			// unanswered when it comes.
+			_, err := responseOf(m)
+			if !isBatch {
+				return err
 			}
+			for _, o := range calls {
+				if !o.settled() {
+					o.finish(nil, err)
+				}
+			}
+			continue
 		}
 		for _, o := range calls {
 			if ok && o.id == id && !o.settled() {
