@@ -16,8 +16,9 @@ import (
 //
 // When ctx ends (the transport gave up: its client went away), the
 // contexts of the frame's calls are cancelled as by the peer (their cause
-// wraps ErrCancelled and ctx's cause), and those
-// not started are settled without running; serveFrame returns once the
+// wraps ErrCancelled and ctx's cause) — a lone request's once it looks at
+// its context (see transportWatch) — and those not started are settled
+// without running; serveFrame returns once the
 // frame is answered, or once ctx has ended and no call runs in its own
 // goroutine (its notifications run there: one that ignores its context
 // holds it). out must then drop what it is still given, and frame, which
@@ -87,17 +88,15 @@ const maxKeptMessages = 16
 
 // serveAlone answers a lone request in the calling goroutine, which holds
 // a slot of the concurrency bound for it: no batch, no hand-off, nothing
-// to wait for but the call. ctx's end cancels it as serveFrame says.
+// to wait for but the call. ctx's end cancels it as serveFrame says, once
+// it looks (see transportWatch).
 func (s *core) serveAlone(ctx context.Context, m *codec.Message, out replier) {
 	w := s.accept(m, nil, out, nil)
 	if w.in == nil { // refused: its id is in flight
 		out.reply(w.line)
 		return
 	}
-	in := w.in
-	stop := context.AfterFunc(ctx, func() {
-		in.cancel(fmt.Errorf("%w: the transport gave up: %w", ErrCancelled, context.Cause(ctx)))
-	})
-	s.run(in)
-	stop()
+	watch := watchTransport(w.in, ctx)
+	s.run(w.in)
+	watch.end()
 }
