@@ -52,8 +52,9 @@ import (
 // A client that goes away (the request's context ends) cancels the calls
 // of its request as the peer would (their context's cause wraps
 // ErrCancelled and the request's; a lone request's context sees it when
-// the call looks: its Done, its Err, a context derived from it); those still waiting for a worker never
-// run, and what the others answer is dropped. Options' Logger,
+// the call looks: its Done, its Err, a context derived from it); those
+// still waiting for a worker never run, and what the others answer is
+// dropped. Options' Logger,
 // MaxFrameSize, MaxBatch, MaxDepth, Concurrency, ShutdownGrace and
 // AllowedOrigins apply, and MaxQueueBytes bounds the bytes of the bodies
 // served at once (a request past it is answered 503, ServerBusy, with a

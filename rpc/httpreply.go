@@ -29,7 +29,8 @@ type httpReply struct {
 }
 
 // jsonContentType is the Content-Type of a JSON answer, one slice for all
-// (net/http only reads it): Header().Set would make one each time.
+// responses, never written (net/http only reads it): Header().Set would
+// make one each time.
 var jsonContentType = []string{"application/json"}
 
 // maxQueuedEvents is how many bytes of events a response holds for a
