@@ -1,7 +1,6 @@
 package rpc
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net/http"
@@ -10,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // A POST is answered exactly as the stream answers the same line (one
@@ -57,13 +55,7 @@ func TestHTTPAnswersAsTheStream(t *testing.T) {
 	defer h.Close()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var stream bytes.Buffer
-			require.NoError(t, Serve(context.Background(), strings.NewReader(tt.frame+"\n"), &stream, HandlerFunc(frameHandler), opts))
-			var streamLines []string
-			if s := strings.TrimSuffix(stream.String(), "\n"); s != "" {
-				streamLines = strings.Split(s, "\n")
-			}
-			assert.Equal(t, tt.want, streamLines, "the stream")
+			assert.Equal(t, tt.want, streamAnswers(t, tt.frame, opts), "the stream")
 
 			r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(tt.frame))
 			r.Header.Set("Content-Type", "application/json")

@@ -166,6 +166,17 @@ func TestHTTPClientCancellation(t *testing.T) {
 	assert.ErrorIs(t, <-cancelled, context.Canceled, "the server's call is cancelled")
 }
 
+// cannedServer answers every request with body, of the content type
+// given, until the test ends.
+func cannedServer(t *testing.T, contentType, body string) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", contentType)
+		_, _ = io.WriteString(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
 // The client reads any well-formed event stream: long events, data over
 // several lines, comments and other fields, every line ending; and a
 // server that answers a notification 204.
@@ -193,11 +204,7 @@ func TestHTTPClientEventStreams(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "text/event-stream")
-				_, _ = io.WriteString(w, tt.stream)
-			}))
-			defer srv.Close()
+			srv := cannedServer(t, "text/event-stream", tt.stream)
 			var got json.RawMessage
 			ctx := rpc.WithProgress(context.Background(), func(rpc.Progress) {})
 			require.NoError(t, rpc.NewHTTPClient(srv.URL, nil).Call(ctx, "m", nil, &got))
@@ -248,11 +255,7 @@ func TestBatchAnswersAlikeOverBothTransports(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "application/json")
-				_, _ = io.WriteString(w, tt.answer)
-			}))
-			defer srv.Close()
+			srv := cannedServer(t, "application/json", tt.answer)
 			calls := batch()
 			require.NoError(t, rpc.NewHTTPClient(srv.URL, nil).Batch(context.Background(), calls))
 			assert.Equal(t, tt.want, outcome(calls), "over HTTP")

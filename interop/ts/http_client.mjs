@@ -10,12 +10,9 @@
 // failed and exits 1. TestTypeScriptSDKStreamableHTTP runs it.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { checkCalls, checkCancel, eq, fail } from "./checks.mjs";
 
 const url = new URL(process.argv[2]);
-const fail = (msg) => { console.error("FAIL: " + msg); process.exit(1); };
-const eq = (got, want, what) => {
-  if (JSON.stringify(got) !== JSON.stringify(want)) fail(`${what}: got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
-};
 
 const transport = new StreamableHTTPClientTransport(url);
 const client = new Client({ name: "interop-ts-http", version: "1.0.0" });
@@ -33,34 +30,16 @@ eq(tools[0].inputSchema.required, ["a", "b"], "add's required");
 eq(tools[3].inputSchema.required, ["values"], "stats's required");
 if (!tools[3].outputSchema) fail("stats has no outputSchema");
 
-let res = await client.callTool({ name: "add", arguments: { a: 1, b: 2.5 } });
-eq(res.content, [{ type: "text", text: "3.5" }], "add");
-
-res = await client.callTool({ name: "stats", arguments: { values: [1, 2, 6] } });
-eq(res.structuredContent, { count: 3, sum: 9, mean: 3, min: 1, max: 6 }, "stats");
-
-res = await client.callTool({ name: "add", arguments: { a: 1 } });
-eq([res.isError, res.content[0].text], [true, "Invalid arguments:\n- b is required"], "validation failure");
+await checkCalls(client);
 
 const progress = [];
-res = await client.callTool({ name: "count", arguments: { n: 3 } }, undefined, {
+const res = await client.callTool({ name: "count", arguments: { n: 3 } }, undefined, {
   onprogress: (p) => progress.push(p.progress),
 });
 eq(res.content[0].text, "3", "count");
 eq(progress, [1, 2, 3], "count's progress, before its result");
 
-const ac = new AbortController();
-try {
-  await client.callTool({ name: "sleep", arguments: { ms: 600000 } }, undefined, {
-    signal: ac.signal, onprogress: (p) => { if (p.message === "sleeping") ac.abort("enough"); },
-  });
-  fail("the cancelled sleep returned");
-} catch (e) {
-  if (ac.signal.aborted !== true) fail("sleep failed otherwise: " + e);
-}
-
-res = await client.callTool({ name: "add", arguments: { a: 0, b: 0 } });
-eq(res.content[0].text, "0", "add after the cancel");
+await checkCancel(client);
 eq(transport.sessionId, session, "the session id kept");
 
 await transport.terminateSession();
