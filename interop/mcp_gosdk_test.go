@@ -15,7 +15,6 @@ import (
 	"github.com/toolrpc/toolrpc/examples/mcp/tools"
 	"github.com/toolrpc/toolrpc/internal/wiretest"
 	"github.com/toolrpc/toolrpc/mcp"
-	"github.com/toolrpc/toolrpc/rpc"
 )
 
 // The official Go SDK's client (v1.8.0) against the example's tools served
@@ -133,14 +132,7 @@ func TestGoSDKClientListChanged(t *testing.T) {
 			ctx := testContext(t)
 			s := mcp.New(&mcp.Options{Name: "example", Version: "1.0.0"})
 			require.NoError(t, s.Register("", tools.Tools{}))
-			cr, sw := io.Pipe()
-			sr, cw := io.Pipe()
-			acked := &watchWriter{w: sw, needle: []byte(`"notifications/subscriptions/acknowledged"`), seen: make(chan struct{})}
-			served := make(chan error, 1)
-			go func() {
-				served <- s.Serve(ctx, sr, acked, &rpc.Options{Logger: discard})
-				sw.Close()
-			}()
+			cr, cw, acked, served := serveWatched(ctx, s)
 
 			changed := make(chan struct{}, 4)
 			client := sdk.NewClient(&sdk.Implementation{Name: "interop", Version: "1.0.0"}, &sdk.ClientOptions{

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,8 +28,9 @@ type ToolResult struct {
 	IsError bool
 }
 
-// Content is a content block of a [ToolResult]: [TextContent] or
-// [ImageContent].
+// Content is a content block of a [ToolResult] (and of a [PromptMessage]):
+// [TextContent], [ImageContent], [AudioContent], [EmbeddedResource] or
+// [ResourceLink].
 type Content interface {
 	appendContent(dst []byte) []byte
 }
@@ -62,11 +62,7 @@ type ImageContent struct {
 }
 
 func (c ImageContent) appendContent(dst []byte) []byte {
-	dst = append(dst, `{"type":"image","data":"`...)
-	dst = base64.StdEncoding.AppendEncode(dst, c.Data)
-	dst = append(dst, `","mimeType":`...)
-	dst = codec.AppendString(dst, c.MIMEType)
-	return append(dst, '}')
+	return appendMedia(dst, "image", c.Data, c.MIMEType)
 }
 
 // MaxErrorText is the most bytes of an error's text an isError result
@@ -233,7 +229,7 @@ func (s *Server) toolResult(r revision, tr *ToolResult) (any, error) {
 		if c == nil {
 			return nil, errors.New("mcp: a ToolResult holds a nil Content")
 		}
-		b = c.appendContent(b)
+		b = appendBlock(b, c, r.level)
 	}
 	b = append(b, ']')
 	if tr.StructuredContent != nil && r.level >= 2 {

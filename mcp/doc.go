@@ -55,7 +55,9 @@
 // 2026-07-28, on each subscriptions/listen whose notifications filter asks
 // for toolsListChanged. A listen is acknowledged first
 // (notifications/subscriptions/acknowledged, with the part of the filter
-// the server honors: toolsListChanged alone), and each of its messages
+// the server honors: toolsListChanged; promptsListChanged,
+// resourcesListChanged and resourceSubscriptions when it has prompts and
+// resources), and each of its messages
 // carries its id in _meta's io.modelcontextprotocol/subscriptionId. It
 // stays open, holding one of the connection's rpc.Options.Concurrency
 // slots, until the client cancels it (notifications/cancelled: no
@@ -66,6 +68,52 @@
 // completion result. A listen that asks for nothing the server honors is
 // answered at once, after its acknowledgment.
 //
+// # Resources, prompts and completion
+//
+// [Server.AddResources] adds resources: a static one has a URI, a
+// template (RFC 6570 levels 1 and 2: {name}, whose value holds no "/",
+// and {+name}) serves every URI that matches it, and a Go function reads
+// either, returning text or bytes (blob, base64) with their MIME type.
+// resources/list and resources/templates/list page as tools/list does
+// (by URI, and by template text; Options.PageSize each), resources/read
+// serves the static resource of that URI, else the first template, in
+// the order of their text, that matches it. A URI nothing serves (or
+// whose Read returns [ErrResourceNotFound]) is -32002 Resource not found
+// in the legacy revisions, -32602 in 2026-07-28, its data {"uri": ...}.
+// A legacy session subscribes to resources (resources/subscribe and
+// unsubscribe); a modern client names them in subscriptions/listen's
+// resourceSubscriptions; [Server.ResourceUpdated] tells both
+// (notifications/resources/updated).
+//
+// [Server.RegisterPrompts] makes the methods of a value prompts, named and
+// documented as tools are; a prompt's arguments are the fields of its one
+// struct parameter, all strings, their descriptions from jsonschema tags
+// and required when validate:"required"; prompts/get binds and validates
+// them as tools' arguments are, a missing one answered -32602. A prompt
+// returns a string (one user message) or a [PromptResult] of messages of
+// any [Content]: text, image, audio, embedded resource, resource link.
+// [Server.SetCompletion] answers completion/complete for the arguments of
+// the prompts and the variables of the templates, the request checked
+// against them first.
+//
+// The capabilities say what the server has: completions with a
+// CompletionFunc, prompts and resources (with listChanged, and subscribe)
+// once any were added (removing them all leaves empty lists); a method of
+// a feature the server does not have is -32601. Resources added or removed, and prompts registered or removed,
+// while serving are announced as tools are
+// (notifications/resources/list_changed, notifications/prompts/list_changed),
+// to legacy sessions, and to modern listens that asked for them
+// (resourcesListChanged, promptsListChanged).
+//
+// What a peer sends costs a bounded amount: a cursor one binary search; a
+// URI at most [MaxURI] bytes (longer is -32602), one map lookup, a search
+// for each template's literal text, and one linear match per template
+// whose literal text the URI holds in order; a session's subscriptions, and a listen's
+// resourceSubscriptions, at most [MaxSubscriptions]; the notifications a
+// session is owed while it does not read, one per list and per resource
+// it still subscribes to; a completion result at most [MaxCompletions] values,
+// the others counted in total and said by hasMore.
+//
 // # Streamable HTTP
 //
 // [Server.NewHTTPHandler] serves a Server over MCP's Streamable HTTP, on one
@@ -73,8 +121,7 @@
 // that its rules are those of every JSON-RPC request over HTTP: JSON or
 // Server-Sent Events as Accept allows, 403 for an Origin neither on
 // loopback nor in rpc.Options.AllowedOrigins (DNS rebinding), 405 for a
-// method other than POST and DELETE (GET too: no server stream is offered,
-// which 2025-11-25 allows), 406, 413, 415, 503 after Close, each with a
+// method other than POST, GET and DELETE, 406, 413, 415, 503 after Close, each with a
 // JSON-RPC error body. The era of a POST is its MCP-Protocol-Version header:
 // 2026-07-28 is the modern one; a legacy revision, or none (2025-03-26 is
 // then assumed, as the specification says), the legacy one; any other
@@ -91,8 +138,37 @@
 // responses are answered 202. DELETE ends a session (204), cancelling its
 // calls under way. At most HTTPOptions.MaxSessions sessions live at once:
 // an initialize past it, once the idle ones are ended, is answered 503,
-// and no live session is ended for it. Over HTTP a session is not told of
-// changes to the tools, since no GET stream carries them.
+// and no live session is ended for it; a session that sends nothing after
+// its initialize lives HTTPOptions.InitIdle (30s), not SessionIdle. A
+// session's requests run at most HTTPOptions.SessionConcurrency at once,
+// all sessions' and the stateless ones at most rpc.Options.Concurrency.
+//
+// A legacy session's event streams (2025-11-25, SEP-1699): a GET (Accept
+// allowing text/event-stream) opens the session's server stream, which
+// carries what the server sends outside any request (the tools'
+// list_changed, the records of [Server.Logger]); what comes while none is
+// open waits for the next one. One
+// GET stream per session at a time: another GET gets 409 Conflict, as the
+// official SDKs answer. A POST answered with events, and the server
+// stream, give each event an id "S-N" (S the stream's number, unique in the
+// handler; N the event's, in its stream), and, in a session of 2025-11-25,
+// start with a priming event (an id, the retry field of HTTPOptions.Retry,
+// empty data). A client that goes away does not cancel its request
+// ("Disconnection SHOULD NOT be interpreted as the client cancelling its
+// request": notifications/cancelled does that); its events, the answer
+// included, are held, and a GET with Last-Event-ID gets those after that id,
+// then the rest of the stream, taking the stream over from the connection
+// that wrote it, if any. A stream is held as long as the session lives (a
+// write that succeeded may not have reached the client), within bounds
+// (HTTPOptions.ReplayBytes per stream, 32 KiB, four times that per
+// session; the oldest go first, never a POST's answer); a Last-Event-ID that
+// names no event held (malformed, another session's, a stream forgotten) is
+// answered 400, one whose following events are no longer held 410 Gone. A
+// tool may close its POST's connection before its answer with
+// [CloseStream] (polling); the server never does so by itself. A POST's
+// answer is an event stream only once its call sends something (a
+// progress notification, a log message) or CloseStream: an answer that
+// comes alone is plain JSON, which a client that goes away does not get.
 //
 // Modern (2026-07-28): stateless, POST only; a session id is ignored and
 // none is issued. A request's Mcp-Method header must equal its method, its

@@ -14,3 +14,22 @@ func Listeners(s *Server) int {
 	defer s.mu.Unlock()
 	return len(s.listeners)
 }
+
+// ParseEventID and AppendEventID are the event ids of Streamable HTTP.
+var (
+	ParseEventID  = parseEventID
+	AppendEventID = appendID
+)
+
+// HeldBytes is how many bytes of events the legacy session sid holds.
+func HeldBytes(h *HTTPHandler, sid string) int {
+	h.mu.Lock()
+	ss := h.sessions[sid]
+	h.mu.Unlock()
+	if ss == nil {
+		return 0
+	}
+	ss.streams.mu.Lock()
+	defer ss.streams.mu.Unlock()
+	return ss.streams.bytes
+}

@@ -67,6 +67,21 @@ func FuzzHandle(f *testing.F) {
 		`{"jsonrpc":"2.0","method":"logging/setLevel","params":{"level":"debug "},"id":1}`,
 		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":{"x":1}}}`,
 		`{"jsonrpc":"2.0","method":"subscriptions/listen","params":{` + meta + `,"notifications":{"toolsListChanged":1,"promptsListChanged":null,"resourceSubscriptions":[1]}},"id":1}`,
+		// Resources, prompts, completion (features_test.go).
+		`{"jsonrpc":"2.0","method":"resources/list","params":{"cursor":"dGVzdDovL2Jyb2tlbg"},"id":1}`,
+		`{"jsonrpc":"2.0","method":"resources/templates/list","params":{` + meta + `},"id":1}`,
+		`{"jsonrpc":"2.0","method":"resources/read","params":{"uri":"test://template/a%20b/data"},"id":1}`,
+		`{"jsonrpc":"2.0","method":"resources/read","params":{"uri":"file:///a/%zz/b",` + meta + `},"id":1}`,
+		`{"jsonrpc":"2.0","method":"resources/read","params":{"uri":"test://template/none/data"},"id":1}`,
+		`{"jsonrpc":"2.0","method":"resources/subscribe","params":{"uri":"test://static-text"},"id":1}`,
+		`{"jsonrpc":"2.0","method":"resources/unsubscribe","params":{"uri":["x"]},"id":1}`,
+		`{"jsonrpc":"2.0","method":"prompts/list","params":{"cursor":"Y29kZQ"},"id":1}`,
+		`{"jsonrpc":"2.0","method":"prompts/get","params":{"name":"code","arguments":{"language":"go","style":null}},"id":1}`,
+		`{"jsonrpc":"2.0","method":"prompts/get","params":{"name":"code","arguments":{"language":"go"},` + meta + `},"id":1}`,
+		`{"jsonrpc":"2.0","method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"code"},"argument":{"name":"language","value":"g"},"context":{"arguments":{"style":"x"}}},"id":1}`,
+		`{"jsonrpc":"2.0","method":"completion/complete","params":{"ref":{"type":"ref/resource","uri":"test://template/{id}/data"},"argument":{"name":"id","value":"many"}},"id":1}`,
+		`{"jsonrpc":"2.0","method":"completion/complete","params":{"ref":{"type":"ref/resource"},"argument":{"name":1,"value":"x"},"context":[]},"id":1}`,
+		`{"jsonrpc":"2.0","method":"subscriptions/listen","params":{` + meta + `,"notifications":{"promptsListChanged":true,"resourceSubscriptions":["test://static-text"]}},"id":1}`,
 	} {
 		f.Add(seed)
 	}
@@ -74,6 +89,7 @@ func FuzzHandle(f *testing.F) {
 	if err := s.Register("", fuzzKit{}); err != nil {
 		f.Fatal(err)
 	}
+	addFeatures(f, s)
 	const init = `{"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}},"id":0}` + "\n"
 	f.Fuzz(func(t *testing.T, line string) {
 		var out bytes.Buffer

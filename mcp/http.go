@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/toolrpc/toolrpc/codec"
@@ -34,10 +35,18 @@ const (
 type HTTPOptions struct {
 	// RPC configures the JSON-RPC handlers the requests are served by
 	// (rpc.NewHTTPHandler): frame limit, concurrency, logger, the origins
-	// allowed beside loopback (AllowedOrigins). Each legacy session has
-	// its own, so Concurrency bounds each session, and the stateless
-	// requests together.
+	// allowed beside loopback (AllowedOrigins). Concurrency bounds the
+	// requests of every session and the stateless ones together; see
+	// SessionConcurrency for one session's share.
 	RPC rpc.Options
+	// SessionConcurrency is the most requests of one legacy session
+	// served at once, so that one session leaves room for the others;
+	// those past it wait (bodies held) for one of the session's to end,
+	// or for the session's end. Default: half of RPC.Concurrency, at
+	// least 1. A request past either bound waits whether its client
+	// stays or not, and a notifications/cancelled reaches it only once
+	// it runs; notifications and responses never wait.
+	SessionConcurrency int
 	// MaxSessions is the most legacy sessions kept at once. An initialize
 	// past it, once the sessions idle past SessionIdle are ended, is
 	// answered 503 Service Unavailable: a live session is never ended to
@@ -52,6 +61,25 @@ type HTTPOptions struct {
 	// event stream that is quiet, so that proxies and clients do not take
 	// it for dead. Default: DefaultKeepAlive.
 	KeepAlive time.Duration
+	// Retry is the reconnection delay a legacy session's event streams
+	// tell their client (the retry field of their first event). Default:
+	// DefaultRetry.
+	Retry time.Duration
+	// ReplayBytes bounds the events a legacy session holds for its
+	// client's resumption (Last-Event-ID), as long as it lives (a write
+	// that succeeded may not have reached the client): ReplayBytes per
+	// stream, four times as much for all the session's streams together,
+	// so MaxSessions times that for the handler. Past it the
+	// oldest go first (the streams that are over, then the oldest events
+	// of the stream written to; never a stream's newest event: a POST's
+	// answer is kept), and a resumption after an event no longer held is
+	// answered 410 Gone. Default: DefaultReplayBytes.
+	ReplayBytes int
+	// InitIdle is how long a legacy session lives after its initialize
+	// when no other request names it (notifications/initialized first):
+	// bare initializes cannot fill the sessions' table for longer.
+	// Default: DefaultInitIdle.
+	InitIdle time.Duration
 }
 
 // The headers of MCP's Streamable HTTP transport.
@@ -66,16 +94,22 @@ const (
 // one endpoint, for both eras of the protocol; see the package
 // documentation ("Streamable HTTP") for what each request gets.
 type HTTPHandler struct {
-	s         *Server
-	ctx       context.Context
-	opts      rpc.Options
-	max       int
-	idle      time.Duration
-	keepAlive time.Duration
-	maxFrame  int
-	gate      *rpc.HTTPHandler // judges what rpc judges before a body: Origin, method, media types, size, closing
-	modern    rpc.Handler      // the protocol's handler of every stateless request (2026-07-28)
-	slots     chan struct{}    // a token per stateless request under way: RPC.Concurrency
+	s          *Server
+	ctx        context.Context
+	opts       rpc.Options
+	max        int
+	idle       time.Duration
+	keepAlive  time.Duration
+	retry      time.Duration
+	replay     int
+	initIdle   time.Duration
+	streamNo   atomic.Uint64  // the number of the last event stream made, for their ids
+	ending     sync.WaitGroup // the sessions being ended (end), for Close
+	maxFrame   int
+	gate       *rpc.HTTPHandler // judges what rpc judges before a body: Origin, method, media types, size, closing
+	modern     rpc.Handler      // the protocol's handler of every stateless request (2026-07-28)
+	slots      chan struct{}    // a token per request under way, stateless or of a session: RPC.Concurrency
+	perSession int              // SessionConcurrency
 
 	mu       sync.Mutex
 	sessions map[string]*httpSession
@@ -87,9 +121,21 @@ type HTTPHandler struct {
 // httpSession is a legacy session: its own handler (its connection, whose
 // initialize set its revision), and when it was last used.
 type httpSession struct {
-	h      *rpc.HTTPHandler
-	active int       // requests under way; guarded by HTTPHandler.mu
-	last   time.Time // when the last request ended; guarded by HTTPHandler.mu
+	h       *rpc.HTTPHandler
+	streams *streams      // its event streams
+	active  int           // requests under way; guarded by HTTPHandler.mu
+	last    time.Time     // when the last request ended; guarded by HTTPHandler.mu
+	used    bool          // a request came after initialize; guarded by HTTPHandler.mu
+	slots   chan struct{} // a token per request of the session under way: SessionConcurrency
+}
+
+// expired reports whether ss has been idle for too long at now: idle, or
+// initIdle when no request came after its initialize.
+func (ss *httpSession) expired(now time.Time, idle, initIdle time.Duration) bool {
+	if !ss.used {
+		idle = min(idle, initIdle)
+	}
+	return ss.active == 0 && now.Sub(ss.last) > idle
 }
 
 // NewHTTPHandler returns an HTTPHandler serving s; the calls' contexts
@@ -104,12 +150,16 @@ func (s *Server) NewHTTPHandler(ctx context.Context, opts *HTTPOptions) *HTTPHan
 		max:       positiveOr(o.MaxSessions, DefaultMaxSessions),
 		idle:      positiveOr(o.SessionIdle, DefaultSessionIdle),
 		keepAlive: positiveOr(o.KeepAlive, DefaultKeepAlive),
+		retry:     positiveOr(o.Retry, DefaultRetry),
+		replay:    positiveOr(o.ReplayBytes, DefaultReplayBytes),
+		initIdle:  positiveOr(o.InitIdle, DefaultInitIdle),
 		maxFrame:  positiveOr(o.RPC.MaxFrameSize, codec.DefaultMaxFrameSize),
 		sessions:  map[string]*httpSession{},
 	}
 	h.gate = rpc.NewHTTPHandler(ctx, nil, &h.opts)
 	h.modern = s.Handler()
 	h.slots = make(chan struct{}, positiveOr(o.RPC.Concurrency, rpc.DefaultConcurrency))
+	h.perSession = positiveOr(o.SessionConcurrency, max(1, cap(h.slots)/2))
 	h.requests = map[*rpc.HTTPHandler]struct{}{}
 	return h
 }
@@ -133,7 +183,9 @@ func (h *HTTPHandler) Close() error {
 	_ = h.gate.Close()
 	for _, ss := range sessions {
 		_ = ss.h.Close()
+		ss.streams.close()
 	}
+	h.ending.Wait()
 	for rh := range requests {
 		_ = rh.Close()
 	}
@@ -149,14 +201,18 @@ func (h *HTTPHandler) Sessions() int {
 
 // ServeHTTP answers one request; see HTTPHandler.
 func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	// rpc's rules first (the Origin, then the method: POST and DELETE; for
-	// a POST its Content-Type, Accept and length). GET included: no server
-	// stream is offered (405), as 2025-11-25 allows; 2026-07-28 has no GET.
-	if !h.gate.Screen(w, r, http.MethodDelete) {
+	// rpc's rules first (the Origin, then the method: POST, GET and
+	// DELETE; for a POST its Content-Type, Accept and length). A GET is a
+	// legacy session's server stream, or a resumption (sse.go).
+	if !h.gate.Screen(w, r, http.MethodGet, http.MethodDelete) {
 		return
 	}
-	if r.Method == http.MethodDelete {
+	switch r.Method {
+	case http.MethodDelete:
 		h.delete(w, r)
+		return
+	case http.MethodGet:
+		h.get(w, r)
 		return
 	}
 	h.post(w, r)
@@ -215,7 +271,12 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	defer release()
+	held := true
+	defer func() {
+		if held {
+			release()
+		}
+	}()
 	h.mu.Lock()
 	closed := h.closed
 	h.mu.Unlock()
@@ -223,7 +284,6 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		refuse(w, http.StatusServiceUnavailable, "the server is shutting down")
 		return
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
 	env := readEnvelope(body)
 	versions := r.Header.Values(headerVersion)
 	name := "2025-03-26" // assumed when absent (2025-11-25, Protocol Version Header)
@@ -242,14 +302,16 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if rev.modern {
-		h.postModern(w, r, env)
+		h.postModern(w, r, env, body)
 		return
 	}
-	h.postLegacy(w, r, env)
+	held = false // postLegacy releases it
+	h.postLegacy(w, r, env, body, release)
 }
 
 // modernMethods are the requests of 2026-07-28 a Server serves.
-var modernMethods = map[string]bool{methodDiscover: true, methodToolsList: true, methodToolsCall: true, methodListen: true}
+var modernMethods = map[string]bool{methodDiscover: true, methodToolsList: true, methodToolsCall: true, methodListen: true,
+	methodResourcesList: true, methodResourceTemplates: true, methodResourcesRead: true, methodPromptsList: true, methodPromptsGet: true, methodComplete: true}
 
 // nameHeaderMethods are the requests that carry an Mcp-Name header, and
 // the member of params it mirrors.
@@ -265,14 +327,14 @@ func mismatch(format string, args ...any) *rpc.Error {
 // clients share no ids in flight, and no notifications/cancelled of one
 // reaches another's call. They share the protocol's handler, and
 // RPC.Concurrency: a request waits for a slot, or its client's going.
-func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, env envelope) {
+func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, env envelope, body []byte) {
 	if env.object && env.method != nil {
 		if err := checkHeaders(r.Header, env); err != nil {
 			fail(w, http.StatusBadRequest, env.id, err)
 			return
 		}
 		method, _ := stringValue(env.method)
-		if env.id != nil && !modernMethods[string(method)] {
+		if env.id != nil && (!modernMethods[string(method)] || !h.s.serves(string(method))) {
 			fail(w, http.StatusNotFound, env.id, rpc.NewError(rpc.MethodNotFound, ""))
 			return
 		}
@@ -300,7 +362,7 @@ func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, env env
 		refuse(w, http.StatusServiceUnavailable, "the server is shutting down")
 		return
 	}
-	h.serve(rh, w, r, nil)
+	h.serve(rh, w, r, body, nil)
 }
 
 // checkHeaders checks the headers of a modern request against its body
@@ -367,23 +429,25 @@ func decodeHeader(v string) (string, bool) {
 
 // postLegacy answers a POST of the legacy revisions: initialize opens a
 // session, anything else names one.
-func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, env envelope) {
+// release is called once body is served.
+func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, env envelope, body []byte, release func()) {
 	ids := r.Header.Values(headerSession)
 	if method, _ := stringValue(env.method); env.id != nil && string(method) == methodInitialize {
+		defer release()
 		if len(ids) > 0 {
 			refuse(w, http.StatusBadRequest, "initialize opens a session: it must not name one ("+headerSession+")")
 			return
 		}
-		h.initialize(w, r)
+		h.initialize(w, r, body)
 		return
 	}
 	ss, status, reason := h.session(ids)
 	if ss == nil {
+		release()
 		refuse(w, status, reason)
 		return
 	}
-	defer h.release(ss)
-	h.serve(ss.h, w, r, nil)
+	h.postSession(w, r, ss, env, body, release)
 }
 
 // session returns the live session ids names, counted as in use (release
@@ -395,7 +459,7 @@ func (h *HTTPHandler) session(ids []string) (*httpSession, int, string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	ss := h.sessions[ids[0]]
-	if ss != nil && ss.active == 0 && time.Since(ss.last) > h.idle {
+	if ss != nil && ss.expired(time.Now(), h.idle, h.initIdle) {
 		h.end(ids[0], ss)
 		ss = nil
 	}
@@ -403,6 +467,7 @@ func (h *HTTPHandler) session(ids []string) (*httpSession, int, string) {
 		return nil, http.StatusNotFound, "no such session: initialize opens a new one"
 	}
 	ss.active++
+	ss.used = true
 	return ss, 0, ""
 }
 
@@ -415,16 +480,23 @@ func (h *HTTPHandler) release(ss *httpSession) {
 }
 
 // end forgets the session id, and closes its handler (which cancels
-// its calls under way) in the background. h.mu is held.
+// its calls under way) and its streams in the background, which Close
+// waits for. h.mu is held.
 func (h *HTTPHandler) end(id string, ss *httpSession) {
 	delete(h.sessions, id)
-	go func() { _ = ss.h.Close() }()
+	h.ending.Add(1)
+	go func() {
+		defer h.ending.Done()
+		_ = ss.h.Close()
+		ss.streams.close()
+	}()
 }
 
-// sweep ends the sessions idle for longer than h.idle. h.mu is held.
+// sweep ends the sessions idle for too long (see expired). h.mu is held.
 func (h *HTTPHandler) sweep() {
+	now := time.Now()
 	for id, ss := range h.sessions {
-		if ss.active == 0 && time.Since(ss.last) > h.idle {
+		if ss.expired(now, h.idle, h.initIdle) {
 			h.end(id, ss)
 		}
 	}
@@ -432,7 +504,7 @@ func (h *HTTPHandler) sweep() {
 
 // initialize serves an initialize on a new session, which lives if it
 // is answered with a result: its id goes on that response.
-func (h *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request) {
+func (h *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request, body []byte) {
 	h.mu.Lock()
 	h.sweep()
 	full := len(h.sessions)+h.pending >= h.max
@@ -449,9 +521,12 @@ func (h *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request) {
 		refuse(w, http.StatusServiceUnavailable, "too many sessions: try again later")
 		return
 	}
-	ss := &httpSession{h: rpc.NewHTTPHandler(h.ctx, h.s.Handler(), &h.opts)}
+	c := &session{s: h.s, logLevel: -1}
+	ss := &httpSession{streams: newStreams(h, c), slots: make(chan struct{}, h.perSession)}
+	c.stream = ss.streams
+	ss.h = rpc.NewHTTPHandler(h.ctx, h.s.handlerFor(c), &h.opts)
 	opened := false
-	h.serve(ss.h, w, r, func(first []byte) {
+	h.serve(ss.h, w, r, body, func(first []byte) {
 		if !isResult(first) {
 			return
 		}
@@ -471,6 +546,7 @@ func (h *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request) {
 	h.mu.Unlock()
 	if !opened {
 		_ = ss.h.Close()
+		ss.streams.close()
 	}
 }
 
@@ -502,14 +578,14 @@ func (h *HTTPHandler) delete(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// serve serves r with rh on w, through a streamWriter: an event stream
-// gets X-Accel-Buffering: no and keep-alive comments. first, when not nil,
-// is called with the first bytes of the response before they, and its
-// header, are written.
-func (h *HTTPHandler) serve(rh *rpc.HTTPHandler, w http.ResponseWriter, r *http.Request, first func([]byte)) {
+// serve serves r, whose body is read, with rh on w, through a
+// streamWriter: an event stream gets X-Accel-Buffering: no and keep-alive
+// comments. first, when not nil, is called with the first bytes of the
+// response before they, and its header, are written.
+func (h *HTTPHandler) serve(rh *rpc.HTTPHandler, w http.ResponseWriter, r *http.Request, body []byte, first func([]byte)) {
 	sw := &streamWriter{w: w, first: first, keepAlive: h.keepAlive}
 	defer sw.finish()
-	rh.ServeHTTP(sw, r)
+	rh.ServeBody(r.Context(), sw, r, body)
 }
 
 // streamWriter is the ResponseWriter a request is served on: it adds what

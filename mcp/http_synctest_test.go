@@ -38,7 +38,7 @@ func serveDirect(h http.Handler, x exchange) *httptest.ResponseRecorder {
 }
 
 // newSteps is a Server of steps.
-func newSteps(t *testing.T) *mcp.Server {
+func newSteps(t testing.TB) *mcp.Server {
 	s := mcp.New(&mcp.Options{Name: "steps", Version: "1.0.0"})
 	require.NoError(t, s.Register("", steps{}))
 	return s
@@ -225,8 +225,14 @@ func TestHTTPBoundsTheBodiesHeld(t *testing.T) {
 		assert.Equal(t, 503, rec.Code)
 		assert.Equal(t, "1", rec.Header().Get("Retry-After"))
 		assert.Contains(t, rec.Body.String(), `"code":-32002`)
-		cancel()
+		cancel() // the client goes: its call goes on (2025-11-25), its body held
 		<-done
+		synctest.Wait()
+		rec = serveDirect(h, exchange{body: `{"jsonrpc":"2.0","id":3,"method":"ping"}`, header: map[string]string{"Mcp-Session-Id": sids[1]}})
+		assert.Equal(t, 503, rec.Code)
+		rec = serveDirect(h, exchange{method: "DELETE", header: map[string]string{"Mcp-Session-Id": sids[0]}})
+		assert.Equal(t, 204, rec.Code)
+		synctest.Wait() // the session's end cancels the call
 		rec = serveDirect(h, exchange{body: `{"jsonrpc":"2.0","id":3,"method":"ping"}`, header: map[string]string{"Mcp-Session-Id": sids[1]}})
 		assert.Equal(t, `{"jsonrpc":"2.0","result":{},"id":3}`+"\n", rec.Body.String(), "served once the first is done")
 	})

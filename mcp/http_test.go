@@ -182,9 +182,10 @@ func TestHTTPHostile(t *testing.T) {
 		`{"supported":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"requested":"1999-01-01"}`, "2")
 	for _, x := range []exchange{
 		// What rpc's handler judges, in both eras and for every method.
-		{method: "GET", status: 405, want: invalid("the method must be POST or DELETE"), got: map[string]string{"Allow": "POST, DELETE"}},
-		{method: "GET", header: map[string]string{"Mcp-Session-Id": sid}, status: 405, want: invalid("the method must be POST or DELETE")},
-		{method: "PUT", body: list, status: 405, want: invalid("the method must be POST or DELETE")},
+		{method: "GET", status: 400, want: invalid("one Mcp-Session-Id header is required: initialize opens a session")},
+		{method: "GET", header: map[string]string{"Mcp-Session-Id": "nope"}, status: 404, want: invalid("no such session: initialize opens a new one")},
+		{method: "GET", header: map[string]string{"Mcp-Session-Id": sid, "Accept": "application/json"}, status: 406, want: invalid("Accept must allow text/event-stream")},
+		{method: "PUT", body: list, status: 405, want: invalid("the method must be POST or GET or DELETE"), got: map[string]string{"Allow": "POST, GET, DELETE"}},
 		{body: list, header: map[string]string{"Content-Type": "text/plain", "Mcp-Session-Id": sid}, status: 415, want: invalid("the body must be application/json")},
 		{body: list, header: map[string]string{"Accept": "text/html", "Mcp-Session-Id": sid}, status: 406, want: invalid("Accept must allow application/json or text/event-stream")},
 		{body: `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"pad":"` + strings.Repeat("x", 1024) + `"}}`, header: map[string]string{"Mcp-Session-Id": sid},
@@ -266,9 +267,10 @@ func TestHTTPLegacySession(t *testing.T) {
 	assert.Contains(t, body, `"name":"count"`)
 	check(t, url, exchange{body: `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"count","arguments":{"n":2},"_meta":{"progressToken":"t"}}}`,
 		header: in("2025-11-25"), status: 200,
-		want: `data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1,"total":2}}` + "\n\n" +
-			`data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":2,"total":2}}` + "\n\n" +
-			`data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"2"}]},"id":3}` + "\n\n",
+		want: "id: 1-0\nretry: 1000\ndata: \n\n" +
+			"id: 1-1\n" + `data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1,"total":2}}` + "\n\n" +
+			"id: 1-2\n" + `data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":2,"total":2}}` + "\n\n" +
+			"id: 1-3\n" + `data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"2"}]},"id":3}` + "\n\n",
 		got: map[string]string{"Content-Type": "text/event-stream", "X-Accel-Buffering": "no", "Mcp-Session-Id": ""}})
 	// No header: 2025-03-26 assumed, and the session serves it.
 	check(t, url, exchange{body: `{"jsonrpc":"2.0","id":4,"method":"ping"}`, header: map[string]string{"Mcp-Session-Id": sid},

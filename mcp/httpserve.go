@@ -19,7 +19,7 @@ import (
 // ("servers SHOULD bind only to localhost"). See [Server.ServeListener]
 // for the rest. opts may be nil.
 func (s *Server) ListenAndServe(ctx context.Context, addr string, opts *HTTPOptions) error {
-	if len(s.cat.Load().names) == 0 {
+	if s.empty() {
 		return errNoTools
 	}
 	ln, err := rpc.ListenHTTP(addr)
@@ -38,7 +38,7 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string, opts *HTTPOpti
 // answer; ServeListener then returns context.Cause(ctx), or the error
 // that ended serving.
 func (s *Server) ServeListener(ctx context.Context, ln net.Listener, opts *HTTPOptions) error {
-	if len(s.cat.Load().names) == 0 {
+	if s.empty() {
 		_ = ln.Close()
 		return errNoTools
 	}

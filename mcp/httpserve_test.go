@@ -36,7 +36,7 @@ func TestServeListener(t *testing.T) {
 
 	ln, err = net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	assert.EqualError(t, mcp.New(nil).ServeListener(context.Background(), ln, nil), "mcp: no tool to serve")
+	assert.EqualError(t, mcp.New(nil).ServeListener(context.Background(), ln, nil), "mcp: nothing to serve: no tool, no resource, no prompt")
 	assert.EqualError(t, newSteps(t).ListenAndServe(context.Background(), "8080", nil), `rpc: the address "8080": address 8080: missing port in address`)
 }
 

@@ -22,15 +22,7 @@ func TestToolsListChanged(t *testing.T) {
 	s := mcp.New(&mcp.Options{Name: "kit", Version: "1.0.0"})
 	require.NoError(t, s.Register("", fuzzKit{}))
 	p := wiretest.NewPipe(s.Handler(), nil)
-	line := func(req string) string {
-		t.Helper()
-		if req != "" {
-			require.NoError(t, p.Write([]byte(req+"\n")))
-		}
-		l, err := p.ReadLine()
-		require.NoError(t, err)
-		return strings.TrimSuffix(string(l), "\n")
-	}
+	line := pipeLines(t, p)
 	names := func() string {
 		l := line(`{"jsonrpc":"2.0","method":"tools/list","id":2}`)
 		var out []string

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"slices"
 	"strconv"
@@ -49,7 +50,14 @@ func Logger(ctx context.Context) *slog.Logger {
 		return base
 	}
 	n := &notifier{ctx: ctx, min: level}
-	n.json = slog.NewJSONHandler(&n.buf, &slog.HandlerOptions{
+	n.json = dataHandler(&n.buf)
+	return slog.New(&logHandler{base: base.Handler(), n: n, json: n.json})
+}
+
+// dataHandler writes records to w as the data of notifications/message:
+// JSON objects of their message and attributes.
+func dataHandler(w io.Writer) slog.Handler {
+	return slog.NewJSONHandler(w, &slog.HandlerOptions{
 		Level: slog.LevelDebug - 100,
 		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
 			if len(groups) == 0 && (a.Key == slog.TimeKey || a.Key == slog.LevelKey) {
@@ -58,7 +66,6 @@ func Logger(ctx context.Context) *slog.Logger {
 			return a
 		},
 	})
-	return slog.New(&logHandler{base: base.Handler(), n: n, json: n.json})
 }
 
 // mcpLevel is the index in logLevels of the protocol's level for l.

@@ -82,7 +82,7 @@ func TestRegisterTakesEveryValidName(t *testing.T) {
 // Serving a Server without tools is an error.
 func TestServeWithoutTools(t *testing.T) {
 	err := mcp.New(nil).Serve(t.Context(), strings.NewReader(""), nil, nil)
-	assert.EqualError(t, err, "mcp: no tool to serve")
+	assert.EqualError(t, err, "mcp: nothing to serve: no tool, no resource, no prompt")
 }
 
 // Versions lists the revisions newest first.

@@ -15,7 +15,7 @@ import (
 // Serve serves s on one connection, reading r and writing w, as rpc.Serve
 // does (see it for when it returns). opts may be nil.
 func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer, opts *rpc.Options) error {
-	if len(s.cat.Load().names) == 0 {
+	if s.empty() {
 		return errNoTools
 	}
 	return rpc.Serve(ctx, r, w, s.Handler(), opts)
@@ -25,7 +25,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer, opts *rpc.
 // rpc.ServeStdio does: whatever else writes to standard output goes to
 // standard error. opts may be nil.
 func (s *Server) ServeStdio(ctx context.Context, opts *rpc.StdioOptions) error {
-	if len(s.cat.Load().names) == 0 {
+	if s.empty() {
 		return errNoTools
 	}
 	return rpc.ServeStdio(ctx, s.Handler(), opts)

@@ -74,12 +74,14 @@ type Options struct {
 	// isError true.
 	InvalidParamsAsErrors bool
 
-	// PageSize is the most tools one tools/list answer holds; a longer
-	// list is paginated (nextCursor). Default: 100.
+	// PageSize is the most entries one tools/list (resources/list,
+	// resources/templates/list, prompts/list) answer holds; a longer list
+	// is paginated (nextCursor). Default: 100.
 	PageSize int
 
-	// ListTTL is how long a modern client may cache a tools/list or
-	// server/discover answer (ttlMs); 0 says it is stale at once.
+	// ListTTL is how long a modern client may cache a list,
+	// resources/read or server/discover answer (ttlMs); 0 says it is
+	// stale at once.
 	ListTTL time.Duration
 	// Private marks those answers as varying with the client's
 	// authorization (cacheScope "private"); the default is "public".
@@ -101,10 +103,11 @@ type Server struct {
 	info     [2][]byte // serverInfo: before 2025-06-18, and since (title)
 	listTail []byte    // the members every modern list ends with, a comma first
 
-	cat atomic.Pointer[catalog] // the tools, replaced whole on a change
+	cat  atomic.Pointer[catalog] // the tools, replaced whole on a change
+	feat features                // the resources, prompts and completion
 
 	mu        sync.Mutex             // serializes changes of cat, guards sessions and listeners
-	sessions  map[*session]*rpc.Conn // the initialized legacy sessions, by connection
+	sessions  map[*session]peer      // the initialized legacy sessions, and where to tell them
 	listeners map[*listener]struct{} // the open subscriptions/listen calls for tools
 }
 
@@ -116,7 +119,7 @@ type catalog struct {
 
 // New returns a Server with no tools. opts may be nil.
 func New(opts *Options) *Server {
-	s := &Server{sessions: map[*session]*rpc.Conn{}, listeners: map[*listener]struct{}{}}
+	s := &Server{sessions: map[*session]peer{}, listeners: map[*listener]struct{}{}}
 	s.cat.Store(&catalog{tools: map[string]*tool{}})
 	if opts != nil {
 		s.opts = *opts
@@ -269,7 +272,7 @@ func (s *Server) change(next *catalog) {
 // that come while it waits for the output are one change owed, told once
 // it is done, so that a client that stops reading costs one goroutine and
 // two notifications, however many changes come.
-func (c *session) listChanged(conn *rpc.Conn) {
+func (c *session) listChanged(conn peer) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.telling {
@@ -306,10 +309,7 @@ func (s *Server) prune() {
 // track adds c, served on conn, to the sessions told of changes. Sessions
 // whose connections have ended are forgotten at the next change or the
 // next initialize, whichever comes first.
-func (s *Server) track(c *session, conn *rpc.Conn) {
-	if conn == nil {
-		return
-	}
+func (s *Server) track(c *session, conn peer) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.prune()
@@ -325,9 +325,25 @@ func (s *Server) Tools() []string { return slices.Clone(s.cat.Load().names) }
 // and middleware.Default, whose records go to the logger of the
 // connection (rpc.Options.Logger).
 func (s *Server) Handler() rpc.Handler {
-	mw := append([]middleware.Middleware{middleware.Default(nil)}, s.opts.Middleware...)
-	return middleware.Chain(mw...)(&session{s: s, logLevel: -1})
+	return s.handlerFor(&session{s: s, logLevel: -1})
 }
 
-// errNoTools is the error of serving a Server without tools.
-var errNoTools = errors.New("mcp: no tool to serve")
+// handlerFor is Handler serving the session c.
+func (s *Server) handlerFor(c *session) rpc.Handler {
+	mw := append([]middleware.Middleware{middleware.Default(nil)}, s.opts.Middleware...)
+	return middleware.Chain(mw...)(c)
+}
+
+// peer is where a legacy session's messages outside any request go (the
+// tools' list_changed, and the like): its stream connection (*rpc.Conn),
+// or the server stream of its Streamable HTTP session.
+type peer interface {
+	// Notify sends a notification, waiting for room no longer than ctx.
+	Notify(ctx context.Context, method string, params any) error
+	// Done is closed when the session ends.
+	Done() <-chan struct{}
+}
+
+// errNoTools is the error of serving a Server without tools, resources
+// or prompts.
+var errNoTools = errors.New("mcp: nothing to serve: no tool, no resource, no prompt")

@@ -3,10 +3,8 @@ package mcp
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"slices"
-	"sort"
 	"sync"
 
 	"github.com/toolrpc/toolrpc/codec"
@@ -95,10 +93,14 @@ type session struct {
 	s *Server
 
 	mu         sync.Mutex
-	negotiated string // by initialize; "" before it
-	logLevel   int    // by logging/setLevel: an index in logLevels; -1 before it
-	telling    bool   // a goroutine tells the session the tools changed (listChanged)
-	owed       bool   // the tools changed again while it did
+	negotiated string       // by initialize; "" before it
+	logLevel   int          // by logging/setLevel: an index in logLevels; -1 before it
+	telling    bool         // a goroutine tells the session the tools changed (listChanged)
+	owed       bool         // the tools changed again while it did
+	out        outbox       // its resource subscriptions, the other notifications it is owed
+	stream     peer         // the session's peer outside any request, when not a stream connection (HTTP)
+	logs       []logMessage // the Server.Logger messages waiting for a goroutine to send them
+	logging    bool         // a goroutine sends them (tellLog)
 }
 
 // Handle answers one request or notification.
@@ -114,6 +116,8 @@ func (c *session) Handle(ctx context.Context, req *rpc.Request) (any, error) {
 	}
 	switch req.Method {
 	case methodInitialize, methodPing, methodDiscover, methodToolsList, methodToolsCall, methodSetLevel, methodListen:
+	case methodResourcesList, methodResourceTemplates, methodResourcesRead, methodSubscribe, methodUnsubscribe,
+		methodPromptsList, methodPromptsGet, methodComplete:
 	default:
 		return nil, rpc.NewError(rpc.MethodNotFound, "")
 	}
@@ -156,6 +160,12 @@ func (c *session) Handle(ctx context.Context, req *rpc.Request) (any, error) {
 			return nil, rpc.NewError(rpc.MethodNotFound, "")
 		}
 		return c.s.listen(ctx, r, req)
+	case methodToolsCall:
+	default:
+		return c.feature(ctx, r, req)
+	}
+	if c.stream != nil { // a legacy HTTP session's: CloseStream finds it
+		ctx = context.WithValue(ctx, sessionKey{}, c)
 	}
 	return c.s.call(withLogLevel(ctx, c.logLevelOf(r, req)), r, req)
 }
@@ -316,7 +326,11 @@ func (c *session) initialize(ctx context.Context, req *rpc.Request) (any, error)
 	c.mu.Lock()
 	c.negotiated = r.name
 	c.mu.Unlock()
-	c.s.track(c, rpc.ConnFromContext(ctx))
+	if conn := rpc.ConnFromContext(ctx); conn != nil {
+		c.s.track(c, conn)
+	} else if c.stream != nil {
+		c.s.track(c, c.stream)
+	}
 	b := append(c.s.open(r), `"protocolVersion":`...)
 	b = codec.AppendString(b, r.name)
 	b = append(b, `,"capabilities":`...)
@@ -335,7 +349,7 @@ func (c *session) initialize(ctx context.Context, req *rpc.Request) (any, error)
 // (notifications/tools/list_changed), a modern client that listens for
 // them (subscriptions/listen with toolsListChanged) too.
 func (s *Server) capabilities(b []byte) []byte {
-	return append(b, `{"logging":{},"tools":{"listChanged":true}}`...)
+	return append(s.featureCapabilities(b), `"tools":{"listChanged":true}}`...)
 }
 
 // serverInfo is the server's Implementation, as revision r has it.
@@ -395,22 +409,10 @@ func (s *Server) discover(r revision) json.RawMessage {
 // from the one after the cursor's (base64url of the last name sent).
 func (s *Server) list(r revision, params json.RawMessage) (any, error) {
 	cat := s.cat.Load()
-	start := 0
-	if cur := codec.Member(params, "cursor"); cur != nil {
-		var text string
-		after, err := []byte(nil), json.Unmarshal(cur, &text)
-		if err == nil {
-			after, err = base64.RawURLEncoding.DecodeString(text)
-		}
-		if err != nil || len(after) == 0 {
-			return nil, rpc.NewError(rpc.InvalidParams, "Invalid cursor")
-		}
-		start = sort.SearchStrings(cat.names, string(after))
-		if start < len(cat.names) && cat.names[start] == string(after) {
-			start++
-		}
+	start, end, err := s.page(cat.names, params)
+	if err != nil {
+		return nil, err
 	}
-	end := min(start+s.pageSize, len(cat.names))
 	level := r.level
 	b := append(s.open(r), `"tools":[`...)
 	for i, name := range cat.names[start:end] {
@@ -420,13 +422,5 @@ func (s *Server) list(r revision, params json.RawMessage) (any, error) {
 		b = append(b, cat.tools[name].entry[level]...)
 	}
 	b = append(b, ']')
-	if end < len(cat.names) {
-		b = append(b, `,"nextCursor":"`...)
-		b = base64.RawURLEncoding.AppendEncode(b, []byte(cat.names[end-1]))
-		b = append(b, '"')
-	}
-	if r.modern {
-		b = append(b, s.listTail...)
-	}
-	return s.close(r, b), nil
+	return s.closePage(r, b, cat.names, end), nil
 }

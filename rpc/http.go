@@ -119,6 +119,20 @@ func (s *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.release(held)
+	s.ServeBody(r.Context(), w, r, body)
+}
+
+// ServeBody answers r, whose body a transport read with ReadBody (and
+// holds until ServeBody returns), as ServeHTTP answers it, its body not
+// read again; the calls of body end with ctx instead of r's context.
+// ServeHTTP passes r's context: a client that goes away cancels its
+// calls. A transport whose requests outlive their connections (MCP's
+// Streamable HTTP, where "disconnection SHOULD NOT be interpreted as the
+// client cancelling its request") passes a context that outlives r's, and
+// a w that holds what the calls answer for the client's return; the calls
+// then end with their answer, a cancellation, or Close. ServeBody reads
+// r's Accept headers before it serves.
+func (s *HTTPHandler) ServeBody(ctx context.Context, w http.ResponseWriter, r *http.Request, body []byte) {
 	json, sse := accepted(r.Header.Values("Accept"))
 	// Counted in once the body is read: Close waits for calls, never for
 	// a slow client's upload.
@@ -132,7 +146,7 @@ func (s *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if dec == nil {
 		dec = &codec.Decoder{MaxDepth: s.maxDepth, MaxBatch: s.maxBatch}
 	}
-	s.core.serveFrame(r.Context(), dec, body, out)
+	s.core.serveFrame(ctx, dec, body, out)
 	out.finish()
 	s.decoders.Put(dec) // its messages' room kept: no allocation for the next
 }

@@ -1,0 +1,299 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+
+	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/rpc"
+	"github.com/toolrpc/toolrpc/service"
+)
+
+// PromptResult is what a prompt gives (prompts/get): its messages, and a
+// description.
+type PromptResult struct {
+	Description string
+	Messages    []PromptMessage
+}
+
+// PromptMessage is one message of a prompt: its role, "user" (the
+// default, for "") or "assistant", and its content: [TextContent],
+// [ImageContent], [AudioContent], [EmbeddedResource] or [ResourceLink].
+type PromptMessage struct {
+	Role    string
+	Content Content
+}
+
+// prompt is a registered prompt and its prompts/list entries.
+type prompt struct {
+	name string
+	svc  *service.Service
+	args []string // its arguments' names
+	// entry is its prompts/list entry: before 2025-06-18, and since
+	// (titles).
+	entry [2][]byte
+}
+
+// promptSet is the prompts of a Server at one time; it is never modified.
+type promptSet struct {
+	prompts map[string]*prompt
+	names   []string // sorted
+}
+
+// promptResultTypes are the results a prompt method may return.
+var promptResultTypes = []reflect.Type{
+	reflect.TypeFor[string](), reflect.TypeFor[PromptResult](), reflect.TypeFor[*PromptResult](),
+}
+
+// RegisterPrompts makes each exported method of value a prompt, named as
+// [Server.Register] names tools (namespace, if not empty, prefixes it with
+// a dot), its title and description those of service.Documented, and
+// tells the clients that asked to be told
+// (notifications/prompts/list_changed). A prompt method has the form
+//
+//	M([ctx context.Context,] [args S]) (R[, error])
+//
+// where S is a struct whose fields are strings (the prompt's arguments,
+// named by their JSON names, described by their jsonschema tags, required
+// when validate:"required"), and R is a string (one user text message),
+// a PromptResult or a *PromptResult. prompts/get binds and validates the
+// arguments as a tool's: a missing required argument, an unknown one, or
+// one that is not a string is answered -32602 with the problems in its
+// data. Every method is checked before any is added; a name already a
+// prompt's fails.
+func (s *Server) RegisterPrompts(namespace string, value any) error {
+	svc := service.New(&s.opts.Service)
+	if err := svc.Register(namespace, value); err != nil {
+		return fmt.Errorf("mcp: %w", err)
+	}
+	infos := svc.Describe()
+	added := make([]*prompt, 0, len(infos))
+	for _, info := range infos {
+		p, err := newPrompt(info, reflect.ValueOf(value).MethodByName(info.GoName).Type(), svc)
+		if err != nil {
+			return err
+		}
+		added = append(added, p)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := s.feat.prompts.Load()
+	if old == nil {
+		old = &promptSet{}
+	}
+	next := &promptSet{prompts: maps.Clone(old.prompts), names: slices.Clone(old.names)}
+	if next.prompts == nil {
+		next.prompts = map[string]*prompt{}
+	}
+	for _, p := range added {
+		if next.prompts[p.name] != nil {
+			return fmt.Errorf("mcp: prompt %q is registered twice", p.name)
+		}
+		next.prompts[p.name] = p
+		next.names = append(next.names, p.name)
+	}
+	slices.Sort(next.names)
+	s.feat.prompts.Store(next)
+	s.announce(notifyPromptsChanged, kindPrompts)
+	return nil
+}
+
+// RemovePrompts removes the prompts called names, tells the clients as
+// RegisterPrompts does, and reports how many there were.
+func (s *Server) RemovePrompts(names ...string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := s.feat.prompts.Load()
+	if old == nil {
+		return 0
+	}
+	next := &promptSet{prompts: maps.Clone(old.prompts)}
+	for _, name := range names {
+		delete(next.prompts, name)
+	}
+	n := len(old.prompts) - len(next.prompts)
+	if n == 0 {
+		return 0
+	}
+	next.names = slices.DeleteFunc(slices.Clone(old.names), func(name string) bool { return next.prompts[name] == nil })
+	s.feat.prompts.Store(next)
+	s.announce(notifyPromptsChanged, kindPrompts)
+	return n
+}
+
+// Prompts returns the names of the prompts, sorted.
+func (s *Server) Prompts() []string {
+	if set := s.feat.prompts.Load(); set != nil {
+		return slices.Clone(set.names)
+	}
+	return nil
+}
+
+// promptArgument is an entry of a prompt's arguments.
+type promptArgument struct {
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	Required    bool   `json:"required,omitempty"`
+}
+
+// promptEntry is a prompts/list entry.
+type promptEntry struct {
+	Name        string           `json:"name"`
+	Title       string           `json:"title,omitempty"`
+	Description string           `json:"description,omitempty"`
+	Arguments   []promptArgument `json:"arguments,omitempty"`
+}
+
+// newPrompt checks a method, of Go type mt, as a prompt and makes its
+// entries: its arguments are the properties of its params' schema, in
+// their order.
+func newPrompt(info service.MethodInfo, mt reflect.Type, svc *service.Service) (*prompt, error) {
+	if mt.NumOut() == 0 || !slices.Contains(promptResultTypes, mt.Out(0)) {
+		return nil, fmt.Errorf("mcp: prompt %s: it must return a string, a PromptResult or a *PromptResult (and an error, or not)", info.Name)
+	}
+	p := &prompt{name: info.Name, svc: svc}
+	e := promptEntry{Name: info.Name, Description: info.Description}
+	if ps := info.Params; ps != nil {
+		if info.ParamStructure == service.ByPosition || ps.Properties == nil || ps.AdditionalProperties != nil && len(ps.Properties) == 0 {
+			return nil, fmt.Errorf("mcp: prompt %s: its arguments must be one struct of string fields, or none", info.Name)
+		}
+		names := slices.Clone(ps.PropertyOrder)
+		for _, name := range slices.Sorted(maps.Keys(ps.Properties)) {
+			if !slices.Contains(names, name) {
+				names = append(names, name)
+			}
+		}
+		for _, name := range names {
+			prop := ps.Properties[name]
+			if !slices.Contains(prop.Type, "string") || slices.ContainsFunc(prop.Type, func(t string) bool { return t != "string" && t != "null" }) {
+				return nil, fmt.Errorf("mcp: prompt %s: argument %s is of JSON type %v: a prompt's arguments are strings", info.Name, name, prop.Type)
+			}
+			p.args = append(p.args, name)
+			e.Arguments = append(e.Arguments, promptArgument{Name: name, Title: prop.Title, Description: prop.Description,
+				Required: slices.Contains(ps.Required, name)})
+		}
+	}
+	old := e
+	old.Arguments = slices.Clone(e.Arguments)
+	for i := range old.Arguments {
+		old.Arguments[i].Title = ""
+	}
+	p.entry[0] = mustJSON(old)
+	e.Title = info.Title
+	p.entry[1] = mustJSON(e)
+	return p, nil
+}
+
+// listPrompts answers prompts/list.
+func (s *Server) listPrompts(r revision, params json.RawMessage) (any, error) {
+	set := s.feat.prompts.Load()
+	if set == nil {
+		set = &promptSet{}
+	}
+	start, end, err := s.page(set.names, params)
+	if err != nil {
+		return nil, err
+	}
+	b := append(s.open(r), `"prompts":[`...)
+	for i, name := range set.names[start:end] {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, set.prompts[name].entry[min(r.level/2, 1)]...)
+	}
+	b = append(b, ']')
+	return s.closePage(r, b, set.names, end), nil
+}
+
+// promptMembers are the members of prompts/get's params that getPrompt
+// reads.
+var promptMembers = [2]string{"name", "arguments"}
+
+// nameParam returns v, a request's name: a string.
+func nameParam(v []byte) (string, error) {
+	if v == nil {
+		return "", invalid(&service.FieldError{Field: "name", Rule: "required", Message: "name is required"})
+	}
+	name, ok := stringValue(v)
+	if !ok {
+		return "", invalid(&service.FieldError{Field: "name", Rule: "type", Param: "string", Message: "name must be a string"})
+	}
+	return string(name), nil
+}
+
+// lookup returns the prompt called name, or an error saying there is none.
+func (set *promptSet) lookup(name string) (*prompt, error) {
+	if set != nil {
+		if p := set.prompts[name]; p != nil {
+			return p, nil
+		}
+	}
+	return nil, rpc.NewError(rpc.InvalidParams, "Unknown prompt: "+codec.Echo(name))
+}
+
+// getPrompt answers prompts/get.
+func (s *Server) getPrompt(ctx context.Context, r revision, req *rpc.Request) (any, error) {
+	var members [2][]byte
+	codec.Members(req.Params, promptMembers[:], members[:])
+	name, err := nameParam(members[0])
+	if err != nil {
+		return nil, err
+	}
+	args := json.RawMessage(members[1])
+	if args != nil && args[0] != '{' {
+		return nil, invalid(&service.FieldError{Field: "arguments", Rule: "type", Param: "object", Message: "arguments must be an object"})
+	}
+	p, err := s.feat.prompts.Load().lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	res, err := p.svc.Handle(ctx, &rpc.Request{ID: req.ID, Method: p.name, Params: args, Meta: req.Meta})
+	if err != nil {
+		return nil, err
+	}
+	var pr *PromptResult
+	switch v := res.(type) {
+	case string:
+		pr = &PromptResult{Messages: []PromptMessage{{Content: TextContent{v}}}}
+	case PromptResult:
+		pr = &v
+	case *PromptResult:
+		pr = v
+		if v == nil {
+			pr = &PromptResult{}
+		}
+	}
+	b := s.open(r)
+	if pr.Description != "" {
+		b = append(b, `"description":`...)
+		b = codec.AppendString(b, pr.Description)
+		b = append(b, ',')
+	}
+	b = append(b, `"messages":[`...)
+	for i, m := range pr.Messages {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		role := m.Role
+		if role == "" {
+			role = "user"
+		}
+		if role != "user" && role != "assistant" {
+			return nil, fmt.Errorf("mcp: prompt %s: a message's role is %q: it must be user or assistant", p.name, role)
+		}
+		if m.Content == nil {
+			return nil, errors.New("mcp: prompt " + p.name + ": a message has no content")
+		}
+		b = append(b, `{"role":"`+role+`","content":`...)
+		b = appendBlock(b, m.Content, r.level)
+		b = append(b, '}')
+	}
+	b = append(b, ']')
+	return s.close(r, b), nil
+}

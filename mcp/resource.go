@@ -1,0 +1,618 @@
+package mcp
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/url"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/rpc"
+	"github.com/toolrpc/toolrpc/service"
+)
+
+// The methods and notifications of resources, prompts and completion.
+const (
+	methodResourcesList     = "resources/list"
+	methodResourceTemplates = "resources/templates/list"
+	methodResourcesRead     = "resources/read"
+	methodSubscribe         = "resources/subscribe"
+	methodUnsubscribe       = "resources/unsubscribe"
+	methodPromptsList       = "prompts/list"
+	methodPromptsGet        = "prompts/get"
+	methodComplete          = "completion/complete"
+	notifyResourcesChanged  = "notifications/resources/list_changed"
+	notifyResourceUpdated   = "notifications/resources/updated"
+	notifyPromptsChanged    = "notifications/prompts/list_changed"
+)
+
+// ResourceNotFound (-32002) answers a legacy resources/read of a URI no
+// resource has (2024-11-05 to 2025-11-25); 2026-07-28 answers -32602
+// Invalid params instead. Its data is {"uri": the URI}.
+const ResourceNotFound rpc.Code = -32002
+
+// ErrResourceNotFound is what a [Resource]'s Read returns (or wraps) when
+// the URI it is asked for names nothing: the client gets the protocol's
+// not-found error, as for a URI no resource matches.
+var ErrResourceNotFound = errors.New("mcp: resource not found")
+
+// Bounds on what a peer sends about resources.
+const (
+	// MaxURI is the longest URI, in bytes, a resources/read,
+	// resources/subscribe or completion request may name (and a
+	// subscriptions/listen's resourceSubscriptions hold): a longer one is
+	// refused with -32602, before any template is matched.
+	MaxURI = 8 << 10
+	// MaxSubscriptions is the most resources one legacy session (and one
+	// subscriptions/listen call) may subscribe to: one more is refused
+	// with -32602.
+	MaxSubscriptions = 1000
+)
+
+// A Resource is a resource a Server serves, added by [Server.AddResources]:
+// data the client reads by its URI (resources/read). A static resource has
+// a URI; a template (RFC 6570: "file:///{path}") has a Template instead,
+// and serves every URI that matches it, its variables decoded.
+type Resource struct {
+	// URI is a static resource's URI (resources/list).
+	URI string
+	// Template is a template's URI template (resources/templates/list):
+	// literal text and variables, {name} (RFC 6570 level 1: the value is
+	// unreserved characters or percent-escapes, none or more, so no "/"
+	// but an escaped one, "%2F")
+	// or {+name} (level 2: reserved characters too, "/" among them).
+	Template string
+	// Name is required; Title (2025-06-18 and later), Description and
+	// MIMEType are optional.
+	Name        string
+	Title       string
+	Description string
+	MIMEType    string
+	// Size is a static resource's size in bytes, if known; 0 leaves it out.
+	Size int64
+	// Read reads the resource: uri is the URI asked for, vars the values
+	// of the template's variables (nil for a static resource), decoded.
+	// A content's URI defaults to uri, its MIME type to MIMEType. Read
+	// returns ErrResourceNotFound for a URI that names nothing; any other
+	// error is the request's, as for any handler (an *rpc.Error keeps its
+	// code).
+	Read func(ctx context.Context, uri string, vars map[string]string) ([]ResourceContents, error)
+}
+
+// resource is a Resource as served: a template's pattern and variables.
+type resource struct {
+	Resource
+	re    *regexp.Regexp // a template's: its variables are its groups
+	vars  []string       // a template's variables, in order
+	parts []part         // a template's literals and variables
+}
+
+// resourceSet is the resources of a Server at one time; it is never
+// modified.
+type resourceSet struct {
+	static    map[string]*resource
+	uris      []string // sorted
+	templates map[string]*resource
+	patterns  []string // sorted
+}
+
+// features are what a Server serves beside its tools: each replaced whole
+// on a change, under Server.mu.
+type features struct {
+	resources atomic.Pointer[resourceSet]
+	prompts   atomic.Pointer[promptSet]
+	complete  atomic.Pointer[CompletionFunc]
+}
+
+// empty reports whether s has nothing to serve: no tool, no resource, no
+// prompt.
+func (s *Server) empty() bool {
+	return len(s.cat.Load().names) == 0 && s.feat.resources.Load() == nil && s.feat.prompts.Load() == nil
+}
+
+// AddResources adds resources and templates, and tells the clients that
+// asked to be told (notifications/resources/list_changed). Each is checked
+// before any is added: a URI or a Template (not both), a Name, a Read, a
+// template that parses, and no URI or template already served.
+func (s *Server) AddResources(rs ...Resource) error {
+	added := make([]*resource, 0, len(rs))
+	for _, r := range rs {
+		res, err := newResource(r)
+		if err != nil {
+			return err
+		}
+		added = append(added, res)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := s.feat.resources.Load()
+	if old == nil {
+		old = &resourceSet{}
+	}
+	next := &resourceSet{static: maps.Clone(old.static), uris: slices.Clone(old.uris),
+		templates: maps.Clone(old.templates), patterns: slices.Clone(old.patterns)}
+	if next.static == nil {
+		next.static = map[string]*resource{}
+	}
+	if next.templates == nil {
+		next.templates = map[string]*resource{}
+	}
+	for _, r := range added {
+		if r.re == nil {
+			if next.static[r.URI] != nil {
+				return fmt.Errorf("mcp: resource %q is added twice", r.URI)
+			}
+			next.static[r.URI] = r
+			next.uris = append(next.uris, r.URI)
+		} else {
+			if next.templates[r.Template] != nil {
+				return fmt.Errorf("mcp: resource template %q is added twice", r.Template)
+			}
+			next.templates[r.Template] = r
+			next.patterns = append(next.patterns, r.Template)
+		}
+	}
+	slices.Sort(next.uris)
+	slices.Sort(next.patterns)
+	s.feat.resources.Store(next)
+	s.announce(notifyResourcesChanged, kindResources)
+	return nil
+}
+
+// RemoveResources removes the resources and templates whose URI or
+// Template is one of uris, tells the clients as AddResources does, and
+// reports how many there were.
+func (s *Server) RemoveResources(uris ...string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := s.feat.resources.Load()
+	if old == nil {
+		return 0
+	}
+	next := &resourceSet{static: maps.Clone(old.static), templates: maps.Clone(old.templates)}
+	for _, u := range uris {
+		delete(next.static, u)
+		delete(next.templates, u)
+	}
+	n := len(old.static) + len(old.templates) - len(next.static) - len(next.templates)
+	if n == 0 {
+		return 0
+	}
+	next.uris = slices.DeleteFunc(slices.Clone(old.uris), func(u string) bool { return next.static[u] == nil })
+	next.patterns = slices.DeleteFunc(slices.Clone(old.patterns), func(u string) bool { return next.templates[u] == nil })
+	s.feat.resources.Store(next)
+	s.announce(notifyResourcesChanged, kindResources)
+	return n
+}
+
+// Resources returns the URIs of the static resources and the templates,
+// each sorted.
+func (s *Server) Resources() (uris, templates []string) {
+	set := s.feat.resources.Load()
+	if set == nil {
+		return nil, nil
+	}
+	return slices.Clone(set.uris), slices.Clone(set.patterns)
+}
+
+// ResourceUpdated tells the clients subscribed to uri that it changed
+// (notifications/resources/updated): the legacy sessions that sent
+// resources/subscribe for it, and the modern subscriptions/listen calls
+// whose resourceSubscriptions hold it. It never waits for a client: a
+// notification a client does not read yet is sent once it does, and
+// updates of one URI that come meanwhile are one update to tell.
+func (s *Server) ResourceUpdated(uri string) {
+	params := updatedParams(uri)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for l := range s.listeners {
+		l.update(uri)
+	}
+	s.prune()
+	for c, conn := range s.sessions {
+		c.mu.Lock()
+		subscribed := c.out.subs[uri]
+		c.mu.Unlock()
+		if subscribed {
+			c.post(conn, notifyResourceUpdated, params)
+		}
+	}
+}
+
+// updatedParams are the params of notifications/resources/updated of uri.
+func updatedParams(uri string) json.RawMessage {
+	return append(codec.AppendString([]byte(`{"uri":`), uri), '}')
+}
+
+// newResource checks r and parses its template.
+func newResource(r Resource) (*resource, error) {
+	what := r.URI
+	if r.URI == "" {
+		what = r.Template
+	}
+	switch {
+	case (r.URI == "") == (r.Template == ""):
+		return nil, fmt.Errorf("mcp: resource %q: exactly one of URI and Template must be set", r.Name)
+	case r.Name == "":
+		return nil, fmt.Errorf("mcp: resource %q has no name", what)
+	case r.Read == nil:
+		return nil, fmt.Errorf("mcp: resource %q has no Read", what)
+	case !utf8.ValidString(what):
+		return nil, fmt.Errorf("mcp: resource %q is not valid UTF-8", what)
+	case len(what) > MaxURI:
+		return nil, fmt.Errorf("mcp: resource %q is longer than MaxURI (%d bytes)", codec.Shorten(what, 64), MaxURI)
+	}
+	res := &resource{Resource: r}
+	if r.Template != "" {
+		t, err := parseTemplate(r.Template)
+		if err != nil {
+			return nil, err
+		}
+		res.re, res.vars, res.parts = t.re, t.vars, t.parts
+	}
+	return res, nil
+}
+
+// template is a parsed URI template.
+type template struct {
+	parts []part
+	re    *regexp.Regexp
+	vars  []string
+}
+
+// part is a literal (name "") or a variable of a template.
+type part struct {
+	text     string // the literal
+	name     string // the variable
+	reserved bool   // {+name}
+}
+
+// unreservedRE and reservedRE match a variable's value in a URI: level 1
+// ({name}), level 2 ({+name}).
+const (
+	unreservedRE = `((?:[A-Za-z0-9._~-]|%[0-9A-Fa-f]{2})*)`
+	reservedRE   = `((?:[A-Za-z0-9._~:/?#\[\]@!$&'()*+,;=-]|%[0-9A-Fa-f]{2})*)`
+)
+
+// parseTemplate parses an RFC 6570 template of levels 1 and 2 ({name},
+// {+name}).
+func parseTemplate(text string) (*template, error) {
+	if !utf8.ValidString(text) {
+		return nil, fmt.Errorf("mcp: resource template %q is not valid UTF-8", text)
+	}
+	t := &template{}
+	pattern := []byte{'^'}
+	rest := text
+	for rest != "" {
+		open := strings.IndexByte(rest, '{')
+		if closing := strings.IndexByte(rest, '}'); closing >= 0 && (open < 0 || closing < open) {
+			return nil, fmt.Errorf("mcp: resource template %q: a } without its {", text)
+		}
+		if open < 0 {
+			open = len(rest)
+		}
+		if open > 0 {
+			t.parts = append(t.parts, part{text: rest[:open]})
+			pattern = append(pattern, regexp.QuoteMeta(rest[:open])...)
+			rest = rest[open:]
+			continue
+		}
+		closing := strings.IndexByte(rest, '}')
+		if closing < 0 {
+			return nil, fmt.Errorf("mcp: resource template %q: a { without its }", text)
+		}
+		p := part{name: rest[1:closing]}
+		rest = rest[closing+1:]
+		if strings.HasPrefix(p.name, "+") {
+			p.name, p.reserved = p.name[1:], true
+		}
+		if !validVarName(p.name) {
+			return nil, fmt.Errorf("mcp: resource template %q: {%s} is not a variable of RFC 6570 level 1 or 2 ({name} or {+name}, the name of A-Z, a-z, 0-9, _ and .)", text, p.name)
+		}
+		if slices.Contains(t.vars, p.name) {
+			return nil, fmt.Errorf("mcp: resource template %q: variable %s is used twice", text, p.name)
+		}
+		t.parts = append(t.parts, p)
+		t.vars = append(t.vars, p.name)
+		if p.reserved {
+			pattern = append(pattern, reservedRE...)
+		} else {
+			pattern = append(pattern, unreservedRE...)
+		}
+	}
+	pattern = append(pattern, '$')
+	t.re = regexp.MustCompile(string(pattern))
+	return t, nil
+}
+
+// validVarName reports whether name is a variable name of RFC 6570:
+// ALPHA, DIGIT, "_", and "." between them.
+func validVarName(name string) bool {
+	if name == "" || name[0] == '.' || name[len(name)-1] == '.' || strings.Contains(name, "..") {
+		return false
+	}
+	for i := range len(name) {
+		switch c := name[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '_', c == '.':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// match returns the variables of uri if it matches the template. The
+// regexp runs only on a URI that holds the template's literal text in
+// order (mayMatch): a URI of another template costs no more than a
+// search for text.
+func (r *resource) match(uri string) (map[string]string, bool) {
+	if !mayMatch(r.parts, uri) {
+		return nil, false
+	}
+	m := r.re.FindStringSubmatch(uri)
+	if m == nil {
+		return nil, false
+	}
+	vars := make(map[string]string, len(r.vars))
+	for i, name := range r.vars {
+		v, err := url.PathUnescape(m[i+1])
+		if err != nil {
+			return nil, false
+		}
+		vars[name] = v
+	}
+	return vars, true
+}
+
+// mayMatch reports whether uri holds the literals of parts in order, the
+// first at its start and the last at its end when parts start or end with
+// them: what any URI the template matches does.
+func mayMatch(parts []part, uri string) bool {
+	if len(parts) > 0 && parts[0].name == "" {
+		if !strings.HasPrefix(uri, parts[0].text) {
+			return false
+		}
+		uri, parts = uri[len(parts[0].text):], parts[1:]
+	}
+	if n := len(parts); n > 0 && parts[n-1].name == "" {
+		if !strings.HasSuffix(uri, parts[n-1].text) {
+			return false
+		}
+		uri, parts = uri[:len(uri)-len(parts[n-1].text)], parts[:n-1]
+	}
+	for _, p := range parts {
+		if p.name != "" {
+			continue
+		}
+		i := strings.Index(uri, p.text)
+		if i < 0 {
+			return false
+		}
+		uri = uri[i+len(p.text):]
+	}
+	return true
+}
+
+// ExpandURI expands an RFC 6570 template of levels 1 and 2, as a
+// [Resource]'s Template has it: {name} is replaced by vars[name] with
+// every byte but the unreserved ones (A-Z a-z 0-9 - . _ ~) percent-encoded,
+// {+name} with the reserved characters kept too; a variable vars lacks is
+// empty. It fails for a template that does not parse.
+func ExpandURI(template string, vars map[string]string) (string, error) {
+	t, err := parseTemplate(template)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, p := range t.parts {
+		if p.name == "" {
+			b.WriteString(p.text)
+			continue
+		}
+		v := vars[p.name]
+		for i := range len(v) {
+			c := v[i]
+			keep := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~", c) >= 0 ||
+				p.reserved && (strings.IndexByte(":/?#[]@!$&'()*+,;=", c) >= 0 ||
+					c == '%' && i+2 < len(v) && isHex(v[i+1]) && isHex(v[i+2]))
+			if keep {
+				b.WriteByte(c)
+			} else {
+				fmt.Fprintf(&b, "%%%02X", c)
+			}
+		}
+	}
+	return b.String(), nil
+}
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
+
+// page returns the bounds of the page of keys (sorted) that params asks
+// for: from the key after the cursor's (base64url of the last key sent),
+// at most s.pageSize of them. A cursor costs one binary search.
+func (s *Server) page(keys []string, params json.RawMessage) (start, end int, err error) {
+	if cur := codec.Member(params, "cursor"); cur != nil {
+		var text string
+		after, err := []byte(nil), json.Unmarshal(cur, &text)
+		if err == nil {
+			after, err = base64.RawURLEncoding.DecodeString(text)
+		}
+		if err != nil || len(after) == 0 {
+			return 0, 0, rpc.NewError(rpc.InvalidParams, "Invalid cursor")
+		}
+		start = sort.SearchStrings(keys, string(after))
+		if start < len(keys) && keys[start] == string(after) {
+			start++
+		}
+	}
+	return start, min(start+s.pageSize, len(keys)), nil
+}
+
+// closePage ends a list whose page of keys ended at end: its nextCursor if
+// more follow, a modern list's ttlMs and cacheScope, and the result.
+func (s *Server) closePage(r revision, b []byte, keys []string, end int) json.RawMessage {
+	if end < len(keys) {
+		b = append(b, `,"nextCursor":"`...)
+		b = base64.RawURLEncoding.AppendEncode(b, []byte(keys[end-1]))
+		b = append(b, '"')
+	}
+	if r.modern {
+		b = append(b, s.listTail...)
+	}
+	return s.close(r, b)
+}
+
+// listResources answers resources/list and resources/templates/list.
+func (s *Server) listResources(r revision, req *rpc.Request) (any, error) {
+	set := s.feat.resources.Load()
+	if set == nil {
+		set = &resourceSet{}
+	}
+	keys, member := set.uris, `"resources":[`
+	if req.Method == methodResourceTemplates {
+		keys, member = set.patterns, `"resourceTemplates":[`
+	}
+	start, end, err := s.page(keys, req.Params)
+	if err != nil {
+		return nil, err
+	}
+	b := append(s.open(r), member...)
+	for i, key := range keys[start:end] {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if req.Method == methodResourceTemplates {
+			t := set.templates[key]
+			b = append(b, `{"uriTemplate":`...)
+			b = codec.AppendString(b, t.Template)
+			b = appendMetadata(b, r.level, t.Name, t.Title, t.Description, t.MIMEType, 0)
+		} else {
+			res := set.static[key]
+			b = append(b, '{')
+			b = appendResource(b, r.level, res.URI, res.Name, res.Title, res.Description, res.MIMEType, res.Size)
+		}
+		b = append(b, '}')
+	}
+	b = append(b, ']')
+	return s.closePage(r, b, keys, end), nil
+}
+
+// uriParam returns params' uri: a string of at most MaxURI bytes.
+func uriParam(params json.RawMessage) (string, error) {
+	v := codec.Member(params, "uri")
+	if v == nil {
+		return "", invalid(&service.FieldError{Field: "uri", Rule: "required", Message: "uri is required"})
+	}
+	uri, ok := stringValue(v)
+	if !ok {
+		return "", invalid(&service.FieldError{Field: "uri", Rule: "type", Param: "string", Message: "uri must be a string"})
+	}
+	if len(uri) > MaxURI {
+		return "", invalid(&service.FieldError{Field: "uri", Rule: "max", Param: fmt.Sprint(MaxURI),
+			Message: fmt.Sprintf("uri must be at most %d bytes long", MaxURI)})
+	}
+	return string(uri), nil
+}
+
+// notFound is the error of a resources/read of uri, which no resource has.
+func notFound(r revision, uri string) error {
+	code := ResourceNotFound
+	if r.modern {
+		code = rpc.InvalidParams
+	}
+	return rpc.NewError(code, "Resource not found").WithData(map[string]string{"uri": codec.Echo(uri)})
+}
+
+// lookup returns the resource that serves uri, and its variables: the
+// static resource of that URI, else the first template, in the order of
+// their text, that matches it. It costs one map lookup, a search for
+// each template's literal text, and one match, linear in len(uri), per
+// template whose literal text uri holds in order.
+func (set *resourceSet) lookup(uri string) (*resource, map[string]string) {
+	if set == nil {
+		return nil, nil
+	}
+	if res := set.static[uri]; res != nil {
+		return res, nil
+	}
+	for _, p := range set.patterns {
+		t := set.templates[p]
+		if vars, ok := t.match(uri); ok {
+			return t, vars
+		}
+	}
+	return nil, nil
+}
+
+// read answers resources/read.
+func (s *Server) read(ctx context.Context, r revision, req *rpc.Request) (any, error) {
+	uri, err := uriParam(req.Params)
+	if err != nil {
+		return nil, err
+	}
+	res, vars := s.feat.resources.Load().lookup(uri)
+	if res == nil {
+		return nil, notFound(r, uri)
+	}
+	contents, err := res.Read(ctx, uri, vars)
+	if errors.Is(err, ErrResourceNotFound) {
+		return nil, notFound(r, uri)
+	}
+	if err != nil {
+		return nil, err
+	}
+	b := append(s.open(r), `"contents":[`...)
+	for i := range contents {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = contents[i].appendTo(b, uri, res.MIMEType)
+	}
+	b = append(b, ']')
+	if r.modern {
+		b = append(b, s.listTail...)
+	}
+	return s.close(r, b), nil
+}
+
+// subscribe answers resources/subscribe and resources/unsubscribe (legacy
+// revisions): the session is told when the resource changes
+// (ResourceUpdated), until it unsubscribes (an update not yet written when
+// it does is not written). A URI no resource serves may
+// be subscribed to: it may come later. At most MaxSubscriptions at once.
+func (c *session) subscribe(r revision, req *rpc.Request) (any, error) {
+	uri, err := uriParam(req.Params)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if req.Method == methodUnsubscribe {
+		delete(c.out.subs, uri)
+		// An update not yet written is not owed any more: what the session
+		// is owed stays bounded by what it subscribes to.
+		params := updatedParams(uri)
+		c.out.owed = slices.DeleteFunc(c.out.owed, func(n notice) bool {
+			return n.method == notifyResourceUpdated && string(n.params) == string(params)
+		})
+		return c.s.result(r, nil), nil
+	}
+	if !c.out.subs[uri] && len(c.out.subs) >= MaxSubscriptions {
+		return nil, invalid(&service.FieldError{Field: "uri", Rule: "max", Param: fmt.Sprint(MaxSubscriptions),
+			Message: fmt.Sprintf("a session subscribes to at most %d resources: unsubscribe from one first", MaxSubscriptions)})
+	}
+	if c.out.subs == nil {
+		c.out.subs = map[string]bool{}
+	}
+	c.out.subs[uri] = true
+	return c.s.result(r, nil), nil
+}
