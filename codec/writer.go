@@ -120,7 +120,7 @@ func (w *Writer) WriteLine(line []byte) error {
 		return ErrNewline
 	}
 	w.mu.Lock()
-	for w.err == nil && !w.closing && w.full(len(line)) {
+	for w.err == nil && !w.closing && w.full(w.framedLen(len(body))) {
 		w.drained.Wait()
 	}
 	if err := w.refusing(); err != nil {
@@ -175,9 +175,9 @@ func (w *Writer) Enqueue(ctx context.Context, line []byte) (Ticket, error) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.full(len(body) + 1) {
+	if n := w.framedLen(len(body)); w.full(n) {
 		stop := w.wakeWhenDone(ctx)
-		for w.err == nil && !w.closing && w.full(len(body)+1) && ctx.Err() == nil {
+		for w.err == nil && !w.closing && w.full(n) && ctx.Err() == nil {
 			w.drained.Wait()
 		}
 		stop()
@@ -194,8 +194,9 @@ func (w *Writer) Enqueue(ctx context.Context, line []byte) (Ticket, error) {
 // QueueLine queues line (as WriteLine: a '\n' at its end is its end) to be
 // written, never waiting and never writing in the caller's goroutine, as
 // Enqueue does. To stay bounded it refuses the line (ErrWriterFull) when
-// more than twice DefaultMaxPending bytes are queued: it is for short lines
-// that must not wait, such as a cancellation.
+// it would make more than twice DefaultMaxPending bytes queued (counted as
+// written: with LSP framing, the headers too): it is for short lines that
+// must not wait, such as a cancellation.
 func (w *Writer) QueueLine(line []byte) error {
 	body, _ := splitLine(line)
 	if bytes.IndexByte(body, '\n') >= 0 {
@@ -206,7 +207,7 @@ func (w *Writer) QueueLine(line []byte) error {
 	if err := w.refusing(); err != nil {
 		return err
 	}
-	if len(w.pending)+len(body)+1 > 2*DefaultMaxPending {
+	if len(w.pending)+w.framedLen(len(body)) > 2*DefaultMaxPending {
 		return ErrWriterFull
 	}
 	w.queueLocked(body)
@@ -244,7 +245,18 @@ func (w *Writer) appendLine(dst, body []byte) []byte {
 	return append(dst, '\n')
 }
 
-// full reports whether a line of n bytes must wait for room; w.mu is held.
+// framedLen is how many bytes a line of n bytes (without its '\n') takes
+// in the stream, as appendLine frames it: with its '\n', or after its LSP
+// header. The bounds on what is queued count these bytes.
+func (w *Writer) framedLen(n int) int {
+	if w.lsp {
+		return lspHeaderLen(n) + n
+	}
+	return n + 1
+}
+
+// full reports whether a line of n bytes (framed) must wait for room; w.mu
+// is held.
 func (w *Writer) full(n int) bool {
 	return w.writing && len(w.pending) > 0 && len(w.pending)+n > DefaultMaxPending
 }

@@ -514,3 +514,28 @@ func TestWriterEnqueueAndWithdrawConcurrently(t *testing.T) {
 		}
 	}
 }
+
+// The bound on what QueueLine queues counts the bytes the Writer writes:
+// with LSP framing, each message's header too. It refuses a short message
+// that a count of its body and a '\n' would have let pass twice
+// DefaultMaxPending.
+func TestWriterLSPBoundsCountTheHeader(t *testing.T) {
+	for _, n := range []int{0, 9, 10, 99, 12345, 1 << 23} {
+		assert.Len(t, appendHeader(nil, n), lspHeaderLen(n), "the header of %d bytes", n)
+	}
+	synctest.Test(t, func(t *testing.T) {
+		g := newGatedWriter()
+		w := NewLSPWriter(g)
+		require.NoError(t, w.QueueLine([]byte(`1`)))
+		<-g.entered // a goroutine of the Writer's is writing 1, blocked
+		// A message that leaves 10 bytes under twice DefaultMaxPending,
+		// header included (27 bytes: a length of 7 digits).
+		big := []byte(strings.Repeat("x", 2*DefaultMaxPending-10-lspHeaderLen(2*DefaultMaxPending)))
+		require.NoError(t, w.QueueLine(big))
+		// `2` takes 22 bytes framed ("Content-Length: 1\r\n\r\n2"), 2 as a line.
+		assert.Equal(t, ErrWriterFull, w.QueueLine([]byte(`2`)), "past twice DefaultMaxPending, header included")
+		close(g.gate)
+		require.NoError(t, w.Close(context.Background()))
+		assert.Equal(t, lspMsg(`1`)+lspMsg(string(big)), g.String())
+	})
+}

@@ -1,21 +1,25 @@
 package interop
 
 import (
+	"bufio"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// The official MCP TypeScript SDK's client (@modelcontextprotocol/sdk
-// 1.32.2, installed by `npm ci` in ts/) runs ts/client.mjs against the
-// built examples/mcp over stdio: see the script for what it checks. It is
-// skipped without node, or before npm ci, except in CI (CI set), where
-// that fails it.
-func TestTypeScriptSDKClient(t *testing.T) {
+// typeScriptSDK returns node and the built examples/mcp, for a test that
+// runs a script of ts/ with the official MCP TypeScript SDK
+// (@modelcontextprotocol/sdk 1.32.2, installed by `npm ci` in ts/). It
+// skips the test without node, or before npm ci, except in CI (CI set),
+// where that fails it.
+func typeScriptSDK(t *testing.T) (node, bin string) {
+	t.Helper()
 	// In CI (.ci/run sets nothing up to skip), a missing client is a failure.
 	missing := t.Skip
 	if os.Getenv("CI") != "" {
@@ -31,10 +35,53 @@ func TestTypeScriptSDKClient(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the example")
 	}
-	bin := filepath.Join(t.TempDir(), "mcp")
+	bin = filepath.Join(t.TempDir(), "mcp")
 	out, err := exec.Command("go", "build", "-o", bin, "github.com/toolrpc/toolrpc/examples/mcp").CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	out, err = exec.CommandContext(testContext(t), node, "ts/client.mjs", bin).CombinedOutput()
+	return node, bin
+}
+
+// The official MCP TypeScript SDK's client runs ts/client.mjs against the
+// built examples/mcp over stdio: see the script for what it checks.
+func TestTypeScriptSDKClient(t *testing.T) {
+	node, bin := typeScriptSDK(t)
+	out, err := exec.CommandContext(testContext(t), node, "ts/client.mjs", bin).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	assert.Equal(t, "ok\n", string(out))
+}
+
+// The official MCP TypeScript SDK's Streamable HTTP client runs
+// ts/http_client.mjs against the built examples/mcp -http: a session
+// (initialize, its id), the tools' schemas, calls, progress on the call's
+// event stream, a cancellation, a validation failure seen as isError, and
+// the session's end (DELETE); see the script. The SDK has no stateless
+// (2026-07-28) mode: TestGoSDKStreamableHTTP covers that one. The server
+// exits 0 at SIGTERM afterwards.
+func TestTypeScriptSDKStreamableHTTP(t *testing.T) {
+	node, bin := typeScriptSDK(t)
+	server := exec.Command(bin, "-http", "127.0.0.1:0")
+	stderr, err := server.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, server.Start())
+	defer func() { _ = server.Process.Kill() }() // when the test fails before SIGTERM
+	lines := bufio.NewScanner(stderr)
+	require.True(t, lines.Scan(), "the address logged")
+	m := regexp.MustCompile(`address=(http://127\.0\.0\.1:\d+)`).FindStringSubmatch(lines.Text())
+	require.NotNil(t, m, lines.Text())
+	logged := make(chan []string, 1)
+	go func() {
+		var rest []string
+		for lines.Scan() {
+			rest = append(rest, lines.Text())
+		}
+		logged <- rest
+	}()
+
+	out, err := exec.CommandContext(testContext(t), node, "ts/http_client.mjs", m[1]+"/mcp").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Equal(t, "ok\n", string(out))
+
+	require.NoError(t, server.Process.Signal(syscall.SIGTERM))
+	rest := <-logged
+	assert.NoError(t, server.Wait(), "%q", rest)
 }

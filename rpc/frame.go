@@ -16,8 +16,9 @@ import (
 //
 // When ctx ends (the transport gave up: its client went away), the
 // contexts of the frame's calls are cancelled as by the peer (their cause
-// wraps ErrCancelled and ctx's cause), and those
-// not started are settled without running; serveFrame returns once the
+// wraps ErrCancelled and ctx's cause) — a lone request's once it looks at
+// its context (see transportWatch) — and those not started are settled
+// without running; serveFrame returns once the
 // frame is answered, or once ctx has ended and no call runs in its own
 // goroutine (its notifications run there: one that ignores its context
 // holds it). out must then drop what it is still given, and frame, which
@@ -29,9 +30,9 @@ import (
 // another), the concurrency bound (requests run in the core's workers; the
 // core of a request/response transport is not sequential), the reserved
 // names, the error mapping, a call's notifications before its answer. A
-// lone message is carried as a batch of one, whose answer is written as
-// it is: a long string result is then copied rather than written in
-// pieces.
+// lone request, when a slot of the concurrency bound is free, runs in the
+// calling goroutine (serveAlone); any other lone message is carried as a
+// batch of one, whose answer is written as it is.
 //
 // The transport stops the core (beginStop, stop, cancelCalls) and, only
 // once every serveFrame has returned, closes its workers (closeJobs, then
@@ -40,7 +41,19 @@ import (
 func (s *core) serveFrame(ctx context.Context, dec *codec.Decoder, frame []byte, out replier) {
 	dec.MaxBatch = min(dec.MaxBatch, math.MaxInt32) // a batch entry's slot is an int32
 	msgs, isBatch := dec.Decode(frame)
-	defer clear(msgs) // the decoder keeps its messages: let go of the frame
+	defer func() {
+		clear(msgs) // the decoder keeps its messages: let go of the frame
+		if cap(msgs) > maxKeptMessages {
+			*dec = codec.Decoder{MaxDepth: dec.MaxDepth, MaxBatch: dec.MaxBatch} // and of a long batch's slice
+		}
+	}()
+	if !isBatch && msgs[0].Kind == codec.Request && !s.sequential && !s.stopping.Load() && s.trySlot() {
+		// A lone request and a free slot: it runs here, with no hand-off
+		// to a worker, within the concurrency bound all the same.
+		s.serveAlone(ctx, &msgs[0], out)
+		<-s.sem
+		return
+	}
 	b := newBatch(len(msgs), out)
 	b.single = !isBatch
 	b.done = make(chan struct{})
@@ -58,12 +71,6 @@ func (s *core) serveFrame(ctx context.Context, dec *codec.Decoder, frame []byte,
 	switch {
 	case s.stopping.Load():
 		s.refuse(work{batch: b}, codec.ServerShuttingDown, out)
-	case b.single && len(b.calls) == 1 && !s.inline(b.calls[0]) && s.trySlot():
-		// A lone request and a free slot: it runs here, with no hand-off
-		// to a worker, within the concurrency bound all the same.
-		s.run(b.calls[0])
-		<-s.sem
-		b.add(s, -1, nil)
 	default:
 		s.startBatch(b)
 	}
@@ -73,4 +80,23 @@ func (s *core) serveFrame(ctx context.Context, dec *codec.Decoder, frame []byte,
 	case <-ctx.Done():
 		cancelAll() // stop would race the AfterFunc it stops
 	}
+}
+
+// maxKeptMessages is the most messages a decoder given to serveFrame keeps
+// room for once it returns (a transport may pool its decoders).
+const maxKeptMessages = 16
+
+// serveAlone answers a lone request in the calling goroutine, which holds
+// a slot of the concurrency bound for it: no batch, no hand-off, nothing
+// to wait for but the call. ctx's end cancels it as serveFrame says, once
+// it looks (see transportWatch).
+func (s *core) serveAlone(ctx context.Context, m *codec.Message, out replier) {
+	w := s.accept(m, nil, out, nil)
+	if w.in == nil { // refused: its id is in flight
+		out.reply(w.line)
+		return
+	}
+	watch := watchTransport(w.in, ctx)
+	s.run(w.in)
+	watch.end()
 }

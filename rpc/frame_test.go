@@ -79,6 +79,18 @@ func frameHandler(ctx context.Context, req *Request) (any, error) {
 	return nil, codec.NewError(codec.MethodNotFound, "")
 }
 
+// streamAnswers is what a stream connection served by frameHandler writes
+// when it reads frame, line by line.
+func streamAnswers(t *testing.T, frame string, opts *Options) []string {
+	t.Helper()
+	var stream bytes.Buffer
+	require.NoError(t, Serve(context.Background(), strings.NewReader(frame+"\n"), &stream, HandlerFunc(frameHandler), opts))
+	if s := strings.TrimSuffix(stream.String(), "\n"); s != "" {
+		return strings.Split(s, "\n")
+	}
+	return nil
+}
+
 // stopCore shuts a test's core down and waits for its workers.
 func stopCore(s *core) {
 	if s.beginStop() {
@@ -132,13 +144,7 @@ func TestServeFrameAnswersAsTheStream(t *testing.T) {
 	opts := &Options{Logger: slog.New(slog.DiscardHandler), MaxDepth: 4}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var stream bytes.Buffer
-			require.NoError(t, Serve(context.Background(), strings.NewReader(tt.frame+"\n"), &stream, HandlerFunc(frameHandler), opts))
-			var streamLines []string
-			if s := strings.TrimSuffix(stream.String(), "\n"); s != "" {
-				streamLines = strings.Split(s, "\n")
-			}
-			assert.Equal(t, tt.want, streamLines, "the stream")
+			assert.Equal(t, tt.want, streamAnswers(t, tt.frame, opts), "the stream")
 
 			s := newCore(context.Background(), HandlerFunc(frameHandler), opts.Logger, opts)
 			defer stopCore(s)

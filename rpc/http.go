@@ -51,8 +51,10 @@ import (
 //
 // A client that goes away (the request's context ends) cancels the calls
 // of its request as the peer would (their context's cause wraps
-// ErrCancelled and the request's); those still waiting for a worker never
-// run, and what the others answer is dropped. Options' Logger,
+// ErrCancelled and the request's; a lone request's context sees it when
+// the call looks: its Done, its Err, a context derived from it); those
+// still waiting for a worker never run, and what the others answer is
+// dropped. Options' Logger,
 // MaxFrameSize, MaxBatch, MaxDepth, Concurrency, ShutdownGrace and
 // AllowedOrigins apply, and MaxQueueBytes bounds the bytes of the bodies
 // served at once (a request past it is answered 503, ServerBusy, with a
@@ -75,6 +77,7 @@ type HTTPHandler struct {
 	origins  []string // Options.AllowedOrigins
 	maxHeld  int64    // Options.MaxQueueBytes: the bytes of bodies served at once
 	held     atomic.Int64
+	decoders sync.Pool // *codec.Decoder, for ServeHTTP
 
 	mu      sync.Mutex
 	serving sync.WaitGroup // the requests in ServeHTTP, until Close
@@ -111,11 +114,11 @@ func (s *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.Screen(w, r) {
 		return
 	}
-	body, release, ok := s.ReadBody(w, r)
+	body, held, ok := s.readHeld(w, r)
 	if !ok {
 		return
 	}
-	defer release()
+	defer s.release(held)
 	s.ServeBody(r.Context(), w, r, body)
 }
 
@@ -139,9 +142,13 @@ func (s *HTTPHandler) ServeBody(ctx context.Context, w http.ResponseWriter, r *h
 	}
 	defer s.serving.Done()
 	out := &httpReply{w: w, json: json, sse: sse, log: s.log}
-	dec := codec.Decoder{MaxDepth: s.maxDepth, MaxBatch: s.maxBatch}
-	s.core.serveFrame(ctx, &dec, body, out)
+	dec, _ := s.decoders.Get().(*codec.Decoder)
+	if dec == nil {
+		dec = &codec.Decoder{MaxDepth: s.maxDepth, MaxBatch: s.maxBatch}
+	}
+	s.core.serveFrame(ctx, dec, body, out)
 	out.finish()
+	s.decoders.Put(dec) // its messages' room kept: no allocation for the next
 }
 
 // hold counts n bytes of bodies in, unless that passes the bound: a body
@@ -212,51 +219,80 @@ func (s *HTTPHandler) Screen(w http.ResponseWriter, r *http.Request, methods ...
 // body, 408 when the server's ReadTimeout ended it, 400 when it could not
 // be read (shorter than its Content-Length, the client gone).
 func (s *HTTPHandler) ReadBody(w http.ResponseWriter, r *http.Request) (body []byte, release func(), ok bool) {
-	held := r.ContentLength
+	body, held, ok := s.readHeld(w, r)
+	if !ok {
+		return nil, nil, false
+	}
+	return body, func() { s.release(held) }, true
+}
+
+// readHeld is ReadBody, returning the bytes counted in (for release)
+// rather than a function: ServeHTTP's, without the closure.
+func (s *HTTPHandler) readHeld(w http.ResponseWriter, r *http.Request) (body []byte, held int64, ok bool) {
+	held = r.ContentLength
 	if held >= 0 && !s.hold(held) {
 		httpBusy(w)
-		return nil, nil, false
+		return nil, 0, false
 	}
 	body, ok = s.readBody(w, r)
 	switch {
 	case !ok && held >= 0:
 		s.release(held)
-		return nil, nil, false
+		return nil, 0, false
 	case !ok:
-		return nil, nil, false
+		return nil, 0, false
 	case held < 0:
 		held = int64(len(body))
 		if !s.hold(held) {
 			httpBusy(w)
-			return nil, nil, false
+			return nil, 0, false
 		}
 	}
-	return body, func() { s.release(held) }, true
+	return body, held, true
 }
 
-// readBody reads r's body; see ReadBody.
+// readBody reads r's body; see ReadBody. A short body of a known length
+// within the limit is read into a buffer of that length, with no limiting
+// reader (net/http's body ends there); a longer one grows as it comes, so
+// that a client that announces much and sends little is not given it all
+// at once.
 func (s *HTTPHandler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	if n := r.ContentLength; n >= 0 && n <= min(int64(s.maxFrame), presizedBody) {
+		body := make([]byte, n)
+		if _, err := io.ReadFull(r.Body, body); err != nil {
+			return nil, s.bodyFailed(w, err)
+		}
+		return body, true
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(s.maxFrame)))
 	if err == nil {
 		return body, true
 	}
+	return nil, s.bodyFailed(w, err)
+}
+
+// presizedBody is the longest body of a known length read into a buffer
+// made to measure before it comes.
+const presizedBody = 64 << 10
+
+// bodyFailed answers a request whose body could not be read (err), and
+// returns false.
+func (s *HTTPHandler) bodyFailed(w http.ResponseWriter, err error) bool {
 	var maxBytes *http.MaxBytesError // here: errors.As makes them escape
 	var netErr net.Error
 	switch {
 	case errors.As(err, &maxBytes):
 		s.refuseTooLarge(w)
-		return nil, false
 	case errors.As(err, &netErr) && netErr.Timeout():
 		s.log.Debug("rpc: reading a request body timed out", "error", err)
 		httpRefuse(w, http.StatusRequestTimeout, "the body was not received in time")
-		return nil, false
 	default:
 		// The client is gone (then nobody reads this), or its body is
 		// shorter than its Content-Length.
 		s.log.Debug("rpc: reading a request body failed", "error", err)
 		httpRefuse(w, http.StatusBadRequest, "the body could not be read")
-		return nil, false
 	}
+	return false
 }
 
 // refuseTooLarge answers a request whose body is over the frame limit.

@@ -42,7 +42,13 @@ type HTTPClientOptions struct {
 // stream, and accepts text/event-stream: the server's progress reports
 // for it are passed to the callback, in the calling goroutine, before the
 // call returns. The context's end cancels the request (the server's
-// HTTPHandler then cancels the call).
+// HTTPHandler then cancels the call). Other messages of the server's on a
+// call's event stream are never taken for its answer: a notification other
+// than progress is dropped, and so is a request (a server-to-client call,
+// as MCP's Streamable HTTP allows), whatever its id — an HTTPClient serves
+// no calls and has no way to answer one (a response POSTed back reaches
+// no call of an HTTPHandler's, which drops responses), so the server's
+// call waits as long as its own context lets it.
 //
 // An HTTPClient is safe for concurrent use.
 type HTTPClient struct {
@@ -298,18 +304,24 @@ func sseLines(data []byte, atEOF bool) (advance int, token []byte, err error) {
 	return 0, nil, nil
 }
 
-// event handles one message of an event stream, reporting whether it was
-// the answer.
+// event handles one message (or batch) of an event stream, reporting
+// whether it was the answer. Requests and notifications from the server
+// are never the answer, whatever their ids: progress for our calls goes to
+// them, the rest is dropped (see HTTPClient).
 func (c *HTTPClient) event(data []byte, calls []*outbound, answered func([]byte) error) (bool, error) {
 	var dec codec.Decoder
-	msgs, isBatch := dec.Decode(data)
-	if !isBatch && msgs[0].Kind == codec.Notification {
-		if string(msgs[0].Method) == ProgressNotification {
-			deliverProgress(msgs[0].Params, calls)
+	msgs, _ := dec.Decode(data)
+	for i := range msgs {
+		if k := msgs[i].Kind; k != codec.Request && k != codec.Notification {
+			return true, answered(data) // a response, or something broken: the answer
 		}
-		return false, nil // another notification: nobody here takes it
 	}
-	return true, answered(data)
+	for i := range msgs {
+		if m := &msgs[i]; m.Kind == codec.Notification && string(m.Method) == ProgressNotification {
+			deliverProgress(m.Params, calls)
+		}
+	}
+	return false, nil
 }
 
 // deliverProgress passes a progress report to the call of ours whose token
@@ -348,10 +360,21 @@ func settle(answer []byte, calls []*outbound, isBatch bool) error {
 			return fmt.Errorf("%w: %s", ErrBadResponse, "the answer holds something other than a response")
 		}
 		id, ok := ourID(m.ID)
-		if !ok && !isBatch {
-			if _, err := responseOf(m); err != nil && m.Error != nil {
-				return err // an error to id null: about the call, whose id it could not read
+		if !ok && m.Err == nil && m.Error != nil && (m.ID == nil || string(m.ID) == "null") {
+			// An error to id null: about a request the server could not
+			// read. Alone, the call's; in a batch, as on a stream (see
+			// pendingCalls.routeUnidentified), it fails the calls still
+			// unanswered when it comes.
+			_, err := responseOf(m)
+			if !isBatch {
+				return err
 			}
+			for _, o := range calls {
+				if !o.settled() {
+					o.finish(nil, err)
+				}
+			}
+			continue
 		}
 		for _, o := range calls {
 			if ok && o.id == id && !o.settled() {

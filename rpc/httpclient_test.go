@@ -1,9 +1,11 @@
 package rpc_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -164,6 +166,17 @@ func TestHTTPClientCancellation(t *testing.T) {
 	assert.ErrorIs(t, <-cancelled, context.Canceled, "the server's call is cancelled")
 }
 
+// cannedServer answers every request with body, of the content type
+// given, until the test ends.
+func cannedServer(t *testing.T, contentType, body string) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", contentType)
+		_, _ = io.WriteString(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
 // The client reads any well-formed event stream: long events, data over
 // several lines, comments and other fields, every line ending; and a
 // server that answers a notification 204.
@@ -181,14 +194,17 @@ func TestHTTPClientEventStreams(t *testing.T) {
 		{"no blank line at the end", "data: {\"jsonrpc\":\"2.0\",\"result\":6,\"id\":1}", `6`},
 		{"progress, then the answer", "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\n\n" +
 			"data: {\"jsonrpc\":\"2.0\",\"result\":7,\"id\":1}\n\n", `7`},
+		// A request of the server's is never the call's answer, even with
+		// the call's id: the client serves no calls, and drops it.
+		{"a request with the call's id, then the answer", "data: {\"jsonrpc\":\"2.0\",\"method\":\"sampling/createMessage\",\"params\":{},\"id\":1}\n\n" +
+			"data: {\"jsonrpc\":\"2.0\",\"result\":8,\"id\":1}\n\n", `8`},
+		{"requests and a notification in a batch, then the answer", "data: [{\"jsonrpc\":\"2.0\",\"method\":\"roots/list\",\"id\":\"s1\"},{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":1}," +
+			"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}]\n\n" +
+			"data: {\"jsonrpc\":\"2.0\",\"result\":9,\"id\":1}\n\n", `9`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "text/event-stream")
-				_, _ = io.WriteString(w, tt.stream)
-			}))
-			defer srv.Close()
+			srv := cannedServer(t, "text/event-stream", tt.stream)
 			var got json.RawMessage
 			ctx := rpc.WithProgress(context.Background(), func(rpc.Progress) {})
 			require.NoError(t, rpc.NewHTTPClient(srv.URL, nil).Call(ctx, "m", nil, &got))
@@ -199,4 +215,67 @@ func TestHTTPClientEventStreams(t *testing.T) {
 	noContent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
 	defer noContent.Close()
 	assert.NoError(t, rpc.NewHTTPClient(noContent.URL, nil).Notify(context.Background(), "m", nil))
+}
+
+// A batch's answer is taken as the stream client takes it, message by
+// message in order, over both transports: an error with id null among the
+// responses (an entry the server could not read) fails the batch's calls
+// still unanswered when it comes, as an error with id null fails the
+// batches under way on a stream; a result with id null or an unknown id is
+// dropped.
+func TestBatchAnswersAlikeOverBothTransports(t *testing.T) {
+	const refusal = `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}`
+	tests := []struct {
+		name, answer string
+		want         []string // each call's result, or its error's code
+	}{
+		{"an error with id null last", `[{"jsonrpc":"2.0","result":1,"id":1},` + refusal + `]`, []string{"1", "error -32600"}},
+		{"an error with id null first", `[` + refusal + `,{"jsonrpc":"2.0","result":1,"id":1}]`, []string{"error -32600", "error -32600"}},
+		{"an error with id null between", `[{"jsonrpc":"2.0","result":2,"id":2},` + refusal + `,{"jsonrpc":"2.0","result":1,"id":1}]`, []string{"error -32600", "2"}},
+		{"results with id null and unknown ids dropped", `[{"jsonrpc":"2.0","result":3,"id":null},{"jsonrpc":"2.0","result":4,"id":7},` +
+			`{"jsonrpc":"2.0","result":1,"id":1},{"jsonrpc":"2.0","error":{"code":-32001,"message":"x"},"id":2}]`, []string{"1", "error -32001"}},
+	}
+	outcome := func(calls []rpc.BatchCall) []string {
+		var got []string
+		for _, bc := range calls {
+			var e *rpc.Error
+			switch {
+			case errors.As(bc.Err, &e):
+				got = append(got, fmt.Sprintf("error %d", e.Code))
+			case bc.Err != nil:
+				got = append(got, bc.Err.Error())
+			default:
+				got = append(got, string(*bc.Result.(*json.RawMessage)))
+			}
+		}
+		return got
+	}
+	batch := func() []rpc.BatchCall {
+		return []rpc.BatchCall{{Method: "m", Result: new(json.RawMessage)}, {Method: "m", Result: new(json.RawMessage)}}
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := cannedServer(t, "application/json", tt.answer)
+			calls := batch()
+			require.NoError(t, rpc.NewHTTPClient(srv.URL, nil).Batch(context.Background(), calls))
+			assert.Equal(t, tt.want, outcome(calls), "over HTTP")
+
+			cr, tw := io.Pipe()
+			tr, cw := io.Pipe()
+			c := rpc.NewConn(context.Background(), cr, cw, nil, &rpc.Options{Logger: quiet})
+			go func() {
+				fromClient := bufio.NewScanner(tr)
+				if fromClient.Scan() {
+					_, _ = io.WriteString(tw, tt.answer+"\n")
+				}
+				_, _ = io.Copy(io.Discard, tr)
+			}()
+			calls = batch()
+			require.NoError(t, c.Batch(context.Background(), calls))
+			assert.Equal(t, tt.want, outcome(calls), "on a stream")
+			require.NoError(t, tw.Close())
+			require.NoError(t, c.Wait())
+			_ = cw.Close()
+		})
+	}
 }

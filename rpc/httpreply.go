@@ -23,10 +23,15 @@ type httpReply struct {
 	room      chan struct{} // closed when events are taken, if a notify waits for room
 	wake      chan struct{} // tells the writer of events queued; closed by finish
 	written   chan struct{} // closed when the writer returns
-	answer    []byte        // the answer, for a JSON response
+	answer    *[]byte       // the answer, for a JSON response: a pooled buffer (getBuffer)
 	done      bool          // finished: the response is no longer ours
 	started   bool          // the event stream's header is written (by the writer, then finish)
 }
+
+// jsonContentType is the Content-Type of a JSON answer, one slice for all
+// responses, never written (net/http only reads it): Header().Set would
+// make one each time.
+var jsonContentType = []string{"application/json"}
 
 // maxQueuedEvents is how many bytes of events a response holds for a
 // client that reads slowly before its calls' notifications wait for room
@@ -41,7 +46,10 @@ func (o *httpReply) reply(line []byte) {
 	case o.streaming || !o.json:
 		o.queue(line)
 	default:
-		o.answer = append(o.answer[:0], line...)
+		if o.answer == nil {
+			o.answer = getBuffer()
+		}
+		*o.answer = append((*o.answer)[:0], line...)
 	}
 }
 
@@ -166,9 +174,11 @@ func (o *httpReply) finish() {
 		<-o.written
 		o.writeEvents() // what the writer left
 	case answer != nil:
-		o.w.Header().Set("Content-Type", "application/json")
+		o.w.Header()["Content-Type"] = jsonContentType
 		o.w.WriteHeader(http.StatusOK)
-		_, _ = o.w.Write(append(answer, '\n'))
+		*answer = append(*answer, '\n')
+		_, _ = o.w.Write(*answer)
+		putBuffer(answer) // no reply takes it any more: done is set
 	default:
 		o.w.WriteHeader(http.StatusAccepted)
 	}
