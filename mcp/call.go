@@ -70,11 +70,11 @@ func (c ImageContent) appendContent(dst []byte) []byte {
 const MaxErrorText = 4 << 10
 
 // callMembers are the members of tools/call's params that call reads.
-var callMembers = [2]string{"name", "arguments"}
+var callMembers = [4]string{"name", "arguments", "inputResponses", "requestState"}
 
 // call answers tools/call.
 func (s *Server) call(ctx context.Context, r revision, req *rpc.Request) (any, error) {
-	var members [2][]byte // name, arguments: one scan of what may be a large object
+	var members [4][]byte // name, arguments, inputResponses, requestState: one scan of what may be a large object
 	codec.Members(req.Params, callMembers[:], members[:])
 	v := members[0]
 	if v == nil {
@@ -92,6 +92,12 @@ func (s *Server) call(ctx context.Context, r revision, req *rpc.Request) (any, e
 	if t == nil {
 		return nil, rpc.NewError(rpc.InvalidParams, "Unknown tool: "+codec.Echo(name))
 	}
+	if (members[2] != nil || members[3] != nil) && r.modern { // a retry (Multi Round-Trip Requests)
+		var err error
+		if ctx, err = s.retry(ctx, "tool "+t.name, args, members[2], members[3]); err != nil {
+			return nil, err
+		}
+	}
 	res, panicked, err := s.invoke(ctx, t, &rpc.Request{ID: req.ID, Method: t.name, Params: args, Meta: req.Meta})
 	switch {
 	case panicked:
@@ -100,6 +106,9 @@ func (s *Server) call(ctx context.Context, r revision, req *rpc.Request) (any, e
 		return s.success(r, t, res)
 	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
 		return nil, err // cancelled or timed out: the connection's to answer
+	}
+	if answer, ok, err := s.asked(r, "tool "+t.name, args, req.Meta, err); ok {
+		return answer, err // it asks the client first, or needs what the client cannot give
 	}
 	var e *rpc.Error
 	if errors.As(err, &e) {

@@ -174,7 +174,10 @@
 // none is issued. A request's Mcp-Method header must equal its method, its
 // Mcp-Name (plain or "=?base64?...?=") the name of a tools/call (the uri of
 // resources/read, the name of prompts/get), and _meta's protocol version
-// the header's: otherwise 400 with -32020 HeaderMismatch. A method the
+// the header's: otherwise 400 with -32020 HeaderMismatch. A request whose
+// _meta lacks a required field (the version, the client's capabilities),
+// or has a malformed one, is 400 with -32602, and one whose tool needs a
+// capability the client did not declare 400 with -32021. A method the
 // revision does not have is 404 with -32601. Each request is served by an
 // rpc.HTTPHandler of its own, so that requests of different clients share
 // no ids in flight and no cancellation; together they hold at most
@@ -183,6 +186,34 @@
 // An event stream carries X-Accel-Buffering: no, and a comment (":") every
 // HTTPOptions.KeepAlive. [Server.ListenAndServe] and [MainHTTP] serve on
 // loopback unless the address names another host.
+//
+// # Calling the client
+//
+// A tool asks its client with [CreateMessage] (sampling/createMessage) and
+// [Elicit] (elicitation/create, a form of typed fields), only when the
+// client declared the capability (otherwise the error wraps
+// [ErrClientCapability], and nothing is sent). In a legacy session the
+// request is sent at once and the tool waits for the answer as long as
+// its context lets it: on a stream connection as a call of the rpc.Conn
+// (a tool that gives up sends notifications/cancelled; the late answer is
+// dropped); over Streamable HTTP as an event of the response to the
+// tools/call, the client POSTing its response in the session (answered
+// 202, and routed to the waiting call; a response to no request waiting
+// is dropped; in 2025-03-26, the one revision with batches, an array of
+// responses too). In 2026-07-28 a server sends no request: the error wraps
+// [ErrInputRequired], the tool returns it, the call is answered with
+// resultType "input_required" and the request in inputRequests, and the
+// client's retry, carrying the answer in inputResponses, runs the tool
+// again, which gets it. A tool (or a prompt, or a resource's Read) that
+// asks several questions at once, under keys of its own, or keeps state
+// between rounds, returns an [InputRequired] itself, and reads the retry
+// with [InputResponse] and [RequestState]; the state is sealed by the
+// server (HMAC-SHA256, bound to the tool and its arguments, expiring after
+// [InputStateTTL]), and a retry whose requestState fails that check is
+// refused with -32602 before the tool runs. A 2026-07-28 request whose
+// tool needs a capability the client did not declare is answered
+// MissingRequiredClientCapability (-32021), the capability named in
+// data.requiredCapabilities.
 //
 // # Results and errors
 //

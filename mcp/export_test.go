@@ -1,5 +1,7 @@
 package mcp
 
+import "time"
+
 // Sessions is how many legacy sessions s tells of changes to its tools.
 func Sessions(s *Server) int {
 	s.mu.Lock()
@@ -13,6 +15,27 @@ func Listeners(s *Server) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.listeners)
+}
+
+// Waiting is how many requests of tools to their clients wait for the
+// clients' responses, over all the legacy sessions of h.
+func Waiting(h *HTTPHandler) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, ss := range h.sessions {
+		n += ss.peer.http.waiting()
+	}
+	return n
+}
+
+// Seal and Unseal are s.seal and s.unseal.
+func Seal(s *Server, tool string, args []byte, state string, expiry time.Time) string {
+	return s.seal(tool, args, state, expiry)
+}
+
+func Unseal(s *Server, tool string, args []byte, sealed string, now time.Time) (string, bool) {
+	return s.unseal(tool, args, []byte(sealed), now)
 }
 
 // ParseEventID and AppendEventID are the event ids of Streamable HTTP.

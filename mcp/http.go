@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -122,6 +123,7 @@ type HTTPHandler struct {
 // initialize set its revision), and when it was last used.
 type httpSession struct {
 	h       *rpc.HTTPHandler
+	peer    *clientPeer   // its client, for the tools that ask it (CreateMessage, Elicit)
 	streams *streams      // its event streams
 	active  int           // requests under way; guarded by HTTPHandler.mu
 	last    time.Time     // when the last request ended; guarded by HTTPHandler.mu
@@ -306,7 +308,7 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	held = false // postLegacy releases it
-	h.postLegacy(w, r, env, body, release)
+	h.postLegacy(w, r, env, body, rev, release)
 }
 
 // modernMethods are the requests of 2026-07-28 a Server serves.
@@ -362,7 +364,9 @@ func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, env env
 		refuse(w, http.StatusServiceUnavailable, "the server is shutting down")
 		return
 	}
-	h.serve(rh, w, r, body, nil)
+	cw := &capabilityStatus{ResponseWriter: w} // -32021 is 400
+	defer cw.finish()
+	h.serve(rh, cw, r, body, nil)
 }
 
 // checkHeaders checks the headers of a modern request against its body
@@ -400,8 +404,12 @@ func checkHeaders(hd http.Header, env envelope) *rpc.Error {
 			return mismatch("%s header value %q does not match body value params.%s", headerName, codec.Echo(header), member)
 		}
 	}
-	if v, ok := stringValue(codec.Member(env.meta, metaVersion)); env.id != nil && (!ok || string(v) != Latest) {
-		return mismatch("%s header value %q does not match body value _meta[%q]", headerVersion, Latest, metaVersion)
+	// An absent version is not a mismatch but a missing required field:
+	// the handler answers -32602 (400 here), as 2026-07-28 requires.
+	if raw := codec.Member(env.meta, metaVersion); env.id != nil && raw != nil {
+		if v, ok := stringValue(raw); !ok || string(v) != Latest {
+			return mismatch("%s header value %q does not match body value _meta[%q]", headerVersion, Latest, metaVersion)
+		}
 	}
 	return nil
 }
@@ -430,7 +438,7 @@ func decodeHeader(v string) (string, bool) {
 // postLegacy answers a POST of the legacy revisions: initialize opens a
 // session, anything else names one.
 // release is called once body is served.
-func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, env envelope, body []byte, release func()) {
+func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, env envelope, body []byte, rev revision, release func()) {
 	ids := r.Header.Values(headerSession)
 	if method, _ := stringValue(env.method); env.id != nil && string(method) == methodInitialize {
 		defer release()
@@ -445,6 +453,20 @@ func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, env env
 	if ss == nil {
 		release()
 		refuse(w, status, reason)
+		return
+	}
+	if responses := clientResponses(env, body, rev); responses != nil {
+		// The client's answers to tools' requests (CreateMessage, Elicit):
+		// each to the call waiting for it, if one is; accepted either way,
+		// as any response (one to a call that ended is dropped).
+		defer release()
+		defer h.release(ss)
+		for _, response := range responses {
+			if !ss.peer.http.deliver(response) {
+				cmp.Or(h.opts.Logger, slog.Default()).Debug("mcp: a response to no request waiting", "id", codec.Echo(codec.Member(response, "id")))
+			}
+		}
+		w.WriteHeader(http.StatusAccepted)
 		return
 	}
 	h.postSession(w, r, ss, env, body, release)
@@ -522,9 +544,10 @@ func (h *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request, body []
 		return
 	}
 	c := &session{s: h.s, logLevel: -1}
-	ss := &httpSession{streams: newStreams(h, c), slots: make(chan struct{}, h.perSession)}
+	p := &clientPeer{http: newHTTPCalls()}
+	ss := &httpSession{streams: newStreams(h, c), slots: make(chan struct{}, h.perSession), peer: p}
 	c.stream = ss.streams
-	ss.h = rpc.NewHTTPHandler(h.ctx, h.s.handlerFor(c), &h.opts)
+	ss.h = rpc.NewHTTPHandler(withPeer(h.ctx, p), h.s.handlerFor(c), &h.opts)
 	opened := false
 	h.serve(ss.h, w, r, body, func(first []byte) {
 		if !isResult(first) {

@@ -216,8 +216,11 @@ func TestHTTPHostile(t *testing.T) {
 			status: 400, want: refusal(-32020, "Header mismatch: one Mcp-Method header at most", "", "2")},
 		{body: `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25","io.modelcontextprotocol/clientCapabilities":{}}}}`, header: modernHeaders("tools/list", ""),
 			status: 400, want: refusal(-32020, `Header mismatch: Mcp-Protocol-Version header value "2026-07-28" does not match body value _meta["io.modelcontextprotocol/protocolVersion"]`, "", "2")},
+		// A required _meta field missing is -32602, 400 (2026-07-28, Per-request protocol fields).
 		{body: `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, header: modernHeaders("tools/list", ""),
-			status: 400, want: refusal(-32020, `Header mismatch: Mcp-Protocol-Version header value "2026-07-28" does not match body value _meta["io.modelcontextprotocol/protocolVersion"]`, "", "2")},
+			status: 400, want: refusal(-32602, "Invalid params", `[{"field":"_meta[\"io.modelcontextprotocol/protocolVersion\"]","rule":"required","message":"the request names no protocol version, and no initialize came before it"}]`, "2")},
+		{body: `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, header: modernHeaders("tools/list", ""),
+			status: 400, want: refusal(-32602, "Invalid params", `[{"field":"_meta[\"io.modelcontextprotocol/clientCapabilities\"]","rule":"required","message":"the client's capabilities are required"}]`, "2")},
 		{body: call("echo", meta), header: modernHeaders("tools/call", ""),
 			status: 400, want: refusal(-32020, "Header mismatch: one Mcp-Name header is required for tools/call", "", "3")},
 		{body: call("echo", meta), header: modernHeaders("tools/call", "count"),

@@ -3,11 +3,8 @@ package mcp
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
-	"os"
-	"path/filepath"
 
 	"github.com/toolrpc/toolrpc/rpc"
 )
@@ -59,21 +56,24 @@ func (s *Server) ServeListener(ctx context.Context, ln net.Listener, opts *HTTPO
 // returns, for the program to exit 0. A value that cannot be served, or a
 // failure to serve, is written to standard error and exits 1.
 func MainHTTP(addr string, values ...any) {
-	if err := mainHTTP(addr, values); err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", filepath.Base(os.Args[0]), err)
-		os.Exit(1)
+	s, err := serverOf(values)
+	if err == nil {
+		err = s.mainHTTP(addr)
 	}
+	exitOn(err)
 }
 
-// mainHTTP is MainHTTP but for the exit.
-func mainHTTP(addr string, values []any) error {
-	s, err := serverOf(values)
-	if err != nil {
-		return err
-	}
+// MainHTTP is [MainHTTP] for a Server made with options, its tools
+// registered: it serves s with ListenAndServe at addr until SIGINT or
+// SIGTERM comes, and returns; a failure to serve is written to standard
+// error and exits 1.
+func (s *Server) MainHTTP(addr string) { exitOn(s.mainHTTP(addr)) }
+
+// mainHTTP is Server.MainHTTP but for the exit.
+func (s *Server) mainHTTP(addr string) error {
 	ctx, stop := signalContext()
 	defer stop()
-	err = s.ListenAndServe(ctx, addr, nil)
+	err := s.ListenAndServe(ctx, addr, nil)
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		return nil
 	}

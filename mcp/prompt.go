@@ -253,7 +253,18 @@ func (s *Server) getPrompt(ctx context.Context, r revision, req *rpc.Request) (a
 	if err != nil {
 		return nil, err
 	}
+	if r.modern { // a retry (Multi Round-Trip Requests)
+		responses, state := codec.Member(req.Params, "inputResponses"), codec.Member(req.Params, "requestState")
+		if responses != nil || state != nil {
+			if ctx, err = s.retry(ctx, "prompt "+p.name, args, responses, state); err != nil {
+				return nil, err
+			}
+		}
+	}
 	res, err := p.svc.Handle(ctx, &rpc.Request{ID: req.ID, Method: p.name, Params: args, Meta: req.Meta})
+	if answer, ok, err := s.asked(r, "prompt "+p.name, args, req.Meta, err); ok {
+		return answer, err // it asks the client first, or needs what the client cannot give
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -563,7 +563,19 @@ func (s *Server) read(ctx context.Context, r revision, req *rpc.Request) (any, e
 	if res == nil {
 		return nil, notFound(r, uri)
 	}
+	what, args := "resource "+uri, json.RawMessage(nil)
+	if r.modern { // a retry (Multi Round-Trip Requests)
+		responses, state := codec.Member(req.Params, "inputResponses"), codec.Member(req.Params, "requestState")
+		if responses != nil || state != nil {
+			if ctx, err = s.retry(ctx, what, args, responses, state); err != nil {
+				return nil, err
+			}
+		}
+	}
 	contents, err := res.Read(ctx, uri, vars)
+	if answer, ok, err := s.asked(r, what, args, req.Meta, err); ok {
+		return answer, err // it asks the client first, or needs what the client cannot give
+	}
 	if errors.Is(err, ErrResourceNotFound) {
 		return nil, notFound(r, uri)
 	}

@@ -18,7 +18,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer, opts *rpc.
 	if s.empty() {
 		return errNoTools
 	}
-	return rpc.Serve(ctx, r, w, s.Handler(), opts)
+	return rpc.Serve(withPeer(ctx, &clientPeer{}), r, w, s.Handler(), streamOptions(opts))
 }
 
 // ServeStdio serves s on the process's standard input and output, as
@@ -28,7 +28,27 @@ func (s *Server) ServeStdio(ctx context.Context, opts *rpc.StdioOptions) error {
 	if s.empty() {
 		return errNoTools
 	}
-	return rpc.ServeStdio(ctx, s.Handler(), opts)
+	var o rpc.StdioOptions
+	if opts != nil {
+		o = *opts
+	}
+	o.Options = *streamOptions(&o.Options)
+	return rpc.ServeStdio(withPeer(ctx, &clientPeer{}), s.Handler(), &o)
+}
+
+// streamOptions are opts for a stream connection of a Server: a call of
+// its tools to the client (CreateMessage, Elicit) whose context ends is
+// cancelled with notifications/cancelled, MCP's, unless opts say
+// otherwise.
+func streamOptions(opts *rpc.Options) *rpc.Options {
+	var o rpc.Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.CancelNotification == "" {
+		o.CancelNotification = rpc.CancelledNotification
+	}
+	return &o
 }
 
 // Main is the whole main function of an MCP server on standard input and
@@ -42,18 +62,29 @@ func (s *Server) ServeStdio(ctx context.Context, opts *rpc.StdioOptions) error {
 //		mcp.Main(Tools{})
 //	}
 func Main(values ...any) {
-	if err := serveMain(values); err != nil {
+	s, err := serverOf(values)
+	if err == nil {
+		err = s.serveMain()
+	}
+	exitOn(err)
+}
+
+// Main is [Main] for a Server made with options, its tools registered: it
+// serves s on standard input and output until the input ends or SIGINT or
+// SIGTERM comes, and returns; a failure to serve is written to standard
+// error and exits 1.
+func (s *Server) Main() { exitOn(s.serveMain()) }
+
+// exitOn writes err, if not nil, to standard error, and exits 1.
+func exitOn(err error) {
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", filepath.Base(os.Args[0]), err)
 		os.Exit(1)
 	}
 }
 
-// serveMain is Main but for the exit.
-func serveMain(values []any) error {
-	s, err := serverOf(values)
-	if err != nil {
-		return err
-	}
+// serveMain is Server.Main but for the exit.
+func (s *Server) serveMain() error {
 	ctx, stop := signalContext()
 	defer stop()
 	return s.ServeStdio(ctx, nil)

@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -106,6 +107,8 @@ type Server struct {
 	cat  atomic.Pointer[catalog] // the tools, replaced whole on a change
 	feat features                // the resources, prompts and completion
 
+	stateKey [32]byte // authenticates the requestState of input_required answers (InputRequired)
+
 	mu        sync.Mutex             // serializes changes of cat, guards sessions and listeners
 	sessions  map[*session]peer      // the initialized legacy sessions, and where to tell them
 	listeners map[*listener]struct{} // the open subscriptions/listen calls for tools
@@ -121,6 +124,7 @@ type catalog struct {
 func New(opts *Options) *Server {
 	s := &Server{sessions: map[*session]peer{}, listeners: map[*listener]struct{}{}}
 	s.cat.Store(&catalog{tools: map[string]*tool{}})
+	_, _ = rand.Read(s.stateKey[:]) // never fails (crypto/rand)
 	if opts != nil {
 		s.opts = *opts
 	}

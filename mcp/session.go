@@ -331,6 +331,9 @@ func (c *session) initialize(ctx context.Context, req *rpc.Request) (any, error)
 	} else if c.stream != nil {
 		c.s.track(c, c.stream)
 	}
+	if p := peerFrom(ctx); p != nil { // for the tools that ask the client (CreateMessage, Elicit)
+		p.setCapabilities(codec.Member(req.Params, "capabilities"))
+	}
 	b := append(c.s.open(r), `"protocolVersion":`...)
 	b = codec.AppendString(b, r.name)
 	b = append(b, `,"capabilities":`...)

@@ -140,7 +140,13 @@ func inputSchema(info service.MethodInfo) (json.RawMessage, error) {
 		return nil, fmt.Errorf("its arguments would be an array, and MCP's are an object: a tool takes one struct, one map, one json.RawMessage, or nothing")
 	}
 	s := *info.Params
-	s.Schema = "" // 2020-12, the protocol's default
+	if len(s.Defs) == 0 {
+		// 2020-12, the protocol's default (2025-11-25, SEP-1613), left
+		// implicit. A schema with $defs names it: a 2020-12 keyword, which
+		// a client of an earlier revision, where no dialect is the
+		// default, might otherwise read as draft-07's (definitions).
+		s.Schema = ""
+	}
 	if !slices.Contains(s.Type, "object") && len(s.Type) > 0 {
 		return nil, fmt.Errorf("its arguments have the JSON type %v, and MCP's are an object", s.Type)
 	}

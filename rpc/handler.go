@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -65,6 +66,10 @@ var (
 	// ErrNoCall is returned by Notify for a context that belongs to no call
 	// of a connection.
 	ErrNoCall = errors.New("rpc: context belongs to no call")
+	// ErrNoStream is returned by Send for a call whose transport cannot
+	// carry a message before its response: an HTTP client that does not
+	// accept an event stream (text/event-stream).
+	ErrNoStream = errors.New("rpc: the call's response cannot carry messages before it")
 	// ErrCancelled is the cause of a call's context when the peer cancelled
 	// the call (see context.Cause).
 	ErrCancelled = errors.New("rpc: cancelled by the peer")
@@ -153,4 +158,34 @@ func Notify(ctx context.Context, method string, params any) error {
 		return ErrNoCall
 	}
 	return in.notify(ctx, method, params)
+}
+
+// Send writes message, a JSON-RPC message its caller built whole (a
+// request of its own to the peer, whose response it routes itself: MCP's
+// server-to-client requests over HTTP), to the peer on behalf of the call
+// ctx belongs to, as Notify writes a notification: before that call's
+// response, never after it (ErrAnswered), waiting for room no longer than
+// ctx. message must be one JSON object; it is written compacted, on one
+// line. Over HTTP it is an event of the call's response, and Send fails
+// with ErrNoStream when the client accepts no event stream: a message
+// Notify would drop is never dropped silently here. It returns ErrNoCall
+// if ctx belongs to no call.
+func Send(ctx context.Context, message json.RawMessage) error {
+	in := callFrom(ctx)
+	if in == nil {
+		return ErrNoCall
+	}
+	if r, ok := in.out.(*httpReply); ok && (!r.sse || in.req.ID == nil) {
+		return ErrNoStream
+	}
+	var line bytes.Buffer
+	if err := json.Compact(&line, message); err != nil || line.Len() == 0 || line.Bytes()[0] != '{' {
+		return errors.New("rpc: Send takes one JSON object")
+	}
+	in.notifyMu.Lock()
+	defer in.notifyMu.Unlock()
+	if in.state.Load() == stateDone {
+		return ErrAnswered
+	}
+	return in.out.notify(ctx, line.Bytes())
 }

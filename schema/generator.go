@@ -31,7 +31,9 @@ type Options struct {
 // a pointer receiver; JSONSchema is called on the zero value. The schema
 // describes the non-null values: null is added where the binder and the
 // validate rules accept it. It must be self-contained (no $ref), and it is
-// trusted: the generator checks nothing in it.
+// trusted: the generator checks nothing in it. The schema of the root
+// type of a document (params a method takes whole) may hold $defs, and
+// refer to them ("#/$defs/name"): they are the document's.
 type Provider interface {
 	JSONSchema() *Schema
 }

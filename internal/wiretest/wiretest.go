@@ -85,11 +85,20 @@ func Serve(t testing.TB, h rpc.Handler, tr string, opts *rpc.Options) {
 // dispatch with the defaults.
 func Steps(t testing.TB, h rpc.Handler, tr string, opts *rpc.Options) {
 	t.Helper()
+	StepsServe(t, func(r io.Reader, w io.Writer) error {
+		return rpc.Serve(context.Background(), r, w, h, options(opts, false))
+	}, tr)
+}
+
+// StepsServe is Steps for a connection served by serve, which reads r and
+// writes w until r ends (a server's own Serve method, say).
+func StepsServe(t testing.TB, serve func(r io.Reader, w io.Writer) error, tr string) {
+	t.Helper()
 	pr, pw := io.Pipe()
 	defer pr.Close()
 	var out Buffer
 	done := make(chan error, 1)
-	go func() { done <- rpc.Serve(context.Background(), pr, &out, h, options(opts, false)) }()
+	go func() { done <- serve(pr, &out) }()
 	var want []string
 	for _, line := range strings.Split(tr, "\n") {
 		line = strings.TrimLeft(line, " \t")

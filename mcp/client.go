@@ -1,0 +1,301 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/rpc"
+)
+
+// The requests a tool sends its client.
+const (
+	methodCreateMessage = "sampling/createMessage"
+	methodElicit        = "elicitation/create"
+)
+
+// Why a tool cannot ask its client.
+var (
+	// ErrClientCapability is wrapped by the error of [CreateMessage] and
+	// [Elicit] when the client did not declare the capability the request
+	// needs (sampling; elicitation, in form mode): the request is not
+	// sent, as the protocol forbids.
+	ErrClientCapability = errors.New("mcp: the client did not declare the capability")
+	// ErrNoClient is wrapped by the error of [CreateMessage] and [Elicit]
+	// when ctx is not the context of a tools/call a Server serves on a
+	// connection of its own serving (Serve, ServeStdio, an HTTPHandler):
+	// there is no client to ask.
+	ErrNoClient = errors.New("mcp: no client to ask: the context is not that of a call a Server serves")
+	// ErrInputRequired is wrapped by the error of [CreateMessage] and
+	// [Elicit] in a 2026-07-28 request whose retry does not hold the
+	// client's answer yet. A tool returns it (as it returns any error):
+	// the call is then answered with resultType "input_required", asking
+	// the client the question, and the client retries the call with the
+	// answer (inputResponses), when the tool, run again, gets it.
+	ErrInputRequired = errors.New("mcp: input required from the client")
+)
+
+// peerKey is the context key of the connection's peer.
+type peerKey struct{}
+
+// clientPeer is the client of a connection, as the tools that ask it see it: the
+// capabilities its initialize declared and, over HTTP, the calls of ours
+// waiting for its responses. On a stream connection the calls are the
+// rpc.Conn's own.
+type clientPeer struct {
+	mu   sync.Mutex
+	caps json.RawMessage // the client's capabilities, from initialize
+	http *httpCalls      // nil on a stream connection
+}
+
+// withPeer returns ctx holding p, the peer of the connection it serves.
+func withPeer(ctx context.Context, p *clientPeer) context.Context {
+	return context.WithValue(ctx, peerKey{}, p)
+}
+
+// peerFrom returns the peer of the connection ctx's call belongs to.
+func peerFrom(ctx context.Context) *clientPeer {
+	p, _ := ctx.Value(peerKey{}).(*clientPeer)
+	return p
+}
+
+// setCapabilities records what the client's initialize declared.
+func (p *clientPeer) setCapabilities(caps json.RawMessage) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.caps = bytes.Clone(caps)
+}
+
+// capabilities returns what the client declared.
+func (p *clientPeer) capabilities() json.RawMessage {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.caps
+}
+
+// call sends the client a request on behalf of ctx's call, and returns
+// its result: over HTTP on the event stream of the call's response (the
+// client's response comes as a POST of its own), on a stream connection
+// as a call of the rpc.Conn.
+func (p *clientPeer) call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	if p.http != nil {
+		return p.http.call(ctx, method, params)
+	}
+	conn := rpc.ConnFromContext(ctx)
+	if conn == nil {
+		return nil, ErrNoClient
+	}
+	var result json.RawMessage
+	if err := conn.Call(ctx, method, params, &result); err != nil {
+		return nil, err
+	}
+	return result, nil
+}
+
+// httpCalls are the requests of ours an HTTP session's client has yet to
+// answer: each waits, no longer than its context, for the POST that
+// carries its response. There are never more than the calls of tools
+// running in the session (each asks one thing at a time); one that ends
+// is forgotten, and a response to it, or to an id never sent, or a second
+// response, is dropped.
+type httpCalls struct {
+	mu      sync.Mutex
+	last    int64
+	pending map[int64]chan json.RawMessage
+}
+
+func newHTTPCalls() *httpCalls { return &httpCalls{pending: map[int64]chan json.RawMessage{}} }
+
+// call sends the request on ctx's call's event stream and waits for its
+// response.
+func (h *httpCalls) call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	reply := make(chan json.RawMessage, 1)
+	h.mu.Lock()
+	h.last++
+	id := h.last
+	h.pending[id] = reply
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		delete(h.pending, id)
+		h.mu.Unlock()
+	}()
+	line := strconv.AppendInt([]byte(`{"jsonrpc":"2.0","id":`), id, 10)
+	line = append(line, `,"method":`...)
+	line = codec.AppendString(line, method)
+	line = append(line, `,"params":`...)
+	line = append(append(line, params...), '}')
+	if err := rpc.Send(ctx, line); err != nil {
+		return nil, fmt.Errorf("mcp: %s cannot be sent: %w", method, err)
+	}
+	select {
+	case response := <-reply:
+		return responseResult(response)
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// deliver hands the client's response to the call waiting for it, and
+// reports whether one was.
+func (h *httpCalls) deliver(response []byte) bool {
+	id, err := strconv.ParseInt(string(codec.Member(response, "id")), 10, 64)
+	if err != nil {
+		return false
+	}
+	h.mu.Lock()
+	reply, ok := h.pending[id]
+	delete(h.pending, id) // a second response finds none
+	h.mu.Unlock()
+	if ok {
+		reply <- bytes.Clone(response) // the body's buffer is the handler's
+	}
+	return ok
+}
+
+// waiting returns how many calls wait for a response.
+func (h *httpCalls) waiting() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.pending)
+}
+
+// responseResult returns the result of a JSON-RPC response, or its error
+// as an *rpc.Error.
+func responseResult(response []byte) (json.RawMessage, error) {
+	if result := codec.Member(response, "result"); result != nil {
+		return result, nil
+	}
+	var e struct {
+		Code    *rpc.Code       `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data"`
+	}
+	if raw := codec.Member(response, "error"); raw != nil && json.Unmarshal(raw, &e) == nil && e.Code != nil {
+		err := rpc.NewError(*e.Code, e.Message)
+		if e.Data != nil {
+			err = err.WithData(e.Data)
+		}
+		return nil, err
+	}
+	return nil, errors.New("mcp: the client's response holds neither a result nor an error")
+}
+
+// clientResponses returns the responses body holds, when it is nothing
+// else: one response, or, in 2025-03-26 (the one revision with batches:
+// "an array batching one or more responses"), an array of them. It is nil
+// for any other body.
+func clientResponses(env envelope, body []byte, rev revision) [][]byte {
+	if isResponse(env, body) {
+		return [][]byte{body}
+	}
+	if !rev.batches || len(bytes.TrimLeft(body, " \t\r\n")) == 0 || bytes.TrimLeft(body, " \t\r\n")[0] != '[' {
+		return nil
+	}
+	var batch []json.RawMessage
+	if json.Unmarshal(body, &batch) != nil || len(batch) == 0 {
+		return nil
+	}
+	responses := make([][]byte, len(batch))
+	for i, m := range batch {
+		if !isResponse(readEnvelope(m), m) {
+			return nil
+		}
+		responses[i] = m
+	}
+	return responses
+}
+
+// isResponse reports whether body is a JSON-RPC response: valid JSON, an
+// object with an id, a result or an error, and no method.
+func isResponse(env envelope, body []byte) bool {
+	return env.object && env.method == nil && env.id != nil &&
+		(codec.Member(body, "result") != nil || codec.Member(body, "error") != nil) && json.Valid(body)
+}
+
+// ask sends the client the request method with params, on behalf of the
+// tools/call ctx belongs to, once the client declared the capability
+// (has tells), and decodes its result into result. In 2026-07-28 the
+// answer is the retried call's inputResponses, or, before it came,
+// ErrInputRequired (see it).
+func ask(ctx context.Context, method string, params any, has func(caps json.RawMessage) bool, result any) error {
+	raw, err := encode(params)
+	if err != nil {
+		return fmt.Errorf("mcp: the params of %s cannot be encoded: %w", method, err)
+	}
+	req := rpc.RequestFromContext(ctx)
+	if req == nil {
+		return ErrNoClient
+	}
+	var answer json.RawMessage
+	if v, ok := stringValue(codec.Member(req.Meta, metaVersion)); ok && string(v) == Latest {
+		if !has(codec.Member(req.Meta, metaCapabilities)) {
+			return missing(method)
+		}
+		key := inputKey(method, raw)
+		answer = codec.Member(codec.Member(req.Params, "inputResponses"), key)
+		if answer == nil {
+			return &InputRequired{Requests: []*InputRequest{{Key: key, Method: method, Params: json.RawMessage(raw)}}}
+		}
+	} else {
+		p := peerFrom(ctx)
+		if p == nil {
+			return ErrNoClient
+		}
+		if !has(p.capabilities()) {
+			return missing(method)
+		}
+		if answer, err = p.call(ctx, method, raw); err != nil {
+			return err
+		}
+	}
+	if answer[0] != '{' || json.Unmarshal(answer, result) != nil {
+		return fmt.Errorf("mcp: the client's answer to %s is not the result of one", method)
+	}
+	return nil
+}
+
+// inputResponses reports whether v, a 2026-07-28 request's
+// inputResponses, is an InputResponses: an object of objects.
+func inputResponses(v json.RawMessage) bool {
+	var m map[string]json.RawMessage
+	if v[0] != '{' || json.Unmarshal(v, &m) != nil {
+		return false
+	}
+	for _, r := range m {
+		if r[0] != '{' {
+			return false
+		}
+	}
+	return true
+}
+
+// inputKey is the key of a request in a 2026-07-28 inputRequests: its
+// method and a digest of its params, so that a tool run again finds the
+// answer to each question it asks, whatever their order.
+func inputKey(method string, params []byte) string {
+	sum := sha256.Sum256(append([]byte(method+"\n"), params...))
+	kind := "sampling-"
+	if method == methodElicit {
+		kind = "elicitation-"
+	}
+	return kind + hex.EncodeToString(sum[:8])
+}
+
+// hasSampling reports whether caps declare sampling.
+func hasSampling(caps json.RawMessage) bool { return codec.Member(caps, "sampling") != nil }
+
+// hasFormElicitation reports whether caps declare elicitation in form
+// mode: elicitation.form, or an elicitation with no mode named (form, as
+// before modes came).
+func hasFormElicitation(caps json.RawMessage) bool {
+	e := codec.Member(caps, "elicitation")
+	return e != nil && (codec.Member(e, "form") != nil || codec.Member(e, "url") == nil)
+}

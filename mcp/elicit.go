@@ -1,0 +1,317 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/toolrpc/toolrpc/codec"
+)
+
+// ElicitParams are the params of elicitation/create in form mode: a
+// message for the user, and the form's fields, in the order they are
+// shown.
+type ElicitParams struct {
+	// Message tells the user what is asked, and why.
+	Message string
+	// Fields are the form's fields: [StringField], [NumberField],
+	// [BooleanField], [EnumField], [MultiEnumField]. Their names must be
+	// distinct and not empty.
+	Fields []Field
+	// Required names the fields the user must fill in.
+	Required []string
+}
+
+// Field is a field of an elicitation form: one of the protocol's
+// primitive schemas (a flat form has no nesting).
+type Field interface {
+	fieldName() string
+	appendSchema(dst []byte) ([]byte, error)
+}
+
+// StringField is a field of text.
+type StringField struct {
+	Name, Title, Description string
+	// MinLength and MaxLength bound its length when not nil.
+	MinLength, MaxLength *int
+	// Format is "email", "uri", "date" or "date-time", or "" for none.
+	Format string
+	// Default, when not nil, is the value the form starts with.
+	Default *string
+}
+
+// NumberField is a field of a number; Integer asks for an integer.
+type NumberField struct {
+	Name, Title, Description string
+	Integer                  bool
+	Minimum, Maximum         *float64
+	Default                  *float64
+}
+
+// BooleanField is a field of a yes or a no.
+type BooleanField struct {
+	Name, Title, Description string
+	Default                  *bool
+}
+
+// EnumField is a choice of one of Values. With Titles (as many as Values)
+// each value is shown by its title: a titled enum (oneOf, each a const and
+// its title), or, with LegacyTitles, the enumNames of 2025-06-18, which
+// later revisions deprecate.
+type EnumField struct {
+	Name, Title, Description string
+	Values                   []string
+	Titles                   []string
+	LegacyTitles             bool
+	Default                  *string
+}
+
+// MultiEnumField is a choice of any of Values (an array of them), each
+// shown by its title when Titles are given (as many as Values).
+type MultiEnumField struct {
+	Name, Title, Description string
+	Values                   []string
+	Titles                   []string
+	MinItems, MaxItems       *int
+	Default                  []string
+}
+
+func (f StringField) fieldName() string    { return f.Name }
+func (f NumberField) fieldName() string    { return f.Name }
+func (f BooleanField) fieldName() string   { return f.Name }
+func (f EnumField) fieldName() string      { return f.Name }
+func (f MultiEnumField) fieldName() string { return f.Name }
+
+// appendHead appends the start of a field's schema: its type, title and
+// description.
+func appendHead(b []byte, typ, title, description string) []byte {
+	b = append(b, `{"type":"`...)
+	b = append(b, typ...)
+	b = append(b, '"')
+	if title != "" {
+		b = append(b, `,"title":`...)
+		b = codec.AppendString(b, title)
+	}
+	if description != "" {
+		b = append(b, `,"description":`...)
+		b = codec.AppendString(b, description)
+	}
+	return b
+}
+
+// appendInt appends ,"key":n when n is not nil.
+func appendInt(b []byte, key string, n *int) []byte {
+	if n == nil {
+		return b
+	}
+	return strconv.AppendInt(append(b, `,"`+key+`":`...), int64(*n), 10)
+}
+
+// appendNumber appends ,"key":x when x is not nil.
+func appendNumber(b []byte, key string, x *float64) ([]byte, error) {
+	if x == nil {
+		return b, nil
+	}
+	v, err := json.Marshal(*x)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(b, `,"`+key+`":`...), v...), nil
+}
+
+// appendStrings appends a JSON array of ss.
+func appendStrings(b []byte, ss []string) []byte {
+	b = append(b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = codec.AppendString(b, s)
+	}
+	return append(b, ']')
+}
+
+// appendTitled appends the titled options: [{"const":v,"title":t},...].
+func appendTitled(b []byte, values, titles []string) []byte {
+	b = append(b, '[')
+	for i, v := range values {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = codec.AppendString(append(b, `{"const":`...), v)
+		b = codec.AppendString(append(b, `,"title":`...), titles[i])
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+func (f StringField) appendSchema(b []byte) ([]byte, error) {
+	b = appendHead(b, "string", f.Title, f.Description)
+	b = appendInt(b, "minLength", f.MinLength)
+	b = appendInt(b, "maxLength", f.MaxLength)
+	if f.Format != "" {
+		b = codec.AppendString(append(b, `,"format":`...), f.Format)
+	}
+	if f.Default != nil {
+		b = codec.AppendString(append(b, `,"default":`...), *f.Default)
+	}
+	return append(b, '}'), nil
+}
+
+func (f NumberField) appendSchema(b []byte) ([]byte, error) {
+	typ := "number"
+	if f.Integer {
+		typ = "integer"
+	}
+	b = appendHead(b, typ, f.Title, f.Description)
+	var err error
+	for _, n := range []struct {
+		key string
+		x   *float64
+	}{{"minimum", f.Minimum}, {"maximum", f.Maximum}, {"default", f.Default}} {
+		if b, err = appendNumber(b, n.key, n.x); err != nil {
+			return nil, fmt.Errorf("field %s: %s: %w", f.Name, n.key, err)
+		}
+	}
+	return append(b, '}'), nil
+}
+
+func (f BooleanField) appendSchema(b []byte) ([]byte, error) {
+	b = appendHead(b, "boolean", f.Title, f.Description)
+	if f.Default != nil {
+		b = strconv.AppendBool(append(b, `,"default":`...), *f.Default)
+	}
+	return append(b, '}'), nil
+}
+
+// checkOptions checks the values and titles of an enum field.
+func checkOptions(name string, values, titles []string) error {
+	if len(values) == 0 {
+		return fmt.Errorf("field %s has no values", name)
+	}
+	if titles != nil && len(titles) != len(values) {
+		return fmt.Errorf("field %s has %d titles for %d values", name, len(titles), len(values))
+	}
+	return nil
+}
+
+func (f EnumField) appendSchema(b []byte) ([]byte, error) {
+	if err := checkOptions(f.Name, f.Values, f.Titles); err != nil {
+		return nil, err
+	}
+	b = appendHead(b, "string", f.Title, f.Description)
+	switch {
+	case f.Titles != nil && !f.LegacyTitles:
+		b = appendTitled(append(b, `,"oneOf":`...), f.Values, f.Titles)
+	default:
+		b = appendStrings(append(b, `,"enum":`...), f.Values)
+		if f.Titles != nil {
+			b = appendStrings(append(b, `,"enumNames":`...), f.Titles)
+		}
+	}
+	if f.Default != nil {
+		b = codec.AppendString(append(b, `,"default":`...), *f.Default)
+	}
+	return append(b, '}'), nil
+}
+
+func (f MultiEnumField) appendSchema(b []byte) ([]byte, error) {
+	if err := checkOptions(f.Name, f.Values, f.Titles); err != nil {
+		return nil, err
+	}
+	b = appendHead(b, "array", f.Title, f.Description)
+	b = appendInt(b, "minItems", f.MinItems)
+	b = appendInt(b, "maxItems", f.MaxItems)
+	if f.Titles != nil {
+		b = appendTitled(append(b, `,"items":{"anyOf":`...), f.Values, f.Titles)
+	} else {
+		b = appendStrings(append(b, `,"items":{"type":"string","enum":`...), f.Values)
+	}
+	b = append(b, '}')
+	if f.Default != nil {
+		b = appendStrings(append(b, `,"default":`...), f.Default)
+	}
+	return append(b, '}'), nil
+}
+
+// MarshalJSON encodes the params as the protocol has them: the message,
+// and the form as requestedSchema, a flat object schema.
+func (p ElicitParams) MarshalJSON() ([]byte, error) {
+	b := codec.AppendString([]byte(`{"message":`), p.Message)
+	b = append(b, `,"requestedSchema":{"type":"object","properties":{`...)
+	seen := map[string]bool{}
+	for i, f := range p.Fields {
+		if f == nil {
+			return nil, errors.New("mcp: an ElicitParams holds a nil Field")
+		}
+		name := f.fieldName()
+		if name == "" || seen[name] {
+			return nil, fmt.Errorf("mcp: the fields of an ElicitParams need distinct names, not %q", name)
+		}
+		seen[name] = true
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(codec.AppendString(b, name), ':')
+		var err error
+		if b, err = f.appendSchema(b); err != nil {
+			return nil, fmt.Errorf("mcp: %w", err)
+		}
+	}
+	b = append(b, '}')
+	if len(p.Required) > 0 {
+		for _, name := range p.Required {
+			if !seen[name] {
+				return nil, fmt.Errorf("mcp: ElicitParams requires %q, which is not one of its fields", name)
+			}
+		}
+		b = appendStrings(append(b, `,"required":`...), p.Required)
+	}
+	return append(b, "}}"...), nil
+}
+
+// ElicitResult is the user's answer to elicitation/create.
+type ElicitResult struct {
+	// Action is "accept" (Content holds the form's values), "decline" or
+	// "cancel".
+	Action string `json:"action"`
+	// Content is the form's values, by field name, when accepted.
+	Content json.RawMessage `json:"content,omitempty"`
+}
+
+// Accepted reports whether the user accepted the form.
+func (r *ElicitResult) Accepted() bool { return r.Action == "accept" }
+
+// Decode decodes the form's values into v (a pointer to a struct or a
+// map), as encoding/json does.
+func (r *ElicitResult) Decode(v any) error {
+	if r.Content == nil {
+		return errors.New("mcp: the elicitation's answer holds no content (action " + strconv.Quote(r.Action) + ")")
+	}
+	return json.Unmarshal(r.Content, v)
+}
+
+// Elicit asks the user, through the client of the tools/call ctx belongs
+// to, to fill in a form (elicitation/create, form mode), and returns the
+// answer. The client must have declared the elicitation capability (in
+// form mode): otherwise nothing is sent, and the error wraps
+// [ErrClientCapability]. It is sent and answered as [CreateMessage]'s
+// request is: in a legacy session, waiting as long as ctx lets it; in
+// 2026-07-28, through the call's retry (the error wraps
+// [ErrInputRequired] until then).
+func Elicit(ctx context.Context, params *ElicitParams) (*ElicitResult, error) {
+	if params == nil {
+		return nil, errors.New("mcp: Elicit needs params")
+	}
+	var res ElicitResult
+	if err := ask(ctx, methodElicit, params, hasFormElicitation, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// Ptr returns a pointer to v: for the defaults and bounds of a form's
+// fields.
+func Ptr[T any](v T) *T { return &v }
