@@ -138,3 +138,35 @@ func TestToldOnceInitialized(t *testing.T) {
 		require.NoError(t, <-served)
 	})
 }
+
+// An unsubscribe answered while ResourceUpdated is under way is never
+// followed by the update: the session's subscription is checked, and the
+// update queued, at once under its lock, so the unsubscribe comes before
+// both or after both (and then takes back the update not yet written).
+func TestUnsubscribeDuringUpdate(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newFeatures(t)
+		var out wiretest.Buffer
+		input, served := serveSynctest(context.Background(), s, &out)
+		told := func() []string {
+			synctest.Wait()
+			return wiretest.Lines(t, out.String())
+		}
+		wiretest.Send(t, input, legacyInit)
+		wiretest.Send(t, input, initialized)
+		wiretest.Send(t, input, `{"jsonrpc":"2.0","method":"resources/subscribe","params":{"uri":"test://static-text"},"id":1}`)
+		require.Len(t, told(), 2)
+		mcp.OnUpdate(s, func() {
+			wiretest.Send(t, input, `{"jsonrpc":"2.0","method":"resources/unsubscribe","params":{"uri":"test://static-text"},"id":2}`)
+			require.Len(t, told(), 3, "the unsubscribe is answered")
+		})
+		s.ResourceUpdated("test://static-text")
+		require.NoError(t, s.AddResources(mcp.Resource{URI: "test://new", Name: "new", Read: read("new")}))
+		assert.Equal(t, []string{
+			`{"jsonrpc":"2.0","result":{},"id":2}`,
+			`{"jsonrpc":"2.0","method":"notifications/resources/list_changed"}`,
+		}, told()[2:], "no update after the unsubscribe's answer")
+		require.NoError(t, input.Close())
+		require.NoError(t, <-served)
+	})
+}

@@ -219,6 +219,9 @@ func (s *Server) ResourceUpdated(uri string) {
 	}
 	s.prune()
 	for c, conn := range s.sessions {
+		if c.onUpdate != nil {
+			c.onUpdate()
+		}
 		c.updated(conn, uri, params)
 	}
 }

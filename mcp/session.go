@@ -98,6 +98,7 @@ type session struct {
 	telling    bool         // a goroutine tells the session the tools changed (listChanged), or it is held
 	held       bool         // initialize came, notifications/initialized not yet: changes are owed, not told (hold)
 	ready      bool         // notifications/initialized came
+	onUpdate   func()       // tests: called by ResourceUpdated before it tells the session (export_test.go)
 	owed       bool         // the tools changed again while it did
 	out        outbox       // its resource subscriptions, the other notifications it is owed
 	stream     peer         // the session's peer outside any request, when not a stream connection (HTTP)
