@@ -163,12 +163,16 @@ func (c *session) initialized() {
 	conn := s.sessions[c]
 	c.mu.Lock()
 	c.ready = true
-	if !c.held || conn == nil {
+	if !c.held {
 		c.mu.Unlock()
 		return
 	}
 	c.held = false
 	c.telling, c.out.telling = false, false
+	if conn == nil { // not tracked (yet, or any more): nothing is owed
+		c.mu.Unlock()
+		return
+	}
 	tools := c.owed
 	c.owed = false
 	c.tell(conn)
