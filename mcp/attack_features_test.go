@@ -100,6 +100,7 @@ func TestAttackUnsubscribeWhileStalled(t *testing.T) {
 			served <- rpc.Serve(context.Background(), in, out, s.Handler(), &rpc.Options{Logger: wiretest.Quiet()})
 		}()
 		wiretest.Send(t, w, legacyInit)
+		wiretest.Send(t, w, initialized)
 		synctest.Wait()
 		// More than the output queues: every line after it waits for the
 		// output to take it.

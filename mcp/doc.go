@@ -51,7 +51,10 @@
 //
 // Tools registered or removed while connections serve them are announced
 // as notifications/tools/list_changed (the capability tools.listChanged,
-// in every revision): to each initialized legacy session, and, in
+// in every revision): to each initialized legacy session (from its
+// notifications/initialized on, as the lifecycle has it: before, the
+// server sends nothing but log messages, and what changed is told then;
+// nothing of the sort precedes the initialize response), and, in
 // 2026-07-28, on each subscriptions/listen whose notifications filter asks
 // for toolsListChanged. A listen is acknowledged first
 // (notifications/subscriptions/acknowledged, with the part of the filter
@@ -145,8 +148,9 @@
 //
 // A legacy session's event streams (2025-11-25, SEP-1699): a GET (Accept
 // allowing text/event-stream) opens the session's server stream, which
-// carries what the server sends outside any request (the tools'
-// list_changed, the records of [Server.Logger]); what comes while none is
+// carries what the server sends outside any request (the list_changed
+// of tools, prompts and resources, the updates of the resources it
+// subscribed to, the records of [Server.Logger]); what comes while none is
 // open waits for the next one. One
 // GET stream per session at a time: another GET gets 409 Conflict, as the
 // official SDKs answer. A POST answered with events, and the server

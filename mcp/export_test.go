@@ -56,3 +56,13 @@ func HeldBytes(h *HTTPHandler, sid string) int {
 	defer ss.streams.mu.Unlock()
 	return ss.streams.bytes
 }
+
+// OnUpdate makes ResourceUpdated call f before it tells each legacy
+// session s tracks now.
+func OnUpdate(s *Server, f func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.sessions {
+		c.onUpdate = f
+	}
+}

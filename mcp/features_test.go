@@ -283,6 +283,7 @@ func TestResourceSubscriptions(t *testing.T) {
 		return `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"` + uri + `"}}`
 	}
 	assert.Contains(t, line(legacyInit), `"resources":{"subscribe":true,"listChanged":true}`)
+	require.NoError(t, p.Write([]byte(initialized+"\n")))
 	assert.Equal(t, `{"jsonrpc":"2.0","result":{},"id":1}`, line(`{"jsonrpc":"2.0","method":"resources/subscribe","params":{"uri":"test://static-text"},"id":1}`))
 	assert.Equal(t, `{"jsonrpc":"2.0","result":{},"id":2}`, line(`{"jsonrpc":"2.0","method":"resources/subscribe","params":{"uri":"test://template/1/data"},"id":2}`))
 

@@ -35,6 +35,7 @@ func TestToolsListChanged(t *testing.T) {
 	assert.Equal(t, `{"jsonrpc":"2.0","result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{},"tools":{"listChanged":true}},"serverInfo":{"name":"kit","version":"1.0.0"}},"id":1}`,
 		line(`{"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}},"id":1}`))
 	assert.Equal(t, 1, mcp.Sessions(s))
+	require.NoError(t, p.Write([]byte(initialized+"\n")))
 	assert.Equal(t, "add boom point raw rich tags", names())
 
 	require.NoError(t, s.Register("", extra{}))

@@ -179,6 +179,7 @@ func TestListenAndLegacySession(t *testing.T) {
 		in2, served2 := serveSynctest(context.Background(), s, &legacy)
 		wiretest.Send(t, in1, `{"jsonrpc":"2.0","method":"subscriptions/listen","params":{`+modernMeta+`,"notifications":{"toolsListChanged":true}},"id":1}`)
 		wiretest.Send(t, in2, `{"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}},"id":1}`)
+		wiretest.Send(t, in2, initialized)
 		synctest.Wait()
 		require.NoError(t, s.Register("", extra{}))
 		synctest.Wait()

@@ -58,7 +58,7 @@ func (s *Server) announce(method string, k kind) {
 type outbox struct {
 	subs    map[string]bool // the URIs subscribed to
 	owed    []notice        // not yet written, each at most once
-	telling bool            // a goroutine writes them
+	telling bool            // a goroutine writes them, or the session is held (hold)
 }
 
 // notice is a notification owed to a session.
@@ -73,17 +73,44 @@ type notice struct {
 // notifications, in order; a notice already owed is not owed twice, so
 // that what a client that stops reading costs is bounded: one goroutine,
 // and one notice per list (two) and per resource subscribed to (at most
-// MaxSubscriptions).
+// MaxSubscriptions). Before the session's notifications/initialized they
+// are owed, not written (see initialized).
 func (c *session) post(conn peer, method string, params json.RawMessage) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.queue(conn, method, params)
+}
+
+// updated tells the session, served on conn, that the resource uri was
+// updated (params), if it subscribes to it: the subscription is checked
+// and the notice queued under the session's lock, so that an unsubscribe
+// is either before both (nothing is owed) or after both (it takes back
+// the notice not yet written); an update never follows the unsubscribe's
+// answer unless it was being written already.
+func (c *session) updated(conn peer, uri string, params json.RawMessage) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.out.subs[uri] {
+		c.queue(conn, notifyResourceUpdated, params)
+	}
+}
+
+// queue is post; c.mu is held.
+func (c *session) queue(conn peer, method string, params json.RawMessage) {
 	for _, n := range c.out.owed {
 		if n.method == method && string(n.params) == string(params) {
 			return
 		}
 	}
 	c.out.owed = append(c.out.owed, notice{method, params})
-	if c.out.telling {
+	c.tell(conn)
+}
+
+// tell starts the goroutine that writes what the session is owed, on
+// conn, unless one does or the session is held (out.telling is set), or it
+// is owed nothing; c.mu is held.
+func (c *session) tell(conn peer) {
+	if c.out.telling || len(c.out.owed) == 0 {
 		return
 	}
 	c.out.telling = true
@@ -106,4 +133,51 @@ func (c *session) post(conn peer, method string, params json.RawMessage) {
 			_ = conn.Notify(context.Background(), n.method, params)
 		}
 	}()
+}
+
+// hold makes the session, which initialize just tracked for the first
+// time, owe the changes it is to be told instead of being told of them,
+// until its notifications/initialized: "The server SHOULD NOT send
+// requests other than pings and logging before receiving the initialized
+// notification" (Lifecycle, every legacy revision), which the server
+// reads strictly, of its notifications too. So nothing is written before
+// the initialize response either: a client sends notifications/initialized
+// once it has it. Its telling flags, set, stand for the goroutines that
+// are not started yet; what it owes meanwhile is bounded as ever (a
+// change of the tools, one notice per list and per subscription). Log
+// messages are not held: the lifecycle allows them. c.mu is held.
+func (c *session) hold() {
+	c.held = true
+	c.telling, c.out.telling = true, true
+}
+
+// initialized answers the session's notifications/initialized: a held
+// session is told what it owes, and from then on of each change. One that
+// comes before initialize is done (a client that did not wait for its
+// response) means the session is not held at all: the client said it is
+// ready, and the lifecycle asks no more. One again does nothing.
+func (c *session) initialized() {
+	s := c.s
+	s.mu.Lock() // changes are told under it: none comes meanwhile
+	defer s.mu.Unlock()
+	conn := s.sessions[c]
+	c.mu.Lock()
+	c.ready = true
+	if !c.held {
+		c.mu.Unlock()
+		return
+	}
+	c.held = false
+	c.telling, c.out.telling = false, false
+	if conn == nil { // not tracked (yet, or any more): nothing is owed
+		c.mu.Unlock()
+		return
+	}
+	tools := c.owed
+	c.owed = false
+	c.tell(conn)
+	c.mu.Unlock()
+	if tools {
+		c.listChanged(conn)
+	}
 }

@@ -219,12 +219,10 @@ func (s *Server) ResourceUpdated(uri string) {
 	}
 	s.prune()
 	for c, conn := range s.sessions {
-		c.mu.Lock()
-		subscribed := c.out.subs[uri]
-		c.mu.Unlock()
-		if subscribed {
-			c.post(conn, notifyResourceUpdated, params)
+		if c.onUpdate != nil {
+			c.onUpdate()
 		}
+		c.updated(conn, uri, params)
 	}
 }
 

@@ -95,7 +95,10 @@ type session struct {
 	mu         sync.Mutex
 	negotiated string       // by initialize; "" before it
 	logLevel   int          // by logging/setLevel: an index in logLevels; -1 before it
-	telling    bool         // a goroutine tells the session the tools changed (listChanged)
+	telling    bool         // a goroutine tells the session the tools changed (listChanged), or it is held
+	held       bool         // initialize came, notifications/initialized not yet: changes are owed, not told (hold)
+	ready      bool         // notifications/initialized came
+	onUpdate   func()       // tests: called by ResourceUpdated before it tells the session (export_test.go)
 	owed       bool         // the tools changed again while it did
 	out        outbox       // its resource subscriptions, the other notifications it is owed
 	stream     peer         // the session's peer outside any request, when not a stream connection (HTTP)
@@ -107,6 +110,7 @@ type session struct {
 func (c *session) Handle(ctx context.Context, req *rpc.Request) (any, error) {
 	if req.IsNotification() {
 		if req.Method == notifyInitialized {
+			c.initialized()
 			return nil, nil
 		}
 		return nil, rpc.NewError(rpc.MethodNotFound, "")
@@ -324,6 +328,9 @@ func (c *session) initialize(ctx context.Context, req *rpc.Request) (any, error)
 		r, _ = revisionOf(LatestLegacy)
 	}
 	c.mu.Lock()
+	if c.negotiated == "" && !c.ready {
+		c.hold() // until notifications/initialized
+	}
 	c.negotiated = r.name
 	c.mu.Unlock()
 	if conn := rpc.ConnFromContext(ctx); conn != nil {

@@ -94,7 +94,9 @@ func newSSERig(t *testing.T, opts *mcp.HTTPOptions) *sseRig {
 	h := s.NewHTTPHandler(context.Background(), opts)
 	rec := serveDirect(h, exchange{body: initBody})
 	require.Equal(t, 200, rec.Code, rec.Body.String())
-	return &sseRig{t: t, s: s, h: h, g: g, sid: rec.Header().Get("Mcp-Session-Id")}
+	sid := rec.Header().Get("Mcp-Session-Id")
+	require.Equal(t, 202, serveDirect(h, exchange{body: initialized, header: map[string]string{"Mcp-Session-Id": sid}}).Code)
+	return &sseRig{t: t, s: s, h: h, g: g, sid: sid}
 }
 
 // open starts a request of the session, and returns its recorder, the
