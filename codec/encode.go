@@ -109,10 +109,54 @@ type Appender interface {
 	AppendJSON(dst []byte) ([]byte, error)
 }
 
+// A StringIn is a JSON value that holds one string, which may be long:
+// the JSON text Before, the string Text, then the JSON text After, such as
+// {"content":[{"type":"text","text": then the text, then }]}.
+// [AppendValue] appends it with the text escaped in place, as
+// [AppendString] escapes it, having checked Before and After only, never
+// the text: the cost of a long text is one pass, its copy.
+type StringIn struct {
+	Before []byte
+	Text   string
+	After  []byte
+}
+
+// Check reports, as an error, whether Before, an empty string and After
+// do not make one valid JSON value with no line break: then the value
+// cannot be written. Its cost is that of Before and After, whatever the
+// text's length.
+func (v StringIn) Check() error {
+	var buf [256]byte
+	j := append(append(append(buf[:0], v.Before...), `""`...), v.After...)
+	end, st := scan.Value(j, 0, 0, scan.Unlimited)
+	if st != scan.OK || end != len(j) || bytes.IndexByte(j, '\n') >= 0 || bytes.IndexByte(j, '\r') >= 0 || !outsideString(v.Before) {
+		return errInvalidJSON
+	}
+	return nil
+}
+
+// outsideString reports whether the JSON text b ends outside a string:
+// then the "" that follows it in StringIn.Check is a string of its own,
+// which any text may replace (not, after ["a\, the end of one).
+func outsideString(b []byte) bool {
+	in := false
+	for i := 0; i < len(b); i++ {
+		switch {
+		case !in:
+			in = b[i] == '"'
+		case b[i] == '\\':
+			i++ // the escaped byte
+		case b[i] == '"':
+			in = false
+		}
+	}
+	return !in
+}
+
 // AppendValue appends v encoded as compact JSON. nil is null; a
 // [json.RawMessage] is validated and compacted (a nil one is null); an
-// [Appender] appends itself; anything else is encoded by encoding/json without
-// HTML escaping.
+// [Appender] appends itself; a [StringIn] is checked and appended;
+// anything else is encoded by encoding/json without HTML escaping.
 func AppendValue(dst []byte, v any) ([]byte, error) {
 	switch v := v.(type) {
 	case nil:
@@ -132,6 +176,12 @@ func AppendValue(dst []byte, v any) ([]byte, error) {
 		return strconv.AppendInt(dst, v, 10), nil
 	case Appender:
 		return appendJSON(dst, v)
+	case StringIn:
+		if err := v.Check(); err != nil {
+			return dst, err
+		}
+		dst = AppendString(append(dst, v.Before...), v.Text)
+		return append(dst, v.After...), nil
 	}
 	e := encoders.Get().(*encoder)
 	e.buf = dst
@@ -158,7 +208,7 @@ func appendJSON(dst []byte, a Appender) ([]byte, error) {
 		return dst[:start], err
 	}
 	end, st := scan.Value(out, start, 0, scan.Unlimited)
-	if st != scan.OK || end != len(out) || bytes.ContainsAny(out[start:], "\r\n") {
+	if st != scan.OK || end != len(out) || bytes.IndexByte(out[start:], '\n') >= 0 || bytes.IndexByte(out[start:], '\r') >= 0 {
 		return dst[:start], errInvalidJSON
 	}
 	return out, nil
@@ -266,11 +316,12 @@ func stringBodyLen(s string) int {
 // appendStringBody appends s escaped as in a JSON string, without quotes.
 func appendStringBody(dst []byte, s string) []byte {
 	start := 0
-	for i := 0; i < len(s); {
+	// Runs of plain ASCII are skipped 8 bytes at a time (scan.PlainPrefix).
+	for i := scan.PlainPrefix(s, 0); i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
+				i = scan.PlainPrefix(s, i+1)
 				continue
 			}
 			dst = append(dst, s[start:i]...)

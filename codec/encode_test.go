@@ -3,6 +3,7 @@ package codec
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -45,6 +46,18 @@ func TestAppendResponse(t *testing.T) {
 		{"marshaler compacted", `1`, spaced{}, `{"jsonrpc":"2.0","result":{"a":[1,2]},"id":1}`, nil},
 		{"marshaler invalid utf-8", `1`, badUTF8{}, ``, errInvalidJSON},
 		{"string invalid utf-8 replaced", `1`, "a\xffb", `{"jsonrpc":"2.0","result":"a\ufffdb","id":1}`, nil},
+		{"string in", `1`, StringIn{[]byte(`{"content":[{"type":"text","text":`), "a\"b\n\xff\u2028", []byte(`}]}`)},
+			`{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"a\"b\n\ufffd\u2028"}]},"id":1}`, nil},
+		{"string in, text alone", `1`, StringIn{Text: "x"}, `{"jsonrpc":"2.0","result":"x","id":1}`, nil},
+		{"string in, long plain text", `1`, StringIn{[]byte(`[`), strings.Repeat("abcdefgh", 100) + "\x01", []byte(`]`)},
+			`{"jsonrpc":"2.0","result":["` + strings.Repeat("abcdefgh", 100) + `\u0001"],"id":1}`, nil},
+		{"string in, not one value", `1`, StringIn{[]byte(`{"a":`), "x", []byte(`} 2`)}, ``, errInvalidJSON},
+		{"string in, a line break", `1`, StringIn{[]byte("{\"a\":"), "x", []byte("\n}")}, ``, errInvalidJSON},
+		{"string in, invalid", `1`, StringIn{[]byte(`{"a"`), "x", []byte(`}`)}, ``, errInvalidJSON},
+		// ["a\ then "" is valid JSON, but the text would not be a string of its own.
+		{"string in, inside a string", `1`, StringIn{[]byte(`["a\`), "x", []byte(`"]`)}, ``, errInvalidJSON},
+		{"string in, after a string", `1`, StringIn{[]byte(`["a`), "x", []byte(`b"]`)}, ``, errInvalidJSON},
+		{"string in, around a key", `1`, StringIn{[]byte(`{`), "k", []byte(`:1}`)}, `{"jsonrpc":"2.0","result":{"k":1},"id":1}`, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -174,6 +187,7 @@ func TestAppendStringMatchesEncodingJSON(t *testing.T) {
 
 func FuzzAppendString(f *testing.F) {
 	f.Add("a\"b\x00\u2028\xff")
+	f.Add("0123456789abcdef\"0123456789abcdef\x00\u2028\xff0123456789abcdef\\0123456")
 	f.Fuzz(func(t *testing.T, s string) {
 		got := AppendString(nil, s)
 		if !validJSON(got) {
@@ -232,4 +246,24 @@ func TestAppendValueAppender(t *testing.T) {
 		assert.ErrorIs(t, err, tt.err, "%q", tt.a)
 		assert.Equal(t, tt.want, string(got), "%q", tt.a)
 	}
+}
+
+// A StringIn that passes Check makes valid JSON with no line break,
+// whatever its text: the text is a string of its own.
+func FuzzStringIn(f *testing.F) {
+	f.Add([]byte(`{"content":[{"type":"text","text":`), "a\"b\n\xff", []byte(`}]}`))
+	f.Add([]byte(`["a\`), "x", []byte(`"]`))
+	f.Add([]byte(`{`), "k", []byte(`:1}`))
+	f.Fuzz(func(t *testing.T, before []byte, text string, after []byte) {
+		v := StringIn{before, text, after}
+		got, err := AppendValue(nil, v)
+		if err != nil {
+			require.Empty(t, got)
+			return
+		}
+		if !validJSON(got) || bytes.ContainsAny(got, "\r\n") {
+			t.Fatalf("AppendValue(%q) = %q: not one valid JSON value on one line", v, got)
+		}
+		require.Equal(t, string(before)+string(AppendString(nil, text))+string(after), string(got))
+	})
 }
