@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/scan"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/service"
 )
@@ -73,14 +74,30 @@ func (c ImageContent) appendContent(dst []byte) []byte {
 // holds; a longer one is shortened as codec.Shorten does.
 const MaxErrorText = 4 << 10
 
-// callMembers are the members of tools/call's params that call reads.
-var callMembers = [2]string{"name", "arguments"}
+// callMembers returns the members of tools/call's params that call reads,
+// nil when absent, the last of a name given twice: params are an object
+// from a message the connection has checked, walked once without checking
+// its values again (scan.Skip), which may be long.
+func callMembers(params []byte) (name, args []byte) {
+	mem := scan.ObjectMembers(params, 0)
+	for {
+		key, at, done, st := mem.Next()
+		if done || st != scan.OK {
+			return name, args
+		}
+		mem.End = scan.Skip(params, at)
+		switch string(key) {
+		case "name":
+			name = params[at:mem.End]
+		case "arguments":
+			args = params[at:mem.End]
+		}
+	}
+}
 
 // call answers tools/call.
 func (s *Server) call(ctx context.Context, r revision, req *rpc.Request) (any, error) {
-	var members [2][]byte // name, arguments: one scan of what may be a large object
-	codec.Members(req.Params, callMembers[:], members[:])
-	v := members[0]
+	v, args := callMembers(req.Params)
 	if v == nil {
 		return nil, invalid(&service.FieldError{Field: "name", Rule: "required", Message: "name is required"})
 	}
@@ -88,7 +105,6 @@ func (s *Server) call(ctx context.Context, r revision, req *rpc.Request) (any, e
 	if !ok {
 		return nil, invalid(&service.FieldError{Field: "name", Rule: "type", Param: "string", Message: "name must be a string"})
 	}
-	args := json.RawMessage(members[1])
 	if args != nil && args[0] != '{' {
 		return nil, invalid(&service.FieldError{Field: "arguments", Rule: "type", Param: "object", Message: "arguments must be an object"})
 	}
@@ -170,7 +186,7 @@ func (s *Server) success(r revision, t *tool, res any) (any, error) {
 	case ToolResult:
 		tr = &v
 	case string:
-		return textResult{s, r, v}, nil
+		return s.textResult(r, v), nil
 	}
 	if tr != nil {
 		return s.toolResult(r, tr)
@@ -201,20 +217,16 @@ func (s *Server) success(r revision, t *tool, res any) (any, error) {
 	return s.close(r, b), nil
 }
 
-// textResult is the result of a tool that returned a string: it is
-// written straight into the response (codec.Appender), so that a long
-// text is neither built apart nor copied again.
-type textResult struct {
-	s    *Server
-	r    revision
-	text string
-}
-
-// AppendJSON appends the result: one text block.
-func (t textResult) AppendJSON(dst []byte) ([]byte, error) {
-	dst = append(t.s.openTo(dst, t.r), `"content":[`...)
-	dst = TextContent{t.text}.appendContent(dst)
-	return t.s.close(t.r, append(dst, ']')), nil
+// textResult is the result of a tool that returned a string: one text
+// block, written straight into the response (codec.StringIn), so that a
+// long text is neither built apart nor copied again, nor scanned once
+// written.
+func (s *Server) textResult(r revision, text string) codec.StringIn {
+	m := 0
+	if r.modern {
+		m = 1
+	}
+	return codec.StringIn{Before: s.textOpen[m], Text: text, After: s.textClose[m]}
 }
 
 // scratchBuffers hold results' JSON while their envelope is built; one of

@@ -100,6 +100,9 @@ type Server struct {
 	pageSize int
 	info     [2][]byte // serverInfo: before 2025-06-18, and since (title)
 	listTail []byte    // the members every modern list ends with, a comma first
+	// textOpen and textClose are what comes before and after the text of
+	// a result that is one text block: legacy, modern.
+	textOpen, textClose [2][]byte
 
 	cat atomic.Pointer[catalog] // the tools, replaced whole on a change
 
@@ -142,6 +145,11 @@ func New(opts *Options) *Server {
 		scope = "private"
 	}
 	s.listTail = fmt.Appendf(nil, `,"ttlMs":%d,"cacheScope":%q`, s.opts.ListTTL.Milliseconds(), scope)
+	for m, name := range []string{LatestLegacy, Latest} {
+		r, _ := revisionOf(name)
+		s.textOpen[m] = append(s.openTo(nil, r), `"content":[{"type":"text","text":`...)
+		s.textClose[m] = s.close(r, []byte("}]"))
+	}
 	return s
 }
 
