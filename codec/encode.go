@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"sync"
@@ -174,6 +175,10 @@ func AppendValue(dst []byte, v any) ([]byte, error) {
 		return strconv.AppendInt(dst, int64(v), 10), nil
 	case int64:
 		return strconv.AppendInt(dst, v, 10), nil
+	case float64:
+		if !math.IsInf(v, 0) && !math.IsNaN(v) { // else encoding/json's error
+			return appendFloat64(dst, v), nil
+		}
 	case Appender:
 		return appendJSON(dst, v)
 	case StringIn:
@@ -198,6 +203,22 @@ func AppendValue(dst []byte, v any) ([]byte, error) {
 		return dst[:start], errInvalidJSON
 	}
 	return dst, nil
+}
+
+// appendFloat64 appends the finite f as encoding/json does: as ES6 turns a
+// number into a string, like %g but with exponents from 1e21 and below
+// 1e-6, written unpadded.
+func appendFloat64(dst []byte, f float64) []byte {
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	dst = strconv.AppendFloat(dst, f, format, -1, 64)
+	if n := len(dst); format == 'e' && n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+		dst[n-2] = dst[n-1] // e-07 is e-7
+		dst = dst[:n-1]
+	}
+	return dst
 }
 
 // appendJSON appends what a calls AppendJSON appends, once checked.

@@ -3,6 +3,7 @@ package codec
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -265,5 +266,23 @@ func FuzzStringIn(f *testing.F) {
 			t.Fatalf("AppendValue(%q) = %q: not one valid JSON value on one line", v, got)
 		}
 		require.Equal(t, string(before)+string(AppendString(nil, text))+string(after), string(got))
+	})
+}
+
+// float64 values are written as encoding/json writes them.
+func FuzzAppendFloat64(f *testing.F) {
+	for _, v := range []float64{0, math.Copysign(0, -1), 1, -1, 42, 0.1, 1e-6, 9.99e-7, 1e-7, 1.5e-300, 1e20, 1e21, 123456789e13,
+		math.MaxFloat64, math.SmallestNonzeroFloat64, math.Inf(1), math.Inf(-1), math.NaN()} {
+		f.Add(v)
+	}
+	f.Fuzz(func(t *testing.T, v float64) {
+		got, err := AppendValue([]byte("x"), v)
+		want, wantErr := json.Marshal(v)
+		if wantErr != nil {
+			require.Error(t, err, "%v", v)
+			return
+		}
+		require.NoError(t, err)
+		require.Equal(t, "x"+string(want), string(got), "%v", v)
 	})
 }

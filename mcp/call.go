@@ -191,9 +191,8 @@ func (s *Server) success(r revision, t *tool, res any) (any, error) {
 	if tr != nil {
 		return s.toolResult(r, tr)
 	}
-	b := append(s.open(r), `"content":[`...)
 	if !t.hasResult {
-		return s.close(r, append(b, ']')), nil
+		return s.close(r, append(s.open(r), `"content":[]`...)), nil
 	}
 	// The result's JSON, encoded once in a pooled buffer, then written
 	// into its text block (escaped) and as the structured content.
@@ -208,12 +207,13 @@ func (s *Server) success(r revision, t *tool, res any) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mcp: the result of tool %s cannot be encoded: %w", t.name, err)
 	}
-	b = appendText(b, raw)
-	b = append(b, ']')
-	if t.structured && r.level >= 2 {
-		b = append(b, `,"structuredContent":`...)
-		b = append(b, raw...)
+	if !t.structured || r.level < 2 {
+		return s.textResult(r, string(raw)), nil // its text block alone
 	}
+	b := append(s.open(r), `"content":[`...)
+	b = appendText(b, raw)
+	b = append(b, `],"structuredContent":`...)
+	b = append(b, raw...)
 	return s.close(r, b), nil
 }
 
