@@ -65,7 +65,8 @@ type Options struct {
 
 	// Service configures how the values' methods are served: their names
 	// (Names), their validation, unknown members. Its Logger gets the
-	// registration's warnings.
+	// registration's warnings. KeepMeta is always set: a "_meta" member
+	// of a tool's arguments is an argument like any other.
 	Service service.Options
 
 	// InvalidParamsAsErrors answers a tools/call whose arguments fail
@@ -194,8 +195,12 @@ func mustJSON(v any) []byte {
 // Register fails, and adds no tool, if any of them is not met.
 func (s *Server) Register(namespace string, value any) error {
 	// Each value gets a Service of its own: one that fails adds nothing,
-	// and none is changed while it serves.
-	svc := service.New(&s.opts.Service)
+	// and none is changed while it serves. Its params are a tool's
+	// arguments, whose "_meta" is an argument like any other: the
+	// protocol's _meta is that of the params of tools/call.
+	o := s.opts.Service
+	o.KeepMeta = true
+	svc := service.New(&o)
 	if err := svc.Register(namespace, value); err != nil {
 		return fmt.Errorf("mcp: %w", err)
 	}
