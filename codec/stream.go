@@ -26,14 +26,46 @@ func WriteStringResponse(w *Writer, id []byte, s string) error {
 		}
 	}
 	return w.writeLineFunc(n, func(emit func([]byte) error) error {
-		return stringResponse(make([]byte, 0, streamChunk+64), id, s, emit)
+		return stringResponse(make([]byte, 0, streamChunk+64), id, StringIn{Text: s}, emit)
 	})
 }
 
-// stringResponse makes the response that answers id with s in pieces of
+// WriteStringInResponse writes to w the response that answers id with v,
+// as WriteStringResponse writes a string's (in pieces, the text never
+// copied whole), if w is idle: no line being written, none waiting. It
+// reports false, having written nothing, when w is not idle, so that the
+// caller makes the line whole, to take its turn after the others; and
+// when v cannot be written (v.Check), for the caller to answer as
+// AppendResponse does.
+func WriteStringInResponse(w *Writer, id []byte, v StringIn) (bool, error) {
+	if v.Check() != nil {
+		return false, nil
+	}
+	w.mu.Lock()
+	if w.writing || len(w.pending) > 0 || w.refusing() != nil {
+		w.mu.Unlock()
+		return false, nil
+	}
+	w.writing = true
+	w.mu.Unlock()
+	n := -1
+	if w.lsp {
+		n = len(`{"jsonrpc":"2.0","result":""`) + len(v.Before) + stringBodyLen(v.Text) + len(v.After) + len(`,"id":}`) + len(id)
+		if id == nil {
+			n += len("null")
+		}
+	}
+	return true, w.writeClaimed(n, func(emit func([]byte) error) error {
+		return stringResponse(make([]byte, 0, streamChunk+64), id, v, emit)
+	})
+}
+
+// stringResponse makes the response that answers id with v in pieces of
 // about streamChunk bytes, in buf, handing each to emit.
-func stringResponse(buf, id []byte, s string, emit func([]byte) error) error {
-	buf = append(buf, `{"jsonrpc":"2.0","result":"`...)
+func stringResponse(buf, id []byte, v StringIn, emit func([]byte) error) error {
+	buf = append(buf, `{"jsonrpc":"2.0","result":`...)
+	buf = append(append(buf, v.Before...), '"')
+	s := v.Text
 	for len(s) > 0 {
 		n := min(len(s), streamChunk)
 		for n < len(s) && n > 0 && !utf8.RuneStart(s[n]) {
@@ -48,8 +80,8 @@ func stringResponse(buf, id []byte, s string, emit func([]byte) error) error {
 		}
 		buf, s = buf[:0], s[n:]
 	}
-	buf = appendID(append(buf, '"'), id)
-	return emit(buf)
+	buf = append(append(buf, '"'), v.After...)
+	return emit(appendID(buf, id))
 }
 
 // writeLineFunc writes one line made in parts, for a line too long to hold
@@ -74,7 +106,12 @@ func (w *Writer) writeLineFunc(n int, fn func(emit func([]byte) error) error) er
 	}
 	w.writing = true
 	w.mu.Unlock()
+	return w.writeClaimed(n, fn)
+}
 
+// writeClaimed is writeLineFunc once the line has the writer to itself
+// (w.writing set by the caller).
+func (w *Writer) writeClaimed(n int, fn func(emit func([]byte) error) error) error {
 	// One value on the heap, as one closure over the error was: emit is
 	// its method value.
 	lp := &linePart{w: w, left: n}

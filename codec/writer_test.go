@@ -354,7 +354,50 @@ func TestWriteStringResponseMatchesAppendResponse(t *testing.T) {
 		wantNull, err := AppendResponse(nil, nil, s)
 		require.NoError(t, err)
 		require.Equal(t, lspMsg(string(want))+lspMsg(string(wantNull))+lspMsg(`{}`), out.String(), "length %d", len(s))
+		// Around the string, what AppendResponse makes of a StringIn.
+		v := StringIn{[]byte(`{"content":[{"type":"text","text":`), s, []byte(`}]}`)}
+		want, err = AppendResponse(nil, []byte(`"id"`), v)
+		require.NoError(t, err)
+		out.Reset()
+		ok, err := WriteStringInResponse(NewWriter(&out), []byte(`"id"`), v)
+		require.True(t, ok)
+		require.NoError(t, err)
+		require.Equal(t, string(want)+"\n", out.String(), "length %d", len(s))
+		out.Reset()
+		w = NewLSPWriter(&out)
+		ok, err = WriteStringInResponse(w, []byte(`"id"`), v)
+		require.True(t, ok)
+		require.NoError(t, err)
+		require.Equal(t, lspMsg(string(want)), out.String(), "length %d", len(s))
 	}
+}
+
+// WriteStringInResponse writes only on an idle Writer, and never a
+// StringIn that cannot be written: otherwise it writes nothing, for the
+// caller to make the line whole and queue it after the lines before it.
+func TestWriteStringInResponseWhenIdle(t *testing.T) {
+	v := StringIn{[]byte(`{"t":`), "x", []byte(`}`)}
+	var out bytes.Buffer
+	w := NewWriter(&out)
+	ok, err := WriteStringInResponse(w, []byte("1"), StringIn{[]byte(`["a\`), "x", []byte(`"]`)})
+	assert.False(t, ok)
+	assert.NoError(t, err)
+	// A line waiting: not idle.
+	w.mu.Lock()
+	w.pending = append(w.pending, "{}\n"...)
+	w.mu.Unlock()
+	ok, err = WriteStringInResponse(w, []byte("1"), v)
+	assert.False(t, ok)
+	assert.NoError(t, err)
+	w.flush()
+	ok, err = WriteStringInResponse(w, []byte("1"), v)
+	assert.True(t, ok)
+	assert.NoError(t, err)
+	assert.Equal(t, "{}\n"+`{"jsonrpc":"2.0","result":{"t":"x"},"id":1}`+"\n", out.String())
+	require.NoError(t, w.Close(context.Background()))
+	ok, err = WriteStringInResponse(w, []byte("1"), v)
+	assert.False(t, ok, "a closed Writer")
+	assert.NoError(t, err)
 }
 
 // Enqueue never writes in its caller's goroutine: with the output blocked,
