@@ -32,19 +32,37 @@ func WriteStringResponse(w *Writer, id []byte, s string) error {
 
 // WriteStringInResponse writes to w the response that answers id with v,
 // as WriteStringResponse writes a string's (in pieces, the text never
-// copied whole), if w is idle: no line being written, none waiting. It
-// reports false, having written nothing, when w is not idle, so that the
-// caller makes the line whole, to take its turn after the others; and
-// when v cannot be written (v.Check), for the caller to answer as
-// AppendResponse does.
+// copied whole), unless lines wait to be written before it: it waits for
+// the write under way, if any, and the lines queued meanwhile come after
+// it. It reports false, having written nothing, when lines wait (or
+// another such response), so that the caller makes the line whole, to take
+// its turn after them; and when v cannot be written (v.Check), for the
+// caller to answer as AppendResponse does. Otherwise it reports true and
+// the error WriteLine would return.
 func WriteStringInResponse(w *Writer, id []byte, v StringIn) (bool, error) {
 	if v.Check() != nil {
 		return false, nil
 	}
 	w.mu.Lock()
-	if w.writing || len(w.pending) > 0 || w.refusing() != nil {
+	if err := w.refusing(); err != nil {
+		w.mu.Unlock()
+		return true, err
+	}
+	if w.next || len(w.pending) > 0 {
 		w.mu.Unlock()
 		return false, nil
+	}
+	if w.writing {
+		w.next, w.nextLen = true, len(`{"jsonrpc":"2.0","result":"","id":}`)+len(v.Before)+len(v.Text)+len(v.After)+len(id)
+		for w.writing && w.err == nil && !w.closing {
+			w.drained.Wait()
+		}
+		w.next, w.nextLen = false, 0
+		w.drained.Broadcast() // what waits for it (Flush, Close) or for room (full)
+		if err := w.refusing(); err != nil {
+			w.mu.Unlock()
+			return true, err
+		}
 	}
 	w.writing = true
 	w.mu.Unlock()
@@ -97,7 +115,7 @@ func stringResponse(buf, id []byte, v StringIn, emit func([]byte) error) error {
 // and returns ErrWriterClosed.
 func (w *Writer) writeLineFunc(n int, fn func(emit func([]byte) error) error) error {
 	w.mu.Lock()
-	for w.err == nil && !w.closing && w.writing {
+	for w.err == nil && !w.closing && (w.writing || w.next) {
 		w.drained.Wait()
 	}
 	if err := w.refusing(); err != nil {

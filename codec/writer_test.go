@@ -372,17 +372,17 @@ func TestWriteStringResponseMatchesAppendResponse(t *testing.T) {
 	}
 }
 
-// WriteStringInResponse writes only on an idle Writer, and never a
-// StringIn that cannot be written: otherwise it writes nothing, for the
-// caller to make the line whole and queue it after the lines before it.
+// WriteStringInResponse writes nothing when a line waits to be written
+// (for the caller to make its line whole and queue it after), nor a
+// StringIn that cannot be written; on a closed Writer it says so.
 func TestWriteStringInResponseWhenIdle(t *testing.T) {
 	v := StringIn{[]byte(`{"t":`), "x", []byte(`}`)}
 	var out bytes.Buffer
 	w := NewWriter(&out)
-	ok, err := WriteStringInResponse(w, []byte("1"), StringIn{[]byte(`["a\`), "x", []byte(`"]`)})
+	ok, err := WriteStringInResponse(w, []byte("1"), StringIn{[]byte(`["a\\`), "x", []byte(`"]`)})
 	assert.False(t, ok)
 	assert.NoError(t, err)
-	// A line waiting: not idle.
+	// A line waiting: it goes first.
 	w.mu.Lock()
 	w.pending = append(w.pending, "{}\n"...)
 	w.mu.Unlock()
@@ -396,8 +396,43 @@ func TestWriteStringInResponseWhenIdle(t *testing.T) {
 	assert.Equal(t, "{}\n"+`{"jsonrpc":"2.0","result":{"t":"x"},"id":1}`+"\n", out.String())
 	require.NoError(t, w.Close(context.Background()))
 	ok, err = WriteStringInResponse(w, []byte("1"), v)
-	assert.False(t, ok, "a closed Writer")
-	assert.NoError(t, err)
+	assert.True(t, ok, "a closed Writer")
+	assert.ErrorIs(t, err, ErrWriterClosed)
+}
+
+// WriteStringInResponse called while a line is being written waits for
+// it, and the lines queued meanwhile come after its own, in the order
+// they were queued; a second one meanwhile is left to be made whole.
+func TestWriteStringInResponseAfterTheWriteUnderWay(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, pw := io.Pipe()
+		w := NewWriter(pw)
+		var wg sync.WaitGroup
+		wg.Go(func() { assert.NoError(t, w.WriteLine([]byte(`{"first":1}`))) })
+		synctest.Wait()
+		wg.Go(func() {
+			ok, err := WriteStringInResponse(w, []byte("2"), StringIn{[]byte(`{"t":`), "second", []byte(`}`)})
+			assert.True(t, ok)
+			assert.NoError(t, err)
+		})
+		synctest.Wait()
+		ok, err := WriteStringInResponse(w, []byte("3"), StringIn{Text: "x"})
+		assert.False(t, ok, "another waits to go next")
+		assert.NoError(t, err)
+		require.NoError(t, w.QueueLine([]byte(`{"third":3}`)))
+		wg.Go(func() { assert.NoError(t, w.WriteLine([]byte(`{"fourth":4}`))) })
+		synctest.Wait()
+		// Nothing was read so far: the first write blocked all along.
+		read := make(chan string, 1)
+		go func() {
+			b, _ := io.ReadAll(r)
+			read <- string(b)
+		}()
+		require.NoError(t, w.Flush(context.Background()))
+		wg.Wait()
+		require.NoError(t, pw.Close())
+		assert.Equal(t, `{"first":1}`+"\n"+`{"jsonrpc":"2.0","result":{"t":"second"},"id":2}`+"\n"+`{"third":3}`+"\n"+`{"fourth":4}`+"\n", <-read)
+	})
 }
 
 // Enqueue never writes in its caller's goroutine: with the output blocked,
