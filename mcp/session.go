@@ -202,7 +202,9 @@ func invalid(problems ...*service.FieldError) error {
 // revision returns the revision req is served by: the one its _meta names,
 // else the one its connection negotiated. ping alone needs neither.
 func (c *session) revision(req *rpc.Request) (revision, error) {
-	v := codec.Member(req.Meta, metaVersion)
+	var meta [len(metaKeys)][]byte // one scan of _meta for all it is checked for
+	codec.Members(req.Meta, metaKeys[:], meta[:])
+	v := meta[0]
 	if v == nil {
 		c.mu.Lock()
 		name := c.negotiated
@@ -228,12 +230,16 @@ func (c *session) revision(req *rpc.Request) (revision, error) {
 			WithData(unsupported{Supported: versions, Requested: codec.Echo(name)})
 	}
 	if r.modern {
-		if err := checkMeta(req.Meta); err != nil {
+		if err := checkMeta(meta[1], meta[2], meta[3]); err != nil {
 			return revision{}, err
 		}
 	}
 	return r, nil
 }
+
+// metaKeys are the members of _meta a request's revision is checked by:
+// its version, then those checkMeta checks.
+var metaKeys = [...]string{metaVersion, metaCapabilities, metaClientInfo, metaLogLevel}
 
 // unsupported is the data of an UnsupportedProtocolVersion error.
 type unsupported struct {
@@ -245,11 +251,11 @@ type unsupported struct {
 var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
 // checkMeta checks the per-request fields of a modern request's _meta
-// beside its version: clientCapabilities (required), clientInfo and
-// logLevel.
-func checkMeta(meta json.RawMessage) error {
+// beside its version, given their values (nil when absent):
+// clientCapabilities (required), clientInfo and logLevel.
+func checkMeta(caps, info, lv []byte) error {
 	var problems []*service.FieldError
-	switch caps := codec.Member(meta, metaCapabilities); {
+	switch {
 	case caps == nil:
 		problems = append(problems, &service.FieldError{Field: metaField(metaCapabilities), Rule: "required",
 			Message: "the client's capabilities are required"})
@@ -257,11 +263,11 @@ func checkMeta(meta json.RawMessage) error {
 		problems = append(problems, &service.FieldError{Field: metaField(metaCapabilities), Rule: "type", Param: "object",
 			Message: "the client's capabilities must be an object"})
 	}
-	if info := codec.Member(meta, metaClientInfo); info != nil && !isImplementation(info) {
+	if info != nil && !isImplementation(info) {
 		problems = append(problems, &service.FieldError{Field: metaField(metaClientInfo), Rule: "type", Param: "Implementation",
 			Message: "the client's info must be an object with a string name and version"})
 	}
-	if lv := codec.Member(meta, metaLogLevel); lv != nil {
+	if lv != nil {
 		if level, ok := stringValue(lv); !ok || !slices.Contains(logLevels, string(level)) {
 			problems = append(problems, &service.FieldError{Field: metaField(metaLogLevel), Rule: "oneof",
 				Param: "debug info notice warning error critical alert emergency", Message: "the log level must be one of the protocol's"})
