@@ -337,12 +337,16 @@ func stringBodyLen(s string) int {
 // appendStringBody appends s escaped as in a JSON string, without quotes.
 func appendStringBody(dst []byte, s string) []byte {
 	start := 0
-	// Runs of plain ASCII are skipped 8 bytes at a time (scan.PlainPrefix).
+	// Runs of plain ASCII are skipped 8 bytes at a time (scan.PlainPrefix),
+	// tried at every 8th byte, so that text with many escapes pays little
+	// for it.
 	for i := scan.PlainPrefix(s, 0); i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
-				i = scan.PlainPrefix(s, i+1)
+				if i++; i&7 == 0 {
+					i = scan.PlainPrefix(s, i)
+				}
 				continue
 			}
 			dst = append(dst, s[start:i]...)
