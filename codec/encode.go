@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -111,35 +112,44 @@ type Appender interface {
 }
 
 // A StringIn is a JSON value that holds one string, which may be long:
-// the JSON text Before, the string Text, then the JSON text After, such as
+// JSON text before it, the string, then JSON text after it, such as
 // {"content":[{"type":"text","text": then the text, then }]}.
 // [AppendValue] appends it with the text escaped in place, as
-// [AppendString] escapes it, having checked Before and After only, never
-// the text: the cost of a long text is one pass, its copy.
+// [AppendString] escapes it, and [WriteStringInResponse] writes a response
+// holding it in pieces: the text is neither copied whole nor scanned but
+// to escape it. What is around the text is checked once, by
+// [NewStringIn]; the zero StringIn is the empty string.
 type StringIn struct {
-	Before []byte
-	Text   string
-	After  []byte
+	before, text, after string
 }
 
-// Check reports, as an error, whether Before, an empty string and After
-// do not make one valid JSON value with no line break: then the value
-// cannot be written. Its cost is that of Before and After, whatever the
-// text's length.
-func (v StringIn) Check() error {
-	var buf [256]byte
-	j := append(append(append(buf[:0], v.Before...), `""`...), v.After...)
-	end, st := scan.Value(j, 0, 0, scan.Unlimited)
-	if st != scan.OK || end != len(j) || bytes.IndexByte(j, '\n') >= 0 || bytes.IndexByte(j, '\r') >= 0 || !outsideString(v.Before) {
-		return errInvalidJSON
+// NewStringIn returns the value made of before, the string text, then
+// after. It fails unless before, an empty string and after make one valid
+// JSON value with no line break, in which that string is a value of its
+// own (as after {"a": or [, not after ["a\). Its cost is that of before
+// and after, whatever the text's length.
+func NewStringIn(before, text, after string) (StringIn, error) {
+	j := before + `""` + after
+	end, st := scan.Value([]byte(j), 0, 0, scan.Unlimited)
+	if st != scan.OK || end != len(j) || strings.ContainsAny(j, "\r\n") || !outsideString(before) {
+		return StringIn{}, errInvalidJSON
 	}
-	return nil
+	return StringIn{before, text, after}, nil
 }
+
+// WithText returns v holding text instead of its own string.
+func (v StringIn) WithText(text string) StringIn {
+	v.text = text
+	return v
+}
+
+// Text returns the string v holds.
+func (v StringIn) Text() string { return v.text }
 
 // outsideString reports whether the JSON text b ends outside a string:
-// then the "" that follows it in StringIn.Check is a string of its own,
+// then the "" that follows it in NewStringIn is a string of its own,
 // which any text may replace (not, after ["a\, the end of one).
-func outsideString(b []byte) bool {
+func outsideString(b string) bool {
 	in := false
 	for i := 0; i < len(b); i++ {
 		switch {
@@ -156,7 +166,7 @@ func outsideString(b []byte) bool {
 
 // AppendValue appends v encoded as compact JSON. nil is null; a
 // [json.RawMessage] is validated and compacted (a nil one is null); an
-// [Appender] appends itself; a [StringIn] is checked and appended;
+// [Appender] appends itself; a [StringIn] is appended as it is;
 // anything else is encoded by encoding/json without HTML escaping.
 func AppendValue(dst []byte, v any) ([]byte, error) {
 	switch v := v.(type) {
@@ -182,11 +192,8 @@ func AppendValue(dst []byte, v any) ([]byte, error) {
 	case Appender:
 		return appendJSON(dst, v)
 	case StringIn:
-		if err := v.Check(); err != nil {
-			return dst, err
-		}
-		dst = AppendString(append(dst, v.Before...), v.Text)
-		return append(dst, v.After...), nil
+		dst = AppendString(append(dst, v.before...), v.text)
+		return append(dst, v.after...), nil
 	}
 	e := encoders.Get().(*encoder)
 	e.buf = dst

@@ -47,18 +47,6 @@ func TestAppendResponse(t *testing.T) {
 		{"marshaler compacted", `1`, spaced{}, `{"jsonrpc":"2.0","result":{"a":[1,2]},"id":1}`, nil},
 		{"marshaler invalid utf-8", `1`, badUTF8{}, ``, errInvalidJSON},
 		{"string invalid utf-8 replaced", `1`, "a\xffb", `{"jsonrpc":"2.0","result":"a\ufffdb","id":1}`, nil},
-		{"string in", `1`, StringIn{[]byte(`{"content":[{"type":"text","text":`), "a\"b\n\xff\u2028", []byte(`}]}`)},
-			`{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"a\"b\n\ufffd\u2028"}]},"id":1}`, nil},
-		{"string in, text alone", `1`, StringIn{Text: "x"}, `{"jsonrpc":"2.0","result":"x","id":1}`, nil},
-		{"string in, long plain text", `1`, StringIn{[]byte(`[`), strings.Repeat("abcdefgh", 100) + "\x01", []byte(`]`)},
-			`{"jsonrpc":"2.0","result":["` + strings.Repeat("abcdefgh", 100) + `\u0001"],"id":1}`, nil},
-		{"string in, not one value", `1`, StringIn{[]byte(`{"a":`), "x", []byte(`} 2`)}, ``, errInvalidJSON},
-		{"string in, a line break", `1`, StringIn{[]byte("{\"a\":"), "x", []byte("\n}")}, ``, errInvalidJSON},
-		{"string in, invalid", `1`, StringIn{[]byte(`{"a"`), "x", []byte(`}`)}, ``, errInvalidJSON},
-		// ["a\ then "" is valid JSON, but the text would not be a string of its own.
-		{"string in, inside a string", `1`, StringIn{[]byte(`["a\`), "x", []byte(`"]`)}, ``, errInvalidJSON},
-		{"string in, after a string", `1`, StringIn{[]byte(`["a`), "x", []byte(`b"]`)}, ``, errInvalidJSON},
-		{"string in, around a key", `1`, StringIn{[]byte(`{`), "k", []byte(`:1}`)}, `{"jsonrpc":"2.0","result":{"k":1},"id":1}`, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -249,23 +237,68 @@ func TestAppendValueAppender(t *testing.T) {
 	}
 }
 
-// A StringIn that passes Check makes valid JSON with no line break,
+// NewStringIn takes what around a string makes one JSON value on one
+// line, in which the string is a value of its own; AppendResponse then
+// writes the text escaped in place.
+func TestStringIn(t *testing.T) {
+	tests := []struct {
+		name                string
+		before, text, after string
+		want                string // the response to id 1; "" for errInvalidJSON
+	}{
+		{"text block", `{"content":[{"type":"text","text":`, "a\"b\n\xff\u2028", `}]}`,
+			`{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"a\"b\n\ufffd\u2028"}]},"id":1}`},
+		{"text alone", ``, "x", ``, `{"jsonrpc":"2.0","result":"x","id":1}`},
+		{"long plain text", `[`, strings.Repeat("abcdefgh", 100) + "\x01", `]`,
+			`{"jsonrpc":"2.0","result":["` + strings.Repeat("abcdefgh", 100) + `\u0001"],"id":1}`},
+		{"around a key", `{`, "k", `:1}`, `{"jsonrpc":"2.0","result":{"k":1},"id":1}`},
+		{"not one value", `{"a":`, "x", `} 2`, ""},
+		{"a line break", "{\"a\":", "x", "\n}", ""},
+		{"a carriage return", "{\"a\":\r", "x", "}", ""},
+		{"invalid", `{"a"`, "x", `}`, ""},
+		// ["a\ then "" is valid JSON, but the text would not be a string of its own.
+		{"inside a string", `["a\`, "x", `"]`, ""},
+		{"after a string", `["a`, "x", `b"]`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := NewStringIn(tt.before, tt.text, tt.after)
+			if tt.want == "" {
+				assert.ErrorIs(t, err, errInvalidJSON)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.text, v.Text())
+			got, err := AppendResponse(nil, []byte("1"), v)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, string(got))
+			got, err = AppendResponse(nil, []byte("1"), v.WithText("y"))
+			require.NoError(t, err)
+			assert.Equal(t, strings.Replace(tt.want, string(AppendString(nil, tt.text)), `"y"`, 1), string(got))
+		})
+	}
+	got, err := AppendResponse(nil, []byte("1"), StringIn{})
+	require.NoError(t, err)
+	assert.Equal(t, `{"jsonrpc":"2.0","result":"","id":1}`, string(got), "the zero StringIn")
+}
+
+// A StringIn that NewStringIn makes is valid JSON with no line break,
 // whatever its text: the text is a string of its own.
 func FuzzStringIn(f *testing.F) {
-	f.Add([]byte(`{"content":[{"type":"text","text":`), "a\"b\n\xff", []byte(`}]}`))
-	f.Add([]byte(`["a\`), "x", []byte(`"]`))
-	f.Add([]byte(`{`), "k", []byte(`:1}`))
-	f.Fuzz(func(t *testing.T, before []byte, text string, after []byte) {
-		v := StringIn{before, text, after}
-		got, err := AppendValue(nil, v)
+	f.Add(`{"content":[{"type":"text","text":`, "a\"b\n\xff", `}]}`)
+	f.Add(`["a\`, "x", `"]`)
+	f.Add(`{`, "k", `:1}`)
+	f.Fuzz(func(t *testing.T, before, text, after string) {
+		v, err := NewStringIn(before, text, after)
 		if err != nil {
-			require.Empty(t, got)
 			return
 		}
+		got, err := AppendValue(nil, v)
+		require.NoError(t, err)
 		if !validJSON(got) || bytes.ContainsAny(got, "\r\n") {
-			t.Fatalf("AppendValue(%q) = %q: not one valid JSON value on one line", v, got)
+			t.Fatalf("AppendValue(%q, %q, %q) = %q: not one valid JSON value on one line", before, text, after, got)
 		}
-		require.Equal(t, string(before)+string(AppendString(nil, text))+string(after), string(got))
+		require.Equal(t, before+string(AppendString(nil, text))+after, string(got))
 	})
 }
 

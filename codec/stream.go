@@ -26,7 +26,7 @@ func WriteStringResponse(w *Writer, id []byte, s string) error {
 		}
 	}
 	return w.writeLineFunc(n, func(emit func([]byte) error) error {
-		return stringResponse(make([]byte, 0, streamChunk+64), id, StringIn{Text: s}, emit)
+		return stringResponse(make([]byte, 0, streamChunk+64), id, StringIn{text: s}, emit)
 	})
 }
 
@@ -36,13 +36,9 @@ func WriteStringResponse(w *Writer, id []byte, s string) error {
 // the write under way, if any, and the lines queued meanwhile come after
 // it. It reports false, having written nothing, when lines wait (or
 // another such response), so that the caller makes the line whole, to take
-// its turn after them; and when v cannot be written (v.Check), for the
-// caller to answer as AppendResponse does. Otherwise it reports true and
-// the error WriteLine would return.
+// its turn after them. Otherwise it reports true and the error WriteLine
+// would return. The line is the one AppendResponse makes.
 func WriteStringInResponse(w *Writer, id []byte, v StringIn) (bool, error) {
-	if v.Check() != nil {
-		return false, nil
-	}
 	w.mu.Lock()
 	if err := w.refusing(); err != nil {
 		w.mu.Unlock()
@@ -53,7 +49,7 @@ func WriteStringInResponse(w *Writer, id []byte, v StringIn) (bool, error) {
 		return false, nil
 	}
 	if w.writing {
-		w.next, w.nextLen = true, len(`{"jsonrpc":"2.0","result":"","id":}`)+len(v.Before)+len(v.Text)+len(v.After)+len(id)
+		w.next, w.nextLen = true, len(`{"jsonrpc":"2.0","result":"","id":}`)+len(v.before)+len(v.text)+len(v.after)+len(id)
 		for w.writing && w.err == nil && !w.closing {
 			w.drained.Wait()
 		}
@@ -68,7 +64,7 @@ func WriteStringInResponse(w *Writer, id []byte, v StringIn) (bool, error) {
 	w.mu.Unlock()
 	n := -1
 	if w.lsp {
-		n = len(`{"jsonrpc":"2.0","result":""`) + len(v.Before) + stringBodyLen(v.Text) + len(v.After) + len(`,"id":}`) + len(id)
+		n = len(`{"jsonrpc":"2.0","result":""`) + len(v.before) + stringBodyLen(v.text) + len(v.after) + len(`,"id":}`) + len(id)
 		if id == nil {
 			n += len("null")
 		}
@@ -82,8 +78,8 @@ func WriteStringInResponse(w *Writer, id []byte, v StringIn) (bool, error) {
 // about streamChunk bytes, in buf, handing each to emit.
 func stringResponse(buf, id []byte, v StringIn, emit func([]byte) error) error {
 	buf = append(buf, `{"jsonrpc":"2.0","result":`...)
-	buf = append(append(buf, v.Before...), '"')
-	s := v.Text
+	buf = append(append(buf, v.before...), '"')
+	s := v.text
 	for len(s) > 0 {
 		n := min(len(s), streamChunk)
 		for n < len(s) && n > 0 && !utf8.RuneStart(s[n]) {
@@ -98,7 +94,7 @@ func stringResponse(buf, id []byte, v StringIn, emit func([]byte) error) error {
 		}
 		buf, s = buf[:0], s[n:]
 	}
-	buf = append(append(buf, '"'), v.After...)
+	buf = append(append(buf, '"'), v.after...)
 	return emit(appendID(buf, id))
 }
 

@@ -355,7 +355,8 @@ func TestWriteStringResponseMatchesAppendResponse(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, lspMsg(string(want))+lspMsg(string(wantNull))+lspMsg(`{}`), out.String(), "length %d", len(s))
 		// Around the string, what AppendResponse makes of a StringIn.
-		v := StringIn{[]byte(`{"content":[{"type":"text","text":`), s, []byte(`}]}`)}
+		v, err := NewStringIn(`{"content":[{"type":"text","text":`, s, `}]}`)
+		require.NoError(t, err)
 		want, err = AppendResponse(nil, []byte(`"id"`), v)
 		require.NoError(t, err)
 		out.Reset()
@@ -372,21 +373,19 @@ func TestWriteStringResponseMatchesAppendResponse(t *testing.T) {
 	}
 }
 
-// WriteStringInResponse writes nothing when a line waits to be written
-// (for the caller to make its line whole and queue it after), nor a
-// StringIn that cannot be written; on a closed Writer it says so.
+// WriteStringInResponse writes nothing when a line waits to be written,
+// for the caller to make its line whole and queue it after; on a closed
+// Writer it says so.
 func TestWriteStringInResponseWhenIdle(t *testing.T) {
-	v := StringIn{[]byte(`{"t":`), "x", []byte(`}`)}
+	v, err := NewStringIn(`{"t":`, "x", `}`)
+	require.NoError(t, err)
 	var out bytes.Buffer
 	w := NewWriter(&out)
-	ok, err := WriteStringInResponse(w, []byte("1"), StringIn{[]byte(`["a\\`), "x", []byte(`"]`)})
-	assert.False(t, ok)
-	assert.NoError(t, err)
 	// A line waiting: it goes first.
 	w.mu.Lock()
 	w.pending = append(w.pending, "{}\n"...)
 	w.mu.Unlock()
-	ok, err = WriteStringInResponse(w, []byte("1"), v)
+	ok, err := WriteStringInResponse(w, []byte("1"), v)
 	assert.False(t, ok)
 	assert.NoError(t, err)
 	w.flush()
@@ -411,12 +410,14 @@ func TestWriteStringInResponseAfterTheWriteUnderWay(t *testing.T) {
 		wg.Go(func() { assert.NoError(t, w.WriteLine([]byte(`{"first":1}`))) })
 		synctest.Wait()
 		wg.Go(func() {
-			ok, err := WriteStringInResponse(w, []byte("2"), StringIn{[]byte(`{"t":`), "second", []byte(`}`)})
+			v, err := NewStringIn(`{"t":`, "second", `}`)
+			require.NoError(t, err)
+			ok, err := WriteStringInResponse(w, []byte("2"), v)
 			assert.True(t, ok)
 			assert.NoError(t, err)
 		})
 		synctest.Wait()
-		ok, err := WriteStringInResponse(w, []byte("3"), StringIn{Text: "x"})
+		ok, err := WriteStringInResponse(w, []byte("3"), StringIn{}.WithText("x"))
 		assert.False(t, ok, "another waits to go next")
 		assert.NoError(t, err)
 		require.NoError(t, w.QueueLine([]byte(`{"third":3}`)))

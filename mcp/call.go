@@ -226,7 +226,7 @@ func (s *Server) textResult(r revision, text string) codec.StringIn {
 	if r.modern {
 		m = 1
 	}
-	return codec.StringIn{Before: s.textOpen[m], Text: text, After: s.textClose[m]}
+	return s.text[m].WithText(text)
 }
 
 // scratchBuffers hold results' JSON while their envelope is built; one of

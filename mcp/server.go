@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/toolrpc/toolrpc/codec"
 	"github.com/toolrpc/toolrpc/middleware"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/service"
@@ -101,9 +102,9 @@ type Server struct {
 	pageSize int
 	info     [2][]byte // serverInfo: before 2025-06-18, and since (title)
 	listTail []byte    // the members every modern list ends with, a comma first
-	// textOpen and textClose are what comes before and after the text of
-	// a result that is one text block: legacy, modern.
-	textOpen, textClose [2][]byte
+	// text is a result that is one text block, its text to be set:
+	// legacy, modern.
+	text [2]codec.StringIn
 
 	cat atomic.Pointer[catalog] // the tools, replaced whole on a change
 
@@ -148,8 +149,11 @@ func New(opts *Options) *Server {
 	s.listTail = fmt.Appendf(nil, `,"ttlMs":%d,"cacheScope":%q`, s.opts.ListTTL.Milliseconds(), scope)
 	for m, name := range []string{LatestLegacy, Latest} {
 		r, _ := revisionOf(name)
-		s.textOpen[m] = append(s.openTo(nil, r), `"content":[{"type":"text","text":`...)
-		s.textClose[m] = s.close(r, []byte("}]"))
+		open := append(s.openTo(nil, r), `"content":[{"type":"text","text":`...)
+		var err error
+		if s.text[m], err = codec.NewStringIn(string(open), "", string(s.close(r, []byte("}]")))); err != nil {
+			panic(err) // the server's own JSON
+		}
 	}
 	return s
 }

@@ -140,7 +140,7 @@ func (s *core) run(in *inbound) {
 		in.out.replyString(in.req.ID, str)
 		return
 	}
-	if v, ok := result.(codec.StringIn); ok && err == nil && how == stateRunning && in.batch == nil && len(v.Text) >= streamSize {
+	if v, ok := result.(codec.StringIn); ok && err == nil && how == stateRunning && in.batch == nil && len(v.Text()) >= streamSize {
 		// A result around a long string is written in pieces if the
 		// output is free; else made whole, to wait its turn.
 		in.cancel(nil)

@@ -63,9 +63,9 @@ type replier interface {
 	// which may be long, without copying it whole.
 	replyString(id []byte, s string)
 	// replyStringIn writes the response to id whose result is v, whose
-	// text may be long, without copying it whole, if it can at once:
-	// otherwise it reports false, having written nothing, and the caller
-	// writes the line made whole with reply.
+	// text may be long, without copying it whole, unless lines wait to be
+	// written before it: then it reports false, having written nothing,
+	// and the caller writes the line made whole with reply.
 	replyStringIn(id []byte, v codec.StringIn) bool
 	// notify writes a notification line (no '\n') of a call, waiting for
 	// room no longer than ctx and never writing in the calling goroutine.
