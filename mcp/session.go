@@ -126,7 +126,7 @@ func (c *session) Handle(ctx context.Context, req *rpc.Request) (any, error) {
 		}
 		return c.initialize(ctx, req)
 	}
-	r, err := c.revision(req)
+	r, level, err := c.revision(req)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +157,7 @@ func (c *session) Handle(ctx context.Context, req *rpc.Request) (any, error) {
 		}
 		return c.s.listen(ctx, r, req)
 	}
-	return c.s.call(withLogLevel(ctx, c.logLevelOf(r, req)), r, req)
+	return c.s.call(withLogLevel(ctx, c.logLevelOf(r, level)), r, req)
 }
 
 // errInitializeInBatch refuses an initialize that came in a batch: "The
@@ -175,11 +175,12 @@ func batchRefused(r revision) error {
 }
 
 // logLevelOf is the index in logLevels of the least severe level of log
-// messages req's client wants, -1 for none: a modern request's _meta
-// logLevel, a legacy session's logging/setLevel.
-func (c *session) logLevelOf(r revision, req *rpc.Request) int {
+// messages the client wants, -1 for none: a modern request's _meta
+// logLevel (raw, as revision found it), a legacy session's
+// logging/setLevel.
+func (c *session) logLevelOf(r revision, raw []byte) int {
 	if r.modern {
-		level, ok := stringValue(codec.Member(req.Meta, metaLogLevel))
+		level, ok := stringValue(raw)
 		if !ok {
 			return -1
 		}
@@ -200,8 +201,9 @@ func invalid(problems ...*service.FieldError) error {
 }
 
 // revision returns the revision req is served by: the one its _meta names,
-// else the one its connection negotiated. ping alone needs neither.
-func (c *session) revision(req *rpc.Request) (revision, error) {
+// else the one its connection negotiated (ping alone needs neither); and
+// the raw logLevel of its _meta, if any.
+func (c *session) revision(req *rpc.Request) (r revision, logLevel []byte, err error) {
 	var meta [len(metaKeys)][]byte // one scan of _meta for all it is checked for
 	codec.Members(req.Meta, metaKeys[:], meta[:])
 	v := meta[0]
@@ -211,30 +213,30 @@ func (c *session) revision(req *rpc.Request) (revision, error) {
 		c.mu.Unlock()
 		if name == "" {
 			if req.Method == methodPing {
-				return revision{LatestLegacy, false, 2, false}, nil
+				return revision{LatestLegacy, false, 2, false}, nil, nil
 			}
-			return revision{}, invalid(&service.FieldError{Field: metaField(metaVersion), Rule: "required",
+			return revision{}, nil, invalid(&service.FieldError{Field: metaField(metaVersion), Rule: "required",
 				Message: "the request names no protocol version, and no initialize came before it"})
 		}
-		r, _ := revisionOf(name)
-		return r, nil
+		r, _ = revisionOf(name)
+		return r, nil, nil
 	}
 	name, ok := stringValue(v)
 	if !ok {
-		return revision{}, invalid(&service.FieldError{Field: metaField(metaVersion), Rule: "type", Param: "string",
+		return revision{}, nil, invalid(&service.FieldError{Field: metaField(metaVersion), Rule: "type", Param: "string",
 			Message: "the protocol version must be a string"})
 	}
-	r, ok := revisionOf(string(name))
+	r, ok = revisionOf(string(name))
 	if !ok {
-		return revision{}, rpc.NewError(UnsupportedProtocolVersion, "Unsupported protocol version").
+		return revision{}, nil, rpc.NewError(UnsupportedProtocolVersion, "Unsupported protocol version").
 			WithData(unsupported{Supported: versions, Requested: codec.Echo(name)})
 	}
 	if r.modern {
-		if err := checkMeta(meta[1], meta[2], meta[3]); err != nil {
-			return revision{}, err
+		if err = checkMeta(meta[1], meta[2], meta[3]); err != nil {
+			return revision{}, nil, err
 		}
 	}
-	return r, nil
+	return r, meta[3], nil
 }
 
 // metaKeys are the members of _meta a request's revision is checked by:
