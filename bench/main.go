@@ -101,7 +101,7 @@ func selectNamed[T any](expr, what string, items []T, name func(T) string) ([]T,
 type sample struct {
 	ns, bytes, allocs  float64
 	peakHeap, peakLive float64 // echo: bytes over the baseline
-	cpu                float64 // HTTP: the process's CPU time per call (ns)
+	cpu                float64 // HTTP and MCP: the process's CPU time per call (ns)
 	err                error
 }
 
@@ -141,7 +141,7 @@ func runCell(c *contestant, w *workload, peakCalls int) (s sample) {
 		bytes:  float64(br.MemBytes) / calls,
 		allocs: float64(br.MemAllocs) / calls,
 	}
-	if w.http && made > 0 {
+	if (w.http || w.mcp) && made > 0 {
 		s.cpu = float64(cpu.Nanoseconds()) / float64(made)
 	}
 	if w.kind == kindEcho {
@@ -164,8 +164,11 @@ func cpuTime() time.Duration {
 // progressOf is how many calls an HTTP runner has made over all its runs
 // (testing.Benchmark's ramp-up included), 0 for the others.
 func progressOf(r runner) int64 {
-	if h, ok := r.(*httpRunner); ok {
-		return h.wd.progress.Load()
+	switch r := r.(type) {
+	case *httpRunner:
+		return r.wd.progress.Load()
+	case *session:
+		return r.wd.progress.Load()
 	}
 	return 0
 }

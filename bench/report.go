@@ -50,7 +50,7 @@ type stat struct {
 	ok, rounds         int
 	ns, bytes, allocs  float64
 	peakHeap, peakLive float64
-	cpu                float64 // HTTP: CPU time per call
+	cpu                float64 // HTTP and MCP: CPU time per call
 	errs               []string
 }
 
@@ -238,9 +238,15 @@ func (r *results) print(out io.Writer, info reportInfo) {
 		if w.http {
 			blank += " | | |"
 		}
+		if w.mcp {
+			blank += " | |"
+		}
 		p("| contestant | ns/call | B/call | allocs/call |")
 		if w.http {
 			p(" calls/s | CPU/call | CPU × floor-http |")
+		}
+		if w.mcp {
+			p(" CPU/call | CPU × floor-mcp |")
 		}
 		for _, rf := range refs {
 			p(" × %s |", rf.name)
@@ -251,6 +257,9 @@ func (r *results) print(out io.Writer, info reportInfo) {
 		p("\n|---|---:|---:|---:|%s", strings.Repeat("---:|", len(refs)))
 		if w.http {
 			p("---:|---:|---:|")
+		}
+		if w.mcp {
+			p("---:|---:|")
 		}
 		if echo {
 			p("---:|---:|---:|")
@@ -276,6 +285,9 @@ func (r *results) print(out io.Writer, info reportInfo) {
 			p("| %s | %s | %s | %s |", name, fmtNs(st.ns), fmtBytes(st.bytes), fmtAllocs(st.allocs))
 			if w.http {
 				p(" %.0f | %s | %s |", 1e9/st.ns, fmtNs(st.cpu), fmtRatio(r.cpuRatio(c, w, contestantByName("floor-http"))))
+			}
+			if w.mcp {
+				p(" %s | %s |", fmtNs(st.cpu), fmtRatio(r.cpuRatio(c, w, contestantByName("floor-mcp"))))
 			}
 			for _, rf := range refs {
 				p(" %s |", fmtRatio(r.ratio(c, w, rf.ns)))
@@ -356,9 +368,9 @@ func (r *results) printMCPTargets(out io.Writer) {
 					rows = append(rows, row{label(target), "no measurement", "**not met**"})
 					continue
 				}
-				measured := fmt.Sprintf("%.1f× faster (%.2f×)", 1/x, x)
+				measured := fmt.Sprintf("%.1f× faster (%.2f×; CPU per call: %s×)", 1/x, x, fmtRatio(r.cpuRatio(c, w, contestantByName(t.ref.name))))
 				if t.faster == 1 {
-					measured = fmt.Sprintf("%.2f×", x)
+					measured = fmt.Sprintf("%.2f× (CPU per call: %s×)", x, fmtRatio(r.cpuRatio(c, w, floor)))
 				}
 				rows = append(rows, row{label(target), measured, verdict(x <= 1/t.faster)})
 			}

@@ -70,9 +70,12 @@
 // the specification's order: "jsonrpc", then "method" and "params", or
 // "result" or "error", then "id". Values are encoded by [AppendValue]:
 // encoding/json without HTML escaping, an [Appender] appending itself, a
-// [json.RawMessage] validated and compacted, so that no line ever
-// holds a raw newline. An error object whose data cannot be encoded is
-// written as an InternalError that says so.
+// [json.RawMessage] validated and compacted, a [StringIn] (JSON around
+// one string, checked once by [NewStringIn]) with its string escaped in
+// place, so that no line ever holds a raw newline. An error object whose
+// data cannot be encoded is written as an InternalError that says so.
+// [WriteStringResponse] and [WriteStringInResponse] write a response
+// holding a long string in pieces, never holding it whole.
 //
 // A [Writer] writes lines to an [io.Writer] from any number of goroutines:
 // each line whole, never interleaved with another, in the order the Writer

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -109,10 +111,63 @@ type Appender interface {
 	AppendJSON(dst []byte) ([]byte, error)
 }
 
+// A StringIn is a JSON value that holds one string, which may be long:
+// JSON text before it, the string, then JSON text after it, such as
+// {"content":[{"type":"text","text": then the text, then }]}.
+// [AppendValue] appends it with the text escaped in place, as
+// [AppendString] escapes it, and [WriteStringInResponse] writes a response
+// holding it in pieces: the text is neither copied whole nor scanned but
+// to escape it. What is around the text is checked once, by
+// [NewStringIn]; the zero StringIn is the empty string.
+type StringIn struct {
+	before, text, after string
+}
+
+// NewStringIn returns the value made of before, the string text, then
+// after. It fails unless before, an empty string and after make one valid
+// JSON value with no line break, in which that string is a value of its
+// own (as after {"a": or [, not after ["a\). Its cost is that of before
+// and after, whatever the text's length.
+func NewStringIn(before, text, after string) (StringIn, error) {
+	j := before + `""` + after
+	end, st := scan.Value([]byte(j), 0, 0, scan.Unlimited)
+	if st != scan.OK || end != len(j) || strings.ContainsAny(j, "\r\n") || !outsideString(before) {
+		return StringIn{}, errInvalidJSON
+	}
+	return StringIn{before, text, after}, nil
+}
+
+// WithText returns v holding text instead of its own string.
+func (v StringIn) WithText(text string) StringIn {
+	v.text = text
+	return v
+}
+
+// Text returns the string v holds.
+func (v StringIn) Text() string { return v.text }
+
+// outsideString reports whether the JSON text b ends outside a string:
+// then the "" that follows it in NewStringIn is a string of its own,
+// which any text may replace (not, after ["a\, the end of one).
+func outsideString(b string) bool {
+	in := false
+	for i := 0; i < len(b); i++ {
+		switch {
+		case !in:
+			in = b[i] == '"'
+		case b[i] == '\\':
+			i++ // the escaped byte
+		case b[i] == '"':
+			in = false
+		}
+	}
+	return !in
+}
+
 // AppendValue appends v encoded as compact JSON. nil is null; a
 // [json.RawMessage] is validated and compacted (a nil one is null); an
-// [Appender] appends itself; anything else is encoded by encoding/json without
-// HTML escaping.
+// [Appender] appends itself; a [StringIn] is appended as it is;
+// anything else is encoded by encoding/json without HTML escaping.
 func AppendValue(dst []byte, v any) ([]byte, error) {
 	switch v := v.(type) {
 	case nil:
@@ -130,8 +185,15 @@ func AppendValue(dst []byte, v any) ([]byte, error) {
 		return strconv.AppendInt(dst, int64(v), 10), nil
 	case int64:
 		return strconv.AppendInt(dst, v, 10), nil
+	case float64:
+		if !math.IsInf(v, 0) && !math.IsNaN(v) { // else encoding/json's error
+			return appendFloat64(dst, v), nil
+		}
 	case Appender:
 		return appendJSON(dst, v)
+	case StringIn:
+		dst = AppendString(append(dst, v.before...), v.text)
+		return append(dst, v.after...), nil
 	}
 	e := encoders.Get().(*encoder)
 	e.buf = dst
@@ -150,6 +212,22 @@ func AppendValue(dst []byte, v any) ([]byte, error) {
 	return dst, nil
 }
 
+// appendFloat64 appends the finite f as encoding/json does: as ES6 turns a
+// number into a string, like %g but with exponents from 1e21 and below
+// 1e-6, written unpadded.
+func appendFloat64(dst []byte, f float64) []byte {
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	dst = strconv.AppendFloat(dst, f, format, -1, 64)
+	if n := len(dst); format == 'e' && n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+		dst[n-2] = dst[n-1] // e-07 is e-7
+		dst = dst[:n-1]
+	}
+	return dst
+}
+
 // appendJSON appends what a calls AppendJSON appends, once checked.
 func appendJSON(dst []byte, a Appender) ([]byte, error) {
 	start := len(dst)
@@ -158,7 +236,7 @@ func appendJSON(dst []byte, a Appender) ([]byte, error) {
 		return dst[:start], err
 	}
 	end, st := scan.Value(out, start, 0, scan.Unlimited)
-	if st != scan.OK || end != len(out) || bytes.ContainsAny(out[start:], "\r\n") {
+	if st != scan.OK || end != len(out) || bytes.IndexByte(out[start:], '\n') >= 0 || bytes.IndexByte(out[start:], '\r') >= 0 {
 		return dst[:start], errInvalidJSON
 	}
 	return out, nil
@@ -266,11 +344,16 @@ func stringBodyLen(s string) int {
 // appendStringBody appends s escaped as in a JSON string, without quotes.
 func appendStringBody(dst []byte, s string) []byte {
 	start := 0
-	for i := 0; i < len(s); {
+	// Runs of plain ASCII are skipped 8 bytes at a time (scan.PlainPrefix),
+	// tried at every 8th byte, so that text with many escapes pays little
+	// for it.
+	for i := scan.PlainPrefix(s, 0); i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
+				if i++; i&7 == 0 {
+					i = scan.PlainPrefix(s, i)
+				}
 				continue
 			}
 			dst = append(dst, s[start:i]...)

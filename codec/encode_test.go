@@ -3,6 +3,8 @@ package codec
 import (
 	"bytes"
 	"encoding/json"
+	"math"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -174,6 +176,7 @@ func TestAppendStringMatchesEncodingJSON(t *testing.T) {
 
 func FuzzAppendString(f *testing.F) {
 	f.Add("a\"b\x00\u2028\xff")
+	f.Add("0123456789abcdef\"0123456789abcdef\x00\u2028\xff0123456789abcdef\\0123456")
 	f.Fuzz(func(t *testing.T, s string) {
 		got := AppendString(nil, s)
 		if !validJSON(got) {
@@ -232,4 +235,87 @@ func TestAppendValueAppender(t *testing.T) {
 		assert.ErrorIs(t, err, tt.err, "%q", tt.a)
 		assert.Equal(t, tt.want, string(got), "%q", tt.a)
 	}
+}
+
+// NewStringIn takes what around a string makes one JSON value on one
+// line, in which the string is a value of its own; AppendResponse then
+// writes the text escaped in place.
+func TestStringIn(t *testing.T) {
+	tests := []struct {
+		name                string
+		before, text, after string
+		want                string // the response to id 1; "" for errInvalidJSON
+	}{
+		{"text block", `{"content":[{"type":"text","text":`, "a\"b\n\xff\u2028", `}]}`,
+			`{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"a\"b\n\ufffd\u2028"}]},"id":1}`},
+		{"text alone", ``, "x", ``, `{"jsonrpc":"2.0","result":"x","id":1}`},
+		{"long plain text", `[`, strings.Repeat("abcdefgh", 100) + "\x01", `]`,
+			`{"jsonrpc":"2.0","result":["` + strings.Repeat("abcdefgh", 100) + `\u0001"],"id":1}`},
+		{"around a key", `{`, "k", `:1}`, `{"jsonrpc":"2.0","result":{"k":1},"id":1}`},
+		{"not one value", `{"a":`, "x", `} 2`, ""},
+		{"a line break", "{\"a\":", "x", "\n}", ""},
+		{"a carriage return", "{\"a\":\r", "x", "}", ""},
+		{"invalid", `{"a"`, "x", `}`, ""},
+		// ["a\ then "" is valid JSON, but the text would not be a string of its own.
+		{"inside a string", `["a\`, "x", `"]`, ""},
+		{"after a string", `["a`, "x", `b"]`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := NewStringIn(tt.before, tt.text, tt.after)
+			if tt.want == "" {
+				assert.ErrorIs(t, err, errInvalidJSON)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.text, v.Text())
+			got, err := AppendResponse(nil, []byte("1"), v)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, string(got))
+			got, err = AppendResponse(nil, []byte("1"), v.WithText("y"))
+			require.NoError(t, err)
+			assert.Equal(t, strings.Replace(tt.want, string(AppendString(nil, tt.text)), `"y"`, 1), string(got))
+		})
+	}
+	got, err := AppendResponse(nil, []byte("1"), StringIn{})
+	require.NoError(t, err)
+	assert.Equal(t, `{"jsonrpc":"2.0","result":"","id":1}`, string(got), "the zero StringIn")
+}
+
+// A StringIn that NewStringIn makes is valid JSON with no line break,
+// whatever its text: the text is a string of its own.
+func FuzzStringIn(f *testing.F) {
+	f.Add(`{"content":[{"type":"text","text":`, "a\"b\n\xff", `}]}`)
+	f.Add(`["a\`, "x", `"]`)
+	f.Add(`{`, "k", `:1}`)
+	f.Fuzz(func(t *testing.T, before, text, after string) {
+		v, err := NewStringIn(before, text, after)
+		if err != nil {
+			return
+		}
+		got, err := AppendValue(nil, v)
+		require.NoError(t, err)
+		if !validJSON(got) || bytes.ContainsAny(got, "\r\n") {
+			t.Fatalf("AppendValue(%q, %q, %q) = %q: not one valid JSON value on one line", before, text, after, got)
+		}
+		require.Equal(t, before+string(AppendString(nil, text))+after, string(got))
+	})
+}
+
+// float64 values are written as encoding/json writes them.
+func FuzzAppendFloat64(f *testing.F) {
+	for _, v := range []float64{0, math.Copysign(0, -1), 1, -1, 42, 0.1, 1e-6, 9.99e-7, 1e-7, 1.5e-300, 1e20, 1e21, 123456789e13,
+		math.MaxFloat64, math.SmallestNonzeroFloat64, math.Inf(1), math.Inf(-1), math.NaN()} {
+		f.Add(v)
+	}
+	f.Fuzz(func(t *testing.T, v float64) {
+		got, err := AppendValue([]byte("x"), v)
+		want, wantErr := json.Marshal(v)
+		if wantErr != nil {
+			require.Error(t, err, "%v", v)
+			return
+		}
+		require.NoError(t, err)
+		require.Equal(t, "x"+string(want), string(got), "%v", v)
+	})
 }

@@ -26,14 +26,60 @@ func WriteStringResponse(w *Writer, id []byte, s string) error {
 		}
 	}
 	return w.writeLineFunc(n, func(emit func([]byte) error) error {
-		return stringResponse(make([]byte, 0, streamChunk+64), id, s, emit)
+		return stringResponse(make([]byte, 0, streamChunk+64), id, StringIn{text: s}, emit)
 	})
 }
 
-// stringResponse makes the response that answers id with s in pieces of
+// WriteStringInResponse writes to w the response that answers id with v,
+// as WriteStringResponse writes a string's (in pieces, the text never
+// copied whole), unless lines wait to be written before it: it waits for
+// the write under way, if any, and the lines queued meanwhile come after
+// it. It reports false, having written nothing, when lines wait (or
+// another such response), so that the caller makes the line whole, to take
+// its turn after them. Otherwise it reports true and the error WriteLine
+// would return. The line is the one AppendResponse makes.
+func WriteStringInResponse(w *Writer, id []byte, v StringIn) (bool, error) {
+	w.mu.Lock()
+	if err := w.refusing(); err != nil {
+		w.mu.Unlock()
+		return true, err
+	}
+	if w.next || len(w.pending) > 0 {
+		w.mu.Unlock()
+		return false, nil
+	}
+	if w.writing {
+		w.next, w.nextLen = true, len(`{"jsonrpc":"2.0","result":"","id":}`)+len(v.before)+len(v.text)+len(v.after)+len(id)
+		for w.writing && w.err == nil && !w.closing {
+			w.drained.Wait()
+		}
+		w.next, w.nextLen = false, 0
+		w.drained.Broadcast() // what waits for it (Flush, Close) or for room (full)
+		if err := w.refusing(); err != nil {
+			w.mu.Unlock()
+			return true, err
+		}
+	}
+	w.writing = true
+	w.mu.Unlock()
+	n := -1
+	if w.lsp {
+		n = len(`{"jsonrpc":"2.0","result":""`) + len(v.before) + stringBodyLen(v.text) + len(v.after) + len(`,"id":}`) + len(id)
+		if id == nil {
+			n += len("null")
+		}
+	}
+	return true, w.writeClaimed(n, func(emit func([]byte) error) error {
+		return stringResponse(make([]byte, 0, streamChunk+64), id, v, emit)
+	})
+}
+
+// stringResponse makes the response that answers id with v in pieces of
 // about streamChunk bytes, in buf, handing each to emit.
-func stringResponse(buf, id []byte, s string, emit func([]byte) error) error {
-	buf = append(buf, `{"jsonrpc":"2.0","result":"`...)
+func stringResponse(buf, id []byte, v StringIn, emit func([]byte) error) error {
+	buf = append(buf, `{"jsonrpc":"2.0","result":`...)
+	buf = append(append(buf, v.before...), '"')
+	s := v.text
 	for len(s) > 0 {
 		n := min(len(s), streamChunk)
 		for n < len(s) && n > 0 && !utf8.RuneStart(s[n]) {
@@ -48,8 +94,8 @@ func stringResponse(buf, id []byte, s string, emit func([]byte) error) error {
 		}
 		buf, s = buf[:0], s[n:]
 	}
-	buf = appendID(append(buf, '"'), id)
-	return emit(buf)
+	buf = append(append(buf, '"'), v.after...)
+	return emit(appendID(buf, id))
 }
 
 // writeLineFunc writes one line made in parts, for a line too long to hold
@@ -65,7 +111,7 @@ func stringResponse(buf, id []byte, s string, emit func([]byte) error) error {
 // and returns ErrWriterClosed.
 func (w *Writer) writeLineFunc(n int, fn func(emit func([]byte) error) error) error {
 	w.mu.Lock()
-	for w.err == nil && !w.closing && w.writing {
+	for w.err == nil && !w.closing && (w.writing || w.next) {
 		w.drained.Wait()
 	}
 	if err := w.refusing(); err != nil {
@@ -74,7 +120,12 @@ func (w *Writer) writeLineFunc(n int, fn func(emit func([]byte) error) error) er
 	}
 	w.writing = true
 	w.mu.Unlock()
+	return w.writeClaimed(n, fn)
+}
 
+// writeClaimed is writeLineFunc once the line has the writer to itself
+// (w.writing set by the caller).
+func (w *Writer) writeClaimed(n int, fn func(emit func([]byte) error) error) error {
 	// One value on the heap, as one closure over the error was: emit is
 	// its method value.
 	lp := &linePart{w: w, left: n}

@@ -56,6 +56,12 @@ type Writer struct {
 	writing bool      // a goroutine is writing
 	closing bool      // Close was called: no new lines
 	err     error     // the first error of w, or ErrWriterClosed
+	// next: a line made in parts (WriteStringInResponse) waits for the
+	// write under way, to go next: the lines queued meanwhile, after it,
+	// are left for it to write. nextLen is its length, counted as
+	// waiting (see full).
+	next    bool
+	nextLen int
 	// base is the place in the stream of pending[0]: the bytes taken from
 	// pending (for writing, or dropped) so far. Tickets are places in it.
 	base int64
@@ -127,7 +133,7 @@ func (w *Writer) WriteLine(line []byte) error {
 		w.mu.Unlock()
 		return err
 	}
-	direct := ended && !w.writing && len(w.pending) == 0
+	direct := ended && !w.writing && !w.next && len(w.pending) == 0
 	if direct && w.lsp {
 		// A header and its body, written apart: only for a body too long
 		// to be worth copying.
@@ -136,7 +142,7 @@ func (w *Writer) WriteLine(line []byte) error {
 	if !direct {
 		w.pending = w.appendLine(w.pending, body)
 	}
-	if w.writing {
+	if w.writing || w.next {
 		w.mu.Unlock()
 		return nil
 	}
@@ -256,9 +262,10 @@ func (w *Writer) framedLen(n int) int {
 }
 
 // full reports whether a line of n bytes (framed) must wait for room; w.mu
-// is held.
+// is held. A line made in parts that waits to go next counts as waiting.
 func (w *Writer) full(n int) bool {
-	return w.writing && len(w.pending) > 0 && len(w.pending)+n > DefaultMaxPending
+	waiting := len(w.pending) + w.nextLen
+	return (w.writing || w.next) && waiting > 0 && waiting+n > DefaultMaxPending
 }
 
 // queueLocked appends body and its '\n' to the pending lines and makes
@@ -267,7 +274,7 @@ func (w *Writer) queueLocked(body []byte) Ticket {
 	t := Ticket{at: w.base + int64(len(w.pending))}
 	w.pending = w.appendLine(w.pending, body)
 	t.end = w.base + int64(len(w.pending))
-	if !w.writing {
+	if !w.writing && !w.next {
 		w.writing = true
 		go w.flushFn()
 	}
@@ -306,7 +313,7 @@ func (w *Writer) refusing() error {
 // flushLocked writes the pending lines, as the goroutine that writes (w.mu
 // held, w.writing set), until none are left, then gives up writing.
 func (w *Writer) flushLocked() {
-	for len(w.pending) > 0 && w.err == nil {
+	for len(w.pending) > 0 && w.err == nil && !w.next {
 		buf := w.takeLocked()
 		w.drained.Broadcast()
 		if len(buf) > 0 {
@@ -412,7 +419,7 @@ func (w *Writer) wakeWhenDone(ctx context.Context) (stop func() bool) {
 // waitWrittenLocked waits until no write is under way, the underlying
 // writer failed, or ctx is done; w.mu is held.
 func (w *Writer) waitWrittenLocked(ctx context.Context) {
-	for w.writing && w.err == nil && ctx.Err() == nil {
+	for (w.writing || w.next) && w.err == nil && ctx.Err() == nil {
 		w.drained.Wait()
 	}
 }

@@ -354,7 +354,86 @@ func TestWriteStringResponseMatchesAppendResponse(t *testing.T) {
 		wantNull, err := AppendResponse(nil, nil, s)
 		require.NoError(t, err)
 		require.Equal(t, lspMsg(string(want))+lspMsg(string(wantNull))+lspMsg(`{}`), out.String(), "length %d", len(s))
+		// Around the string, what AppendResponse makes of a StringIn.
+		v, err := NewStringIn(`{"content":[{"type":"text","text":`, s, `}]}`)
+		require.NoError(t, err)
+		want, err = AppendResponse(nil, []byte(`"id"`), v)
+		require.NoError(t, err)
+		out.Reset()
+		ok, err := WriteStringInResponse(NewWriter(&out), []byte(`"id"`), v)
+		require.True(t, ok)
+		require.NoError(t, err)
+		require.Equal(t, string(want)+"\n", out.String(), "length %d", len(s))
+		out.Reset()
+		w = NewLSPWriter(&out)
+		ok, err = WriteStringInResponse(w, []byte(`"id"`), v)
+		require.True(t, ok)
+		require.NoError(t, err)
+		require.Equal(t, lspMsg(string(want)), out.String(), "length %d", len(s))
 	}
+}
+
+// WriteStringInResponse writes nothing when a line waits to be written,
+// for the caller to make its line whole and queue it after; on a closed
+// Writer it says so.
+func TestWriteStringInResponseWhenIdle(t *testing.T) {
+	v, err := NewStringIn(`{"t":`, "x", `}`)
+	require.NoError(t, err)
+	var out bytes.Buffer
+	w := NewWriter(&out)
+	// A line waiting: it goes first.
+	w.mu.Lock()
+	w.pending = append(w.pending, "{}\n"...)
+	w.mu.Unlock()
+	ok, err := WriteStringInResponse(w, []byte("1"), v)
+	assert.False(t, ok)
+	assert.NoError(t, err)
+	w.flush()
+	ok, err = WriteStringInResponse(w, []byte("1"), v)
+	assert.True(t, ok)
+	assert.NoError(t, err)
+	assert.Equal(t, "{}\n"+`{"jsonrpc":"2.0","result":{"t":"x"},"id":1}`+"\n", out.String())
+	require.NoError(t, w.Close(context.Background()))
+	ok, err = WriteStringInResponse(w, []byte("1"), v)
+	assert.True(t, ok, "a closed Writer")
+	assert.ErrorIs(t, err, ErrWriterClosed)
+}
+
+// WriteStringInResponse called while a line is being written waits for
+// it, and the lines queued meanwhile come after its own, in the order
+// they were queued; a second one meanwhile is left to be made whole.
+func TestWriteStringInResponseAfterTheWriteUnderWay(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, pw := io.Pipe()
+		w := NewWriter(pw)
+		var wg sync.WaitGroup
+		wg.Go(func() { assert.NoError(t, w.WriteLine([]byte(`{"first":1}`))) })
+		synctest.Wait()
+		wg.Go(func() {
+			v, err := NewStringIn(`{"t":`, "second", `}`)
+			require.NoError(t, err)
+			ok, err := WriteStringInResponse(w, []byte("2"), v)
+			assert.True(t, ok)
+			assert.NoError(t, err)
+		})
+		synctest.Wait()
+		ok, err := WriteStringInResponse(w, []byte("3"), StringIn{}.WithText("x"))
+		assert.False(t, ok, "another waits to go next")
+		assert.NoError(t, err)
+		require.NoError(t, w.QueueLine([]byte(`{"third":3}`)))
+		wg.Go(func() { assert.NoError(t, w.WriteLine([]byte(`{"fourth":4}`))) })
+		synctest.Wait()
+		// Nothing was read so far: the first write blocked all along.
+		read := make(chan string, 1)
+		go func() {
+			b, _ := io.ReadAll(r)
+			read <- string(b)
+		}()
+		require.NoError(t, w.Flush(context.Background()))
+		wg.Wait()
+		require.NoError(t, pw.Close())
+		assert.Equal(t, `{"first":1}`+"\n"+`{"jsonrpc":"2.0","result":{"t":"second"},"id":2}`+"\n"+`{"third":3}`+"\n"+`{"fourth":4}`+"\n", <-read)
+	})
 }
 
 // Enqueue never writes in its caller's goroutine: with the output blocked,

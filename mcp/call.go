@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/scan"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/service"
 )
@@ -69,14 +70,36 @@ func (c ImageContent) appendContent(dst []byte) []byte {
 // holds; a longer one is shortened as codec.Shorten does.
 const MaxErrorText = 4 << 10
 
-// callMembers are the members of tools/call's params that call reads.
-var callMembers = [4]string{"name", "arguments", "inputResponses", "requestState"}
+// callMembers returns the members of tools/call's params that call reads
+// (name, arguments, inputResponses, requestState), nil when absent, the
+// last of a name given twice: params are an object from a message the
+// connection has checked, walked once without checking its values again
+// (scan.Skip), which may be long.
+func callMembers(params []byte) (m [4][]byte) {
+	mem := scan.ObjectMembers(params, 0)
+	for {
+		key, at, done, st := mem.Next()
+		if done || st != scan.OK {
+			return m
+		}
+		mem.End = scan.Skip(params, at)
+		switch string(key) {
+		case "name":
+			m[0] = params[at:mem.End]
+		case "arguments":
+			m[1] = params[at:mem.End]
+		case "inputResponses":
+			m[2] = params[at:mem.End]
+		case "requestState":
+			m[3] = params[at:mem.End]
+		}
+	}
+}
 
 // call answers tools/call.
 func (s *Server) call(ctx context.Context, r revision, req *rpc.Request) (any, error) {
-	var members [4][]byte // name, arguments, inputResponses, requestState: one scan of what may be a large object
-	codec.Members(req.Params, callMembers[:], members[:])
-	v := members[0]
+	members := callMembers(req.Params)
+	v, args := members[0], members[1]
 	if v == nil {
 		return nil, invalid(&service.FieldError{Field: "name", Rule: "required", Message: "name is required"})
 	}
@@ -84,7 +107,6 @@ func (s *Server) call(ctx context.Context, r revision, req *rpc.Request) (any, e
 	if !ok {
 		return nil, invalid(&service.FieldError{Field: "name", Rule: "type", Param: "string", Message: "name must be a string"})
 	}
-	args := json.RawMessage(members[1])
 	if args != nil && args[0] != '{' {
 		return nil, invalid(&service.FieldError{Field: "arguments", Rule: "type", Param: "object", Message: "arguments must be an object"})
 	}
@@ -175,14 +197,13 @@ func (s *Server) success(r revision, t *tool, res any) (any, error) {
 	case ToolResult:
 		tr = &v
 	case string:
-		return textResult{s, r, v}, nil
+		return s.textResult(r, v), nil
 	}
 	if tr != nil {
 		return s.toolResult(r, tr)
 	}
-	b := append(s.open(r), `"content":[`...)
 	if !t.hasResult {
-		return s.close(r, append(b, ']')), nil
+		return s.close(r, append(s.open(r), `"content":[]`...)), nil
 	}
 	// The result's JSON, encoded once in a pooled buffer, then written
 	// into its text block (escaped) and as the structured content.
@@ -197,29 +218,26 @@ func (s *Server) success(r revision, t *tool, res any) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mcp: the result of tool %s cannot be encoded: %w", t.name, err)
 	}
-	b = appendText(b, raw)
-	b = append(b, ']')
-	if t.structured && r.level >= 2 {
-		b = append(b, `,"structuredContent":`...)
-		b = append(b, raw...)
+	if !t.structured || r.level < 2 {
+		return s.textResult(r, string(raw)), nil // its text block alone
 	}
+	b := append(s.open(r), `"content":[`...)
+	b = appendText(b, raw)
+	b = append(b, `],"structuredContent":`...)
+	b = append(b, raw...)
 	return s.close(r, b), nil
 }
 
-// textResult is the result of a tool that returned a string: it is
-// written straight into the response (codec.Appender), so that a long
-// text is neither built apart nor copied again.
-type textResult struct {
-	s    *Server
-	r    revision
-	text string
-}
-
-// AppendJSON appends the result: one text block.
-func (t textResult) AppendJSON(dst []byte) ([]byte, error) {
-	dst = append(t.s.openTo(dst, t.r), `"content":[`...)
-	dst = TextContent{t.text}.appendContent(dst)
-	return t.s.close(t.r, append(dst, ']')), nil
+// textResult is the result of a tool that returned a string: one text
+// block, written straight into the response (codec.StringIn), so that a
+// long text is neither built apart nor copied again, nor scanned once
+// written.
+func (s *Server) textResult(r revision, text string) codec.StringIn {
+	m := 0
+	if r.modern {
+		m = 1
+	}
+	return s.text[m].WithText(text)
 }
 
 // scratchBuffers hold results' JSON while their envelope is built; one of

@@ -77,7 +77,7 @@ type completeParams struct {
 // arguments are: members named exactly, none twice, each of its type;
 // members it does not know are ignored (later revisions may add some).
 var decodeComplete = func() func([]byte) (reflect.Value, *bind.Error) {
-	dec, err := bind.Params([]reflect.Type{reflect.TypeFor[completeParams]()}, false, true)
+	dec, err := bind.Params([]reflect.Type{reflect.TypeFor[completeParams]()}, false, true, false)
 	if err != nil {
 		panic(err)
 	}

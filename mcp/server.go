@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/toolrpc/toolrpc/codec"
 	"github.com/toolrpc/toolrpc/middleware"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/service"
@@ -66,7 +67,8 @@ type Options struct {
 
 	// Service configures how the values' methods are served: their names
 	// (Names), their validation, unknown members. Its Logger gets the
-	// registration's warnings.
+	// registration's warnings. KeepMeta is always set: a "_meta" member
+	// of a tool's arguments is an argument like any other.
 	Service service.Options
 
 	// InvalidParamsAsErrors answers a tools/call whose arguments fail
@@ -103,6 +105,9 @@ type Server struct {
 	pageSize int
 	info     [2][]byte // serverInfo: before 2025-06-18, and since (title)
 	listTail []byte    // the members every modern list ends with, a comma first
+	// text is a result that is one text block, its text to be set:
+	// legacy, modern.
+	text [2]codec.StringIn
 
 	cat  atomic.Pointer[catalog] // the tools, replaced whole on a change
 	feat features                // the resources, prompts and completion
@@ -149,6 +154,14 @@ func New(opts *Options) *Server {
 		scope = "private"
 	}
 	s.listTail = fmt.Appendf(nil, `,"ttlMs":%d,"cacheScope":%q`, s.opts.ListTTL.Milliseconds(), scope)
+	for m, name := range []string{LatestLegacy, Latest} {
+		r, _ := revisionOf(name)
+		open := append(s.openTo(nil, r), `"content":[{"type":"text","text":`...)
+		var err error
+		if s.text[m], err = codec.NewStringIn(string(open), "", string(s.close(r, []byte("}]")))); err != nil {
+			panic(err) // the server's own JSON
+		}
+	}
 	return s
 }
 
@@ -193,8 +206,12 @@ func mustJSON(v any) []byte {
 // Register fails, and adds no tool, if any of them is not met.
 func (s *Server) Register(namespace string, value any) error {
 	// Each value gets a Service of its own: one that fails adds nothing,
-	// and none is changed while it serves.
-	svc := service.New(&s.opts.Service)
+	// and none is changed while it serves. Its params are a tool's
+	// arguments, whose "_meta" is an argument like any other: the
+	// protocol's _meta is that of the params of tools/call.
+	o := s.opts.Service
+	o.KeepMeta = true
+	svc := service.New(&o)
 	if err := svc.Register(namespace, value); err != nil {
 		return fmt.Errorf("mcp: %w", err)
 	}

@@ -134,7 +134,7 @@ func (c *session) Handle(ctx context.Context, req *rpc.Request) (any, error) {
 		}
 		return c.initialize(ctx, req)
 	}
-	r, err := c.revision(req)
+	r, level, err := c.revision(req)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +171,7 @@ func (c *session) Handle(ctx context.Context, req *rpc.Request) (any, error) {
 	if c.stream != nil { // a legacy HTTP session's: CloseStream finds it
 		ctx = context.WithValue(ctx, sessionKey{}, c)
 	}
-	return c.s.call(withLogLevel(ctx, c.logLevelOf(r, req)), r, req)
+	return c.s.call(withLogLevel(ctx, c.logLevelOf(r, level)), r, req)
 }
 
 // errInitializeInBatch refuses an initialize that came in a batch: "The
@@ -189,11 +189,12 @@ func batchRefused(r revision) error {
 }
 
 // logLevelOf is the index in logLevels of the least severe level of log
-// messages req's client wants, -1 for none: a modern request's _meta
-// logLevel, a legacy session's logging/setLevel.
-func (c *session) logLevelOf(r revision, req *rpc.Request) int {
+// messages the client wants, -1 for none: a modern request's _meta
+// logLevel (raw, as revision found it), a legacy session's
+// logging/setLevel.
+func (c *session) logLevelOf(r revision, raw []byte) int {
 	if r.modern {
-		level, ok := stringValue(codec.Member(req.Meta, metaLogLevel))
+		level, ok := stringValue(raw)
 		if !ok {
 			return -1
 		}
@@ -214,40 +215,47 @@ func invalid(problems ...*service.FieldError) error {
 }
 
 // revision returns the revision req is served by: the one its _meta names,
-// else the one its connection negotiated. ping alone needs neither.
-func (c *session) revision(req *rpc.Request) (revision, error) {
-	v := codec.Member(req.Meta, metaVersion)
+// else the one its connection negotiated (ping alone needs neither); and
+// the raw logLevel of its _meta, if any.
+func (c *session) revision(req *rpc.Request) (r revision, logLevel []byte, err error) {
+	var meta [len(metaKeys)][]byte // one scan of _meta for all it is checked for
+	codec.Members(req.Meta, metaKeys[:], meta[:])
+	v := meta[0]
 	if v == nil {
 		c.mu.Lock()
 		name := c.negotiated
 		c.mu.Unlock()
 		if name == "" {
 			if req.Method == methodPing {
-				return revision{LatestLegacy, false, 2, false}, nil
+				return revision{LatestLegacy, false, 2, false}, nil, nil
 			}
-			return revision{}, invalid(&service.FieldError{Field: metaField(metaVersion), Rule: "required",
+			return revision{}, nil, invalid(&service.FieldError{Field: metaField(metaVersion), Rule: "required",
 				Message: "the request names no protocol version, and no initialize came before it"})
 		}
-		r, _ := revisionOf(name)
-		return r, nil
+		r, _ = revisionOf(name)
+		return r, nil, nil
 	}
 	name, ok := stringValue(v)
 	if !ok {
-		return revision{}, invalid(&service.FieldError{Field: metaField(metaVersion), Rule: "type", Param: "string",
+		return revision{}, nil, invalid(&service.FieldError{Field: metaField(metaVersion), Rule: "type", Param: "string",
 			Message: "the protocol version must be a string"})
 	}
-	r, ok := revisionOf(string(name))
+	r, ok = revisionOf(string(name))
 	if !ok {
-		return revision{}, rpc.NewError(UnsupportedProtocolVersion, "Unsupported protocol version").
+		return revision{}, nil, rpc.NewError(UnsupportedProtocolVersion, "Unsupported protocol version").
 			WithData(unsupported{Supported: versions, Requested: codec.Echo(name)})
 	}
 	if r.modern {
-		if err := checkMeta(req.Meta); err != nil {
-			return revision{}, err
+		if err = checkMeta(meta[1], meta[2], meta[3]); err != nil {
+			return revision{}, nil, err
 		}
 	}
-	return r, nil
+	return r, meta[3], nil
 }
+
+// metaKeys are the members of _meta a request's revision is checked by:
+// its version, then those checkMeta checks.
+var metaKeys = [...]string{metaVersion, metaCapabilities, metaClientInfo, metaLogLevel}
 
 // unsupported is the data of an UnsupportedProtocolVersion error.
 type unsupported struct {
@@ -259,11 +267,11 @@ type unsupported struct {
 var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
 // checkMeta checks the per-request fields of a modern request's _meta
-// beside its version: clientCapabilities (required), clientInfo and
-// logLevel.
-func checkMeta(meta json.RawMessage) error {
+// beside its version, given their values (nil when absent):
+// clientCapabilities (required), clientInfo and logLevel.
+func checkMeta(caps, info, lv []byte) error {
 	var problems []*service.FieldError
-	switch caps := codec.Member(meta, metaCapabilities); {
+	switch {
 	case caps == nil:
 		problems = append(problems, &service.FieldError{Field: metaField(metaCapabilities), Rule: "required",
 			Message: "the client's capabilities are required"})
@@ -271,11 +279,11 @@ func checkMeta(meta json.RawMessage) error {
 		problems = append(problems, &service.FieldError{Field: metaField(metaCapabilities), Rule: "type", Param: "object",
 			Message: "the client's capabilities must be an object"})
 	}
-	if info := codec.Member(meta, metaClientInfo); info != nil && !isImplementation(info) {
+	if info != nil && !isImplementation(info) {
 		problems = append(problems, &service.FieldError{Field: metaField(metaClientInfo), Rule: "type", Param: "Implementation",
 			Message: "the client's info must be an object with a string name and version"})
 	}
-	if lv := codec.Member(meta, metaLogLevel); lv != nil {
+	if lv != nil {
 		if level, ok := stringValue(lv); !ok || !slices.Contains(logLevels, string(level)) {
 			problems = append(problems, &service.FieldError{Field: metaField(metaLogLevel), Rule: "oneof",
 				Param: "debug info notice warning error critical alert emergency", Message: "the log level must be one of the protocol's"})

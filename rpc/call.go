@@ -140,6 +140,20 @@ func (s *core) run(in *inbound) {
 		in.out.replyString(in.req.ID, str)
 		return
 	}
+	if v, ok := result.(codec.StringIn); ok && err == nil && how == stateRunning && in.batch == nil && len(v.Text()) >= streamSize {
+		// A result around a long string is written in pieces if the
+		// output is free; else made whole, to wait its turn.
+		in.cancel(nil)
+		s.forget(in)
+		if !in.out.replyStringIn(in.req.ID, v) {
+			buf := getBuffer()
+			line := s.responseLine((*buf)[:0], in, v, nil)
+			in.out.reply(line)
+			*buf = line
+			putBuffer(buf)
+		}
+		return
+	}
 	var line []byte
 	var buf *[]byte
 	switch how {

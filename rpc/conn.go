@@ -311,6 +311,14 @@ func (c *Conn) reply(line []byte) { c.write(line) }
 
 func (c *Conn) replyString(id []byte, s string) { _ = c.wrote(codec.WriteStringResponse(c.w, id, s)) }
 
+func (c *Conn) replyStringIn(id []byte, v codec.StringIn) bool {
+	ok, err := codec.WriteStringInResponse(c.w, id, v)
+	if ok {
+		_ = c.wrote(err)
+	}
+	return ok
+}
+
 func (c *Conn) logger() *slog.Logger { return c.log }
 
 func (c *Conn) inputEnded() <-chan struct{} { return c.inputDone }

@@ -62,6 +62,11 @@ type replier interface {
 	// replyString writes the response to id whose result is the string s,
 	// which may be long, without copying it whole.
 	replyString(id []byte, s string)
+	// replyStringIn writes the response to id whose result is v, whose
+	// text may be long, without copying it whole, unless lines wait to be
+	// written before it: then it reports false, having written nothing,
+	// and the caller writes the line made whole with reply.
+	replyStringIn(id []byte, v codec.StringIn) bool
 	// notify writes a notification line (no '\n') of a call, waiting for
 	// room no longer than ctx and never writing in the calling goroutine.
 	notify(ctx context.Context, line []byte) error

@@ -37,6 +37,8 @@ func (o *frameOut) replyString(id []byte, s string) {
 	o.reply(line)
 }
 
+func (o *frameOut) replyStringIn([]byte, codec.StringIn) bool { return false }
+
 func (o *frameOut) notify(_ context.Context, line []byte) error {
 	o.reply(line)
 	return nil

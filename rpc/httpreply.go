@@ -62,6 +62,9 @@ func (o *httpReply) replyString(id []byte, s string) {
 	o.reply(line)
 }
 
+// replyStringIn leaves the line to be made whole: a response's body is.
+func (o *httpReply) replyStringIn([]byte, codec.StringIn) bool { return false }
+
 func (o *httpReply) notify(ctx context.Context, line []byte) error {
 	if in := callFrom(ctx); in != nil && in.req.ID == nil {
 		// A notification's: it has no response to precede, and a frame

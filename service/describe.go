@@ -281,7 +281,7 @@ func (s *Service) takesNull(p param) (ok bool) {
 			ok = false
 		}
 	}()
-	dec, err := bind.Params([]reflect.Type{derefType(p)}, true, s.allowUnknown)
+	dec, err := bind.Params([]reflect.Type{derefType(p)}, true, s.allowUnknown, false)
 	if err != nil {
 		return false
 	}

@@ -93,7 +93,7 @@ type discovery struct {
 
 // discoverCall answers rpc.discover with params.
 func (s *Service) discoverCall(ctx context.Context, params json.RawMessage) (any, error) {
-	none, err := bind.Params(nil, false, false)
+	none, err := bind.Params(nil, false, false, false)
 	if err != nil {
 		return nil, err
 	}

@@ -29,6 +29,11 @@ type Options struct {
 	// AllowUnknownFields ignores params members that match no field,
 	// instead of answering InvalidParams.
 	AllowUnknownFields bool
+	// KeepMeta makes a "_meta" member of named params a member like any
+	// other (bound to a field or key of that name, or refused as unknown),
+	// not the protocol's metadata: for params that are not a request's own
+	// but carried in one, as an MCP tool's arguments are.
+	KeepMeta bool
 	// SkipUnservable skips, with a warning logged, an exported method whose
 	// shape cannot be served, instead of failing its registration.
 	SkipUnservable bool
@@ -49,6 +54,7 @@ type Service struct {
 	validate     validation
 	customValid  bool // the validator was supplied: validate every struct
 	allowUnknown bool
+	keepMeta     bool
 	skip         bool
 	log          *slog.Logger
 	schemas      *schema.Generator
@@ -65,6 +71,7 @@ func New(opts *Options) *Service {
 	s := &Service{
 		names:        o.Names,
 		allowUnknown: o.AllowUnknownFields,
+		keepMeta:     o.KeepMeta,
 		skip:         o.SkipUnservable,
 		log:          o.Logger,
 		methods:      map[string]*method{},
@@ -111,7 +118,7 @@ func New(opts *Options) *Service {
 //
 // A refusal is an InvalidParams error whose data lists each problem (see
 // FieldError). A "_meta" member of named params is the protocol's metadata,
-// never bound (rpc.Request.Meta holds it). Params that are structs, or
+// never bound (rpc.Request.Meta holds it), unless Options.KeepMeta. Params that are structs, or
 // slices of structs, are then validated by their validate tags.
 //
 // Register also computes, once, each method's description: the JSON

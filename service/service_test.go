@@ -288,6 +288,27 @@ func TestAllowUnknownFields(t *testing.T) {
 		<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"a","rule":"duplicate","message":"member \"a\" given more than once"}]},"id":2}`, nil)
 }
 
+// With KeepMeta, a "_meta" member of named params is a member like any
+// other: refused as unknown by a struct and by a method without params,
+// a key for a map, there as it came for a json.RawMessage; allowed by
+// AllowUnknownFields. Without it, _meta is skipped (TestMethodShapes).
+func TestKeepMeta(t *testing.T) {
+	wiretest.Serve(t, newShapes(t, &service.Options{KeepMeta: true}), `
+		--> {"jsonrpc":"2.0","method":"add","params":{"a":1,"b":2,"_meta":{}},"id":1}
+		<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"_meta","rule":"unknown","message":"unknown field \"_meta\""}]},"id":1}
+		--> {"jsonrpc":"2.0","method":"nothing","params":{"_meta":{}},"id":2}
+		<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"","rule":"count","param":"0","message":"the method takes no params"}]},"id":2}
+		--> {"jsonrpc":"2.0","method":"count","params":{"x":1,"_meta":2},"id":3}
+		<-- {"jsonrpc":"2.0","result":2,"id":3}
+		--> {"jsonrpc":"2.0","method":"raw","params":{"_meta":{"k":1}},"id":4}
+		<-- {"jsonrpc":"2.0","result":{"_meta":{"k":1}},"id":4}
+		--> {"jsonrpc":"2.0","method":"nothing","params":{},"id":5}
+		<-- {"jsonrpc":"2.0","result":null,"id":5}`, nil)
+	wiretest.Serve(t, newShapes(t, &service.Options{KeepMeta: true, AllowUnknownFields: true}), `
+		--> {"jsonrpc":"2.0","method":"add","params":{"a":1,"b":2,"_meta":{}},"id":1}
+		<-- {"jsonrpc":"2.0","result":3,"id":1}`, nil)
+}
+
 type Shouter struct{}
 
 type ShoutParams struct {

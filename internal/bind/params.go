@@ -29,9 +29,9 @@ import (
 //     per field; anything else decodes as T.
 //
 // The "_meta" member of params that are an object is the protocol's
-// metadata, never decoded. A member that matches no field is an error
-// unless allowUnknown.
-func Params(ts []reflect.Type, spread, allowUnknown bool) (func(params []byte) (reflect.Value, *Error), error) {
+// metadata, never decoded, unless keepMeta: then it is a member like any
+// other. A member that matches no field is an error unless allowUnknown.
+func Params(ts []reflect.Type, spread, allowUnknown, keepMeta bool) (func(params []byte) (reflect.Value, *Error), error) {
 	bd := binder{cache: map[reflect.Type]*decodeFunc{}}
 	decs := make([]decodeFunc, len(ts))
 	for j, t := range ts {
@@ -42,6 +42,8 @@ func Params(ts []reflect.Type, spread, allowUnknown bool) (func(params []byte) (
 		decs[j] = dec
 	}
 	switch {
+	case len(ts) == 0 && keepMeta:
+		return noArguments, nil
 	case len(ts) == 0:
 		return noParams, nil
 	case spread:
@@ -64,7 +66,7 @@ func Params(ts []reflect.Type, spread, allowUnknown bool) (func(params []byte) (
 		if i == len(params) {
 			return v, nil
 		}
-		d := decodeState{allowUnknown: allowUnknown, skipMeta: params[i] == '{'}
+		d := decodeState{allowUnknown: allowUnknown, skipMeta: params[i] == '{' && !keepMeta}
 		dec := dec
 		if params[i] == '[' {
 			dec = byPosition
@@ -114,23 +116,29 @@ func spreadParams(ts []reflect.Type, decs []decodeFunc, allowUnknown bool) func(
 
 // noParams checks the params of a method that takes none: absent, [] or
 // {} (or {} with only "_meta").
-func noParams(params []byte) (reflect.Value, *Error) {
+func noParams(params []byte) (reflect.Value, *Error) { return checkEmpty(params, false) }
+
+// noArguments is noParams with keepMeta: {} with "_meta" is not empty.
+func noArguments(params []byte) (reflect.Value, *Error) { return checkEmpty(params, true) }
+
+func checkEmpty(params []byte, keepMeta bool) (reflect.Value, *Error) {
 	i := scan.SkipSpace(params, 0)
-	if i < len(params) && !emptyParams(params[i:]) {
+	if i < len(params) && !emptyParams(params[i:], keepMeta) {
 		return reflect.Value{}, &Error{Rule: "count", Param: "0", Message: "the method takes no params"}
 	}
 	return reflect.Value{}, nil
 }
 
-// emptyParams reports whether params are [] or {} (or {} with only _meta).
-func emptyParams(b []byte) bool {
+// emptyParams reports whether params are [] or {} (or {} with only _meta,
+// unless keepMeta).
+func emptyParams(b []byte, keepMeta bool) bool {
 	if b[0] == '[' {
 		i := scan.SkipSpace(b, 1)
 		return i < len(b) && b[i] == ']'
 	}
 	empty := true
 	_, fe := eachMember(b, 0, func(key []byte, at int) (int, *Error) {
-		if string(key) != "_meta" {
+		if keepMeta || string(key) != "_meta" {
 			empty = false
 		}
 		return rawEnd(b, at)

@@ -5,6 +5,7 @@
 package scan
 
 import (
+	"bytes"
 	"encoding/binary"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -155,6 +156,77 @@ func plainString8(x uint64) bool {
 	bs := x ^ '\\'*lsb
 	bs = (bs - lsb) &^ bs // a byte == '\\'
 	return (ctl|q|bs|x)&msb == 0
+}
+
+// Skip returns the index past the JSON value at b[i] (after any white
+// space), which must be valid, as the values of a message the codec has
+// decoded are: it checks nothing, and finds the end of a string with
+// bytes.IndexByte, so that a long string costs a search for its closing
+// quote. Given text that is not valid JSON it returns some index from i
+// to len(b).
+func Skip(b []byte, i int) int {
+	i = SkipSpace(b, i)
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+	default: // a number or a literal
+		for i < len(b) && !IsSpace(b[i]) && b[i] != ',' && b[i] != '}' && b[i] != ']' {
+			i++
+		}
+		return i
+	}
+	depth := 0
+	for i < len(b) {
+		switch b[i] {
+		case '"':
+			i = skipString(b, i)
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth == 0 {
+				return i + 1
+			}
+		}
+		i++
+	}
+	return i
+}
+
+// skipString returns the index past the string at b[i] == '"', or len(b).
+func skipString(b []byte, i int) int {
+	start := i
+	for i++; ; i++ {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return len(b)
+		}
+		i += j
+		n := 0 // the backslashes before it: an odd number escapes it
+		for i-1-n > start && b[i-1-n] == '\\' {
+			n++
+		}
+		if n%2 == 0 {
+			return i + 1
+		}
+	}
+}
+
+// PlainPrefix returns the index of the first byte of s at or after i that
+// may need a closer look inside a JSON string (as plainString8 says), or an
+// index a little before it: it skips 8 bytes at a time, and stops short of
+// the last 7 bytes of s. Every byte it skips is printable ASCII other than
+// '"' and '\\', written as it is in a JSON string.
+func PlainPrefix(s string, i int) int {
+	for i+8 <= len(s) && plainString8(uint64(s[i])|uint64(s[i+1])<<8|uint64(s[i+2])<<16|uint64(s[i+3])<<24|
+		uint64(s[i+4])<<32|uint64(s[i+5])<<40|uint64(s[i+6])<<48|uint64(s[i+7])<<56) {
+		i += 8
+	}
+	return i
 }
 
 // String scans the JSON string that starts at b[i] == '"' and returns the

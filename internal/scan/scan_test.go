@@ -84,6 +84,32 @@ func TestPlainString8(t *testing.T) {
 	}
 }
 
+func TestPlainPrefix(t *testing.T) {
+	plain := func(c byte) bool { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\' }
+	for _, c := range []byte{'"', '\\', 0, 0x1f, 0x80, 0xff} {
+		for n := range 20 {
+			for pos := range n + 1 {
+				b := []byte(strings.Repeat("a", n))
+				if pos < n {
+					b[pos] = c
+				}
+				for from := range n + 1 {
+					got := PlainPrefix(string(b), from)
+					// Nothing it skips needs a look, it skips whole words
+					// only, and it stops only at a special byte or near the end.
+					assert.True(t, from <= got && got <= n && (got-from)%8 == 0, "%q from %d: %d", b, from, got)
+					for i := from; i < got; i++ {
+						assert.True(t, plain(b[i]), "%q from %d: skipped %#x at %d", b, from, b[i], i)
+					}
+					if got+8 <= n {
+						assert.Less(t, pos, got+8, "%q from %d: stopped at %d before a plain word", b, from, got)
+					}
+				}
+			}
+		}
+	}
+}
+
 func FuzzScanValue(f *testing.F) {
 	for _, c := range scanCases {
 		f.Add([]byte(c))
@@ -97,7 +123,48 @@ func FuzzScanValue(f *testing.F) {
 		if want := jsonref.Valid(b); want != (got == OK) {
 			t.Fatalf("Value(%q) = %v, reference says valid=%v", b, got, want)
 		}
+		checkSkip(t, b)
 	})
+}
+
+// checkSkip checks Skip against Value on b: the same end on a valid
+// value, and on each member of a valid object; an index in range, and no
+// panic, from every place, whatever b holds.
+func checkSkip(t *testing.T, b []byte) {
+	t.Helper()
+	for i := range len(b) + 1 {
+		if got := Skip(b, i); got < i || got > len(b) {
+			t.Fatalf("Skip(%q, %d) = %d, out of range", b, i, got)
+		}
+	}
+	if scanAll(b, Unlimited) != OK {
+		return
+	}
+	end, _ := Value(b, 0, 0, Unlimited)
+	if got := Skip(b, 0); got != end {
+		t.Fatalf("Skip(%q, 0) = %d, Value ends at %d", b, got, end)
+	}
+	if i := SkipSpace(b, 0); b[i] == '{' {
+		for mem := ObjectMembers(b, i); ; {
+			_, at, done, st := mem.Next()
+			if done || st != OK {
+				return
+			}
+			end, _ := Value(b, at, 0, Unlimited)
+			if mem.End = Skip(b, at); mem.End != end {
+				t.Fatalf("Skip(%q, %d) = %d, Value ends at %d", b, at, mem.End, end)
+			}
+		}
+	}
+}
+
+func TestSkip(t *testing.T) {
+	for _, c := range scanCases {
+		checkSkip(t, []byte(c))
+	}
+	for _, c := range []string{`"\\\""`, `["\\",{"a":"]}\"}"}]`, `{"a":"x","b":[1,{"c":"\\\\"}],"d":true} `, `[[]`, `"`, `"\`, `\"`} {
+		checkSkip(t, []byte(c))
+	}
 }
 
 func TestUnquoteMatchesEncodingJSON(t *testing.T) {
