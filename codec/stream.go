@@ -49,7 +49,7 @@ func WriteStringInResponse(w *Writer, id []byte, v StringIn) (bool, error) {
 		return false, nil
 	}
 	if w.writing {
-		w.next, w.nextLen = true, len(`{"jsonrpc":"2.0","result":"","id":}`)+len(v.before)+len(v.text)+len(v.after)+len(id)
+		w.next, w.nextLen = true, w.framedLen(len(`{"jsonrpc":"2.0","result":"","id":}`)+len(v.before)+len(v.text)+len(v.after)+len(id))
 		for w.writing && w.err == nil && !w.closing {
 			w.drained.Wait()
 		}
