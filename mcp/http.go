@@ -42,10 +42,14 @@ type HTTPOptions struct {
 	// SessionConcurrency is the most requests of one legacy session
 	// served at once, so that one session leaves room for the others;
 	// those past it wait (bodies held) for one of the session's to end,
-	// or for the session's end. Default: half of RPC.Concurrency, at
-	// least 1. A request past either bound waits whether its client
-	// stays or not, and a notifications/cancelled reaches it only once
-	// it runs; notifications and responses never wait.
+	// or for the session's end; at most SessionConcurrency of them wait,
+	// a request past that is answered 503 (ServerBusy, Retry-After) at
+	// once. Default: half of RPC.Concurrency, at least 1; at most
+	// RPC.Concurrency. A batch's calls count one each, the batch taking
+	// SessionConcurrency slots of RPC.Concurrency. A request past either
+	// bound waits whether its client stays or not, and a
+	// notifications/cancelled reaches it only once it runs; notifications
+	// and responses never wait.
 	SessionConcurrency int
 	// MaxSessions is the most legacy sessions kept at once. An initialize
 	// past it, once the sessions idle past SessionIdle are ended, is
@@ -110,6 +114,7 @@ type HTTPHandler struct {
 	modern     rpc.Handler      // the protocol's handler of every stateless request (2026-07-28)
 	slots      chan struct{}    // a token per request under way, stateless or of a session: RPC.Concurrency
 	perSession int              // SessionConcurrency
+	batchSlots chan struct{}    // held by a batch taking its slots (capacity 1)
 
 	mu       sync.Mutex
 	sessions map[string]*httpSession
@@ -159,7 +164,8 @@ func (s *Server) NewHTTPHandler(ctx context.Context, opts *HTTPOptions) *HTTPHan
 	h.gate = rpc.NewHTTPHandler(ctx, nil, &h.opts)
 	h.modern = s.Handler()
 	h.slots = make(chan struct{}, positiveOr(o.RPC.Concurrency, rpc.DefaultConcurrency))
-	h.perSession = positiveOr(o.SessionConcurrency, max(1, cap(h.slots)/2))
+	h.perSession = min(positiveOr(o.SessionConcurrency, max(1, cap(h.slots)/2)), cap(h.slots))
+	h.batchSlots = make(chan struct{}, 1)
 	h.requests = map[*rpc.HTTPHandler]struct{}{}
 	return h
 }
@@ -524,7 +530,9 @@ func (h *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request, body []
 	c := &session{s: h.s, logLevel: -1}
 	ss := &httpSession{streams: newStreams(h, c), slots: make(chan struct{}, h.perSession)}
 	c.stream = ss.streams
-	ss.h = rpc.NewHTTPHandler(h.ctx, h.s.handlerFor(c), &h.opts)
+	so := h.opts
+	so.Concurrency = h.perSession // a batch's calls too
+	ss.h = rpc.NewHTTPHandler(h.ctx, h.s.handlerFor(c), &so)
 	opened := false
 	h.serve(ss.h, w, r, body, func(first []byte) {
 		if !isResult(first) {

@@ -79,6 +79,7 @@ type streams struct {
 	byID    map[string]*postWriter  // the POSTs under way, by request id
 	server  *eventStream            // the server stream (GET), once needed
 	bytes   int                     // held by all streams
+	queued  int                     // requests and batches running or waiting for a slot
 	closed  bool
 	ctx     context.Context // the POSTs' calls are served on: cancelled when the session ends
 	cancel  context.CancelFunc
@@ -638,32 +639,58 @@ func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *ht
 		return
 	}
 	isRequest := env.id != nil && env.method != nil // a response has an id too
+	// A request (or a batch) waits for a slot of the session's, then
+	// those of the handler's (SessionConcurrency, RPC.Concurrency), or
+	// the session's end (its closed handler then refuses it); at most
+	// SessionConcurrency wait, with a goroutine each whether their
+	// client stays or not: past that, 503.
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	batch := !isRequest && len(trimmed) > 0 && trimmed[0] == '['
+	request := isRequest || batch
+	if request && sts.queued >= 2*cap(ss.slots) {
+		sts.mu.Unlock()
+		release()
+		h.release(ss)
+		busy(w, env.id)
+		return
+	}
 	if isRequest {
 		p.id = string(env.id)
 		if sts.byID[p.id] == nil {
 			sts.byID[p.id] = p
 		}
 	}
+	if request {
+		sts.queued++
+	}
 	sts.serving.Add(1)
 	sts.mu.Unlock()
-	// A request (or a batch) waits for a slot of the session's, then one
-	// of the handler's (SessionConcurrency, RPC.Concurrency), or the
-	// session's end (its closed handler then refuses it).
-	trimmed := bytes.TrimLeft(body, " \t\r\n")
-	request := isRequest || (len(trimmed) > 0 && trimmed[0] == '[')
 	go func() {
 		defer sts.serving.Done()
 		defer h.release(ss)
 		defer release()
 		if request {
+			defer func() {
+				sts.mu.Lock()
+				sts.queued--
+				sts.mu.Unlock()
+			}()
 			select {
 			case ss.slots <- struct{}{}:
 				defer func() { <-ss.slots }()
-				select {
-				case h.slots <- struct{}{}:
-					defer func() { <-h.slots }()
-				case <-sts.done:
+				// A batch runs up to SessionConcurrency calls at once
+				// (its session's handler's bound): it takes as many of
+				// the handler's slots, one batch at a time.
+				n := 1
+				if batch {
+					n = cap(ss.slots)
 				}
+				taken := h.takeSlots(n, sts.done)
+				defer func() {
+					for range taken {
+						<-h.slots
+					}
+				}()
 			case <-sts.done:
 			}
 		}
@@ -701,4 +728,35 @@ func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *ht
 	sts.mu.Unlock()
 	startHeader(w)
 	sts.pump(r.Context(), w, st, c)
+}
+
+// takeSlots takes n of the handler's slots (RPC.Concurrency), or fewer
+// when done is closed first, and returns how many it took. Batches, which
+// take more than one, take theirs one at a time: two never hold each a
+// part of what the other waits for.
+func (h *HTTPHandler) takeSlots(n int, done <-chan struct{}) int {
+	if n > 1 {
+		select {
+		case h.batchSlots <- struct{}{}:
+			defer func() { <-h.batchSlots }()
+		case <-done:
+			return 0
+		}
+	}
+	for i := range n {
+		select {
+		case h.slots <- struct{}{}:
+		case <-done:
+			return i
+		}
+	}
+	return n
+}
+
+// busy answers a request of a session that has too many waiting for a
+// slot: 503, ServerBusy answering id (nil: null), with a Retry-After.
+func busy(w http.ResponseWriter, id []byte) {
+	w.Header().Set("Retry-After", "1")
+	fail(w, http.StatusServiceUnavailable, id, rpc.NewError(codec.ServerBusy, "").
+		WithData(rpc.InvalidRequestData{Reason: "too many requests of the session are waiting: try again"}))
 }

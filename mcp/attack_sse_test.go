@@ -1,0 +1,152 @@
+package mcp_test
+
+import (
+	"context"
+	"net/http"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolrpc/toolrpc/internal/wiretest"
+	"github.com/toolrpc/toolrpc/mcp"
+	"github.com/toolrpc/toolrpc/middleware"
+	"github.com/toolrpc/toolrpc/rpc"
+)
+
+// lagging is a tool set for the attacks on event streams: slow reports a
+// progress step, counts itself in running, and waits for release or its
+// cancellation.
+type lagging struct {
+	release chan struct{}
+	running *atomic.Int32
+	most    *atomic.Int32 // the most calls running at once
+}
+
+func (l lagging) Slow(ctx context.Context) (string, error) {
+	n := l.running.Add(1)
+	defer l.running.Add(-1)
+	for {
+		m := l.most.Load()
+		if n <= m || l.most.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	if err := middleware.ReportProgress(ctx, 1, 2, ""); err != nil {
+		return "", err
+	}
+	select {
+	case <-l.release:
+		return "slow done", nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// newLaggingRig is a handler serving lagging, with a session of revision.
+func newLaggingRig(t *testing.T, opts *mcp.HTTPOptions, revision string) (*sseRig, lagging) {
+	s := mcp.New(&mcp.Options{Name: "lagging", Version: "1.0.0"})
+	l := lagging{release: make(chan struct{}), running: new(atomic.Int32), most: new(atomic.Int32)}
+	require.NoError(t, s.Register("", l))
+	if opts == nil {
+		opts = &mcp.HTTPOptions{}
+	}
+	opts.RPC.Logger = wiretest.Quiet()
+	h := s.NewHTTPHandler(context.Background(), opts)
+	r := &sseRig{t: t, s: s, h: h}
+	r.sid = r.initialize(revision)
+	return r, l
+}
+
+// initialize opens another session of revision on r's handler.
+func (r *sseRig) initialize(revision string) string {
+	rec := serveDirect(r.h, exchange{body: strings.Replace(initBody, "2025-11-25", revision, 1)})
+	require.Equal(r.t, 200, rec.Code, rec.Body.String())
+	return rec.Header().Get("Mcp-Session-Id")
+}
+
+// slowCall is a tools/call of slow with id, and a progress token.
+func slowCall(id int) string {
+	return `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":"t` + strconv.Itoa(id) + `"}}}`
+}
+
+// A batch (2025-03-26) is bound as its requests are: a session's calls
+// run at most SessionConcurrency at once, all sessions' at most
+// RPC.Concurrency, however they come.
+func TestAttackSSEBatchConcurrency(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, l := newLaggingRig(t, &mcp.HTTPOptions{SessionConcurrency: 1, RPC: rpcConcurrency(2)}, "2025-03-26")
+		defer r.h.Close()
+		batch := "[" + slowCall(1) + "," + slowCall(2) + "," + slowCall(3) + "]"
+		other := &sseRig{t: t, s: r.s, h: r.h, sid: r.initialize("2025-03-26")}
+		third := &sseRig{t: t, s: r.s, h: r.h, sid: r.initialize("2025-03-26")}
+		var dones []chan struct{}
+		for _, x := range []*sseRig{r, other, third} {
+			_, _, done := x.open(http.MethodPost, batch, nil)
+			dones = append(dones, done)
+		}
+		synctest.Wait()
+		assert.LessOrEqual(t, l.most.Load(), int32(2), "RPC.Concurrency: 2")
+		close(l.release)
+		for _, d := range dones {
+			<-d
+		}
+		assert.LessOrEqual(t, l.most.Load(), int32(2), "RPC.Concurrency: 2")
+	})
+}
+
+// A batch of one session runs its calls at most SessionConcurrency at
+// once.
+func TestAttackSSEBatchSessionConcurrency(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, l := newLaggingRig(t, &mcp.HTTPOptions{SessionConcurrency: 1, RPC: rpcConcurrency(4)}, "2025-03-26")
+		defer r.h.Close()
+		w, _, done := r.open(http.MethodPost, "["+slowCall(1)+","+slowCall(2)+","+slowCall(3)+"]", nil)
+		synctest.Wait()
+		assert.Equal(t, int32(1), l.most.Load(), "SessionConcurrency: 1")
+		close(l.release)
+		<-done
+		assert.Equal(t, int32(1), l.most.Load(), "SessionConcurrency: 1")
+		assert.Equal(t, 3, strings.Count(w.String(), "slow done"), w.String())
+	})
+}
+
+// A client that opens POSTs of slow tools and leaves each at once costs
+// a bounded amount: the requests waiting for a slot of their session are
+// bounded (SessionConcurrency), those past it answered 503 at once, not
+// held with a goroutine each.
+func TestAttackSSEDetachedWaiters(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, l := newLaggingRig(t, &mcp.HTTPOptions{SessionConcurrency: 2, RPC: rpcConcurrency(4)}, "2025-11-25")
+		defer r.h.Close()
+		before := runtime.NumGoroutine()
+		busy := 0
+		for i := range 2000 {
+			w, leave, done := r.open(http.MethodPost, slowCall(i), nil)
+			synctest.Wait()
+			if closed(done) {
+				require.Equal(t, 503, w.status, w.String())
+				assert.Equal(t, "1", w.Header().Get("Retry-After"))
+				assert.Equal(t, refusal(-32002, "Server busy", `{"reason":"too many requests of the session are waiting: try again"}`, strconv.Itoa(i)), w.String())
+				busy++
+			}
+			leave()
+			<-done
+		}
+		synctest.Wait()
+		assert.Equal(t, 2000-4, busy, "two running, two waiting, the others refused")
+		assert.Less(t, runtime.NumGoroutine()-before, 40, "a goroutine per request held")
+		assert.Equal(t, int32(2), l.running.Load())
+		close(l.release)
+		synctest.Wait()
+		assert.Equal(t, int32(0), l.running.Load())
+	})
+}
+
+// rpcConcurrency is rpc.Options of Concurrency n.
+func rpcConcurrency(n int) rpc.Options { return rpc.Options{Concurrency: n} }
