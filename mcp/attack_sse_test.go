@@ -150,3 +150,60 @@ func TestAttackSSEDetachedWaiters(t *testing.T) {
 
 // rpcConcurrency is rpc.Options of Concurrency n.
 func rpcConcurrency(n int) rpc.Options { return rpc.Options{Concurrency: n} }
+
+// What a client POSTs that is not a request never waits and runs nothing
+// past the bounds: a response that matches no request of the server's, a
+// tools/call sent as a notification (no id), a request whose id is not an
+// id. Each is answered at once: 202 with no body (2025-11-25: "the server
+// MUST return HTTP status code 202 Accepted with no body"), or an error.
+func TestAttackSSENotRequests(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, l := newLaggingRig(t, &mcp.HTTPOptions{SessionConcurrency: 1, RPC: rpcConcurrency(2)}, "2025-11-25")
+		defer r.h.Close()
+		for _, x := range []struct{ body, want string }{
+			{`{"jsonrpc":"2.0","id":1,"result":{}}`, ""},
+			{`{"jsonrpc":"2.0","id":"nobody","error":{"code":-1,"message":"x"}}`, ""},
+			{`{"jsonrpc":"2.0","id":null,"result":{}}`, ""},
+			{`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"slow"}}`, ""},
+		} {
+			for range 50 {
+				w, _, done := r.open(http.MethodPost, x.body, nil)
+				synctest.Wait()
+				require.True(t, closed(done), x.body)
+				assert.Equal(t, 202, w.status, x.body)
+				assert.Equal(t, x.want, w.String(), x.body)
+			}
+		}
+		synctest.Wait()
+		assert.Equal(t, int32(0), l.most.Load(), "a notification runs no tool")
+		close(l.release)
+	})
+}
+
+// The events a session holds for resumption are bounded in memory, not
+// in bytes of wire alone: a client that makes many small event streams
+// (a progress step each) holds no more than four times ReplayBytes of
+// memory, the streams' bookkeeping counted.
+func TestAttackSSEManySmallStreams(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, l := newLaggingRig(t, nil, "2025-11-25")
+		defer r.h.Close()
+		close(l.release) // slow returns at once, after its progress step
+		call := func(i int) {
+			rec := serveDirect(r.h, exchange{body: slowCall(i), header: map[string]string{"Mcp-Session-Id": r.sid}})
+			require.Contains(t, rec.Body.String(), "slow done")
+		}
+		call(0)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		for i := range 4000 {
+			call(i)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		t.Logf("held %d bytes; heap %d -> %d", mcp.HeldBytes(r.h, r.sid), before.HeapAlloc, after.HeapAlloc)
+		assert.LessOrEqual(t, mcp.HeldBytes(r.h, r.sid), 4*mcp.DefaultReplayBytes)
+		assert.Less(t, int64(after.HeapAlloc)-int64(before.HeapAlloc), int64(4*mcp.DefaultReplayBytes)*5/4, "memory held")
+	})
+}

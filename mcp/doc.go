@@ -161,7 +161,7 @@
 // that wrote it, if any. A stream is held as long as the session lives (a
 // write that succeeded may not have reached the client), within bounds
 // (HTTPOptions.ReplayBytes per stream, 32 KiB, four times that per
-// session; the oldest go first, never a POST's answer); a Last-Event-ID that
+// session, their bookkeeping counted; the oldest go first, never a POST's answer); a Last-Event-ID that
 // names no event held (malformed, another session's, a stream forgotten) is
 // answered 400, one whose following events are no longer held 410 Gone. A
 // tool may close its POST's connection before its answer with

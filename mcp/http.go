@@ -72,8 +72,10 @@ type HTTPOptions struct {
 	// ReplayBytes bounds the events a legacy session holds for its
 	// client's resumption (Last-Event-ID), as long as it lives (a write
 	// that succeeded may not have reached the client): ReplayBytes per
-	// stream, four times as much for all the session's streams together,
-	// so MaxSessions times that for the handler. Past it the
+	// stream, four times as much for all the session's streams together
+	// (counting what holding them costs beside their bytes, so that many
+	// small events or streams hold no more memory than a few large
+	// ones), so MaxSessions times that for the handler. Past it the
 	// oldest go first (the streams that are over, then the oldest events
 	// of the stream written to; never a stream's newest event: a POST's
 	// answer is kept), and a resumption after an event no longer held is

@@ -79,6 +79,7 @@ type streams struct {
 	byID    map[string]*postWriter  // the POSTs under way, by request id
 	server  *eventStream            // the server stream (GET), once needed
 	bytes   int                     // held by all streams
+	mem     int                     // bytes, with what holding them costs (eventCost, streamCost)
 	queued  int                     // requests and batches running or waiting for a slot
 	closed  bool
 	ctx     context.Context // the POSTs' calls are served on: cancelled when the session ends
@@ -125,8 +126,20 @@ func (ss *streams) serverStream() *eventStream {
 func (ss *streams) newStream() *eventStream {
 	st := &eventStream{no: ss.h.streamNo.Add(1)}
 	ss.held[st.no] = st
+	ss.mem += streamCost
 	return st
 }
+
+// What holding events costs beside their bytes, counted in the session's
+// bound (four times ReplayBytes), so that many small events or streams
+// hold no more memory than few large ones: an event's place in its
+// stream (an sseEvent, and half again for the slice's growth) and the
+// room its wire was made with; a stream's bookkeeping (the eventStream,
+// its places in held and overs).
+const (
+	eventCost  = 48
+	streamCost = 128
+)
 
 // primed reports whether the session's streams start with a priming
 // event and may be closed before their end: 2025-11-25 (SEP-1699).
@@ -183,13 +196,14 @@ func (ss *streams) add(st *eventStream, line []byte) {
 	st.next++
 	st.bytes += len(wire)
 	ss.bytes += len(wire)
+	ss.mem += cap(wire) + eventCost
 	// Past a stream's bound, its oldest go; past the session's, the
 	// streams that are over, oldest first, then this one's oldest. The
 	// newest event (a POST's answer) is never dropped.
 	for st.bytes > ss.h.replay && len(st.events) > 1 {
 		ss.drop(st)
 	}
-	for ss.bytes > 4*ss.h.replay {
+	for ss.mem > 4*ss.h.replay {
 		victim := ss.oldestOver(st)
 		if victim == nil {
 			if len(st.events) <= 1 {
@@ -210,11 +224,12 @@ func (ss *streams) add(st *eventStream, line []byte) {
 
 // drop drops st's oldest event; ss.mu is held.
 func (ss *streams) drop(st *eventStream) {
-	n := len(st.events[0].wire)
+	n, c := len(st.events[0].wire), cap(st.events[0].wire)
 	st.events[0] = sseEvent{}
 	st.events = st.events[1:]
 	st.bytes -= n
 	ss.bytes -= n
+	ss.mem -= c + eventCost
 }
 
 // oldestOver returns the held stream that ended first, other than not, or
@@ -234,6 +249,10 @@ func (ss *streams) oldestOver(not *eventStream) *eventStream {
 func (ss *streams) forget(st *eventStream) {
 	delete(ss.held, st.no)
 	ss.bytes -= st.bytes
+	ss.mem -= streamCost
+	for _, e := range st.events {
+		ss.mem -= cap(e.wire) + eventCost
+	}
 	st.events, st.bytes = nil, 0
 	if st.conn != nil {
 		close(st.conn.gone)
