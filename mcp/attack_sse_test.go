@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -205,5 +206,69 @@ func TestAttackSSEManySmallStreams(t *testing.T) {
 		t.Logf("held %d bytes; heap %d -> %d", mcp.HeldBytes(r.h, r.sid), before.HeapAlloc, after.HeapAlloc)
 		assert.LessOrEqual(t, mcp.HeldBytes(r.h, r.sid), 4*mcp.DefaultReplayBytes)
 		assert.Less(t, int64(after.HeapAlloc)-int64(before.HeapAlloc), int64(4*mcp.DefaultReplayBytes)*5/4, "memory held")
+	})
+}
+
+// DELETE racing with the session's GET, POSTs and resumptions: every
+// request ends (with its stream, or 404), nothing hangs or leaks, and
+// nothing more is served on the session.
+func TestAttackSSEDeleteRaces(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, l := newLaggingRig(t, nil, "2025-11-25")
+		defer r.h.Close()
+		_, _, postDone := r.open(http.MethodPost, slowCall(1), nil)
+		synctest.Wait() // stream 1: priming, the step
+		var dones []chan struct{}
+		for i := range 8 {
+			switch i % 4 {
+			case 0:
+				_, _, d := r.get("")
+				dones = append(dones, d)
+			case 1:
+				_, _, d := r.get("1-0")
+				dones = append(dones, d)
+			case 2:
+				_, _, d := r.open(http.MethodPost, slowCall(10+i), nil)
+				dones = append(dones, d)
+			case 3:
+				_, _, d := r.open(http.MethodDelete, "", nil)
+				dones = append(dones, d)
+			}
+		}
+		for _, d := range append(dones, postDone) {
+			<-d
+		}
+		assert.Equal(t, 0, r.h.Sessions())
+		for _, method := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
+			w, _, d := r.open(method, slowCall(99), map[string]string{"Accept": "application/json, text/event-stream"})
+			<-d
+			assert.Equal(t, 404, w.status, method)
+		}
+		synctest.Wait()
+		assert.Equal(t, int32(0), l.running.Load())
+	})
+}
+
+// A session whose server stream is open does not expire: the stream is a
+// request under way. Once it ends, the session expires after SessionIdle,
+// and a resumption of its streams is answered 404.
+func TestAttackSSEExpiryWithStream(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, _ := newLaggingRig(t, &mcp.HTTPOptions{SessionIdle: time.Minute}, "2025-11-25")
+		defer r.h.Close()
+		w, leave, done := r.get("")
+		synctest.Wait()
+		time.Sleep(10 * time.Minute)
+		synctest.Wait()
+		assert.False(t, closed(done))
+		assert.Equal(t, 1, r.h.Sessions())
+		assert.Equal(t, "id: 1-0\nretry: 1000\ndata: \n\n"+strings.Repeat(":\n\n", 40), w.String())
+		leave()
+		<-done
+		time.Sleep(time.Minute + time.Second)
+		w2, _, done2 := r.get("1-0")
+		<-done2
+		assert.Equal(t, 404, w2.status)
+		assert.Equal(t, invalid("no such session: initialize opens a new one"), w2.String())
 	})
 }
