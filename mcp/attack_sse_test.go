@@ -154,24 +154,37 @@ func rpcConcurrency(n int) rpc.Options { return rpc.Options{Concurrency: n} }
 
 // What a client POSTs that is not a request never waits and runs nothing
 // past the bounds: a response that matches no request of the server's, a
-// tools/call sent as a notification (no id), a request whose id is not an
-// id. Each is answered at once: 202 with no body (2025-11-25: "the server
-// MUST return HTTP status code 202 Accepted with no body"), or an error.
+// tools/call sent as a notification (no id). Each is answered at once,
+// 202 with no body (2025-11-25: "If the server accepts the input, the
+// server MUST return HTTP status code 202 Accepted with no body"); what is
+// neither a request nor accepted (malformed, not a message) gets an HTTP
+// error status ("If the server cannot accept the input, it MUST return an
+// HTTP error status code (e.g., 400 Bad Request)"), with its JSON-RPC
+// error.
 func TestAttackSSENotRequests(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r, l := newLaggingRig(t, &mcp.HTTPOptions{SessionConcurrency: 1, RPC: rpcConcurrency(2)}, "2025-11-25")
 		defer r.h.Close()
-		for _, x := range []struct{ body, want string }{
-			{`{"jsonrpc":"2.0","id":1,"result":{}}`, ""},
-			{`{"jsonrpc":"2.0","id":"nobody","error":{"code":-1,"message":"x"}}`, ""},
-			{`{"jsonrpc":"2.0","id":null,"result":{}}`, ""},
-			{`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"slow"}}`, ""},
+		for _, x := range []struct {
+			body   string
+			status int
+			want   string
+		}{
+			{`{"jsonrpc":"2.0","id":1,"result":{}}`, 202, ""},
+			{`{"jsonrpc":"2.0","id":"nobody","error":{"code":-1,"message":"x"}}`, 202, ""},
+			{`{"jsonrpc":"2.0","id":null,"result":{}}`, 202, ""},
+			{`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"slow"}}`, 202, ""},
+			{`{"jsonrpc":"2.0","id":1}`, 400, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"method is required"}},"id":1}` + "\n"},
+			{`{"jsonrpc":"2.0","method":"x"`, 400, `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}` + "\n"},
+			{`{"jsonrpc":"1.0","method":"notifications/initialized"}`, 400, invalid("jsonrpc must be the string 2.0")},
+			{`{"jsonrpc":"2.0","id":null,"method":"ping"}`, 400, invalid("an MCP request's id must not be null")},
+			{`{"jsonrpc":"2.0","id":{},"method":"ping"}`, 400, invalid("id must be a string, a number or null")},
 		} {
 			for range 50 {
 				w, _, done := r.open(http.MethodPost, x.body, nil)
 				synctest.Wait()
 				require.True(t, closed(done), x.body)
-				assert.Equal(t, 202, w.status, x.body)
+				assert.Equal(t, x.status, w.status, x.body)
 				assert.Equal(t, x.want, w.String(), x.body)
 			}
 		}

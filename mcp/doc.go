@@ -135,7 +135,8 @@
 // without the header, 400; with an id that is not a live session's
 // (unknown, idle past HTTPOptions.SessionIdle, or deleted), 404. Each
 // session has its own connection handler; the client's notifications and
-// responses are answered 202. DELETE ends a session (204), cancelling its
+// responses are answered 202, a body that is neither a request nor one of
+// those (malformed, invalid) 400 with its JSON-RPC error. DELETE ends a session (204), cancelling its
 // calls under way. At most HTTPOptions.MaxSessions sessions live at once:
 // an initialize past it, once the idle ones are ended, is answered 503,
 // and no live session is ended for it; a session that sends nothing after

@@ -732,6 +732,12 @@ func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *ht
 	if p.st == nil { // answered at once: JSON, or 202
 		status, answer := cmp.Or(p.status, http.StatusOK), p.body
 		sts.mu.Unlock()
+		if !request && status == http.StatusOK && len(answer) > 0 {
+			// An error for what is not a request (malformed, not a
+			// message): 2025-11-25, "If the server cannot accept the
+			// input, it MUST return an HTTP error status code".
+			status = http.StatusBadRequest
+		}
 		for k, v := range p.header {
 			w.Header()[k] = v
 		}
