@@ -285,3 +285,29 @@ func TestAttackSSEExpiryWithStream(t *testing.T) {
 		assert.Equal(t, invalid("no such session: initialize opens a new one"), w2.String())
 	})
 }
+
+// Close gives up the sessions' calls that ignore their cancellation
+// together, after ShutdownGrace, not one session after another: a
+// handler with many such sessions closes in the time of one.
+func TestAttackSSECloseStuckSessions(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newSSERig(t, &mcp.HTTPOptions{RPC: rpc.Options{ShutdownGrace: time.Second}})
+		var dones []chan struct{}
+		for i := range 4 {
+			x := r
+			if i > 0 {
+				x = &sseRig{t: t, s: r.s, h: r.h, g: r.g, sid: r.initialize("2025-11-25")}
+			}
+			_, _, done := x.open(http.MethodPost, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"stuck"}}`, nil)
+			dones = append(dones, done)
+		}
+		synctest.Wait()
+		start := time.Now()
+		require.NoError(t, r.h.Close())
+		assert.LessOrEqual(t, time.Since(start), 2*time.Second, "the grace of one session (its handler's, then its streams')")
+		for _, d := range dones {
+			<-d
+		}
+		close(r.g.release)
+	})
+}

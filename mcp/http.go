@@ -185,14 +185,13 @@ func positiveOr[T int | time.Duration](v, def T) T {
 func (h *HTTPHandler) Close() error {
 	h.mu.Lock()
 	h.closed = true
-	sessions, requests := h.sessions, h.requests
-	h.sessions, h.requests = map[string]*httpSession{}, map[*rpc.HTTPHandler]struct{}{}
+	for id, ss := range h.sessions {
+		h.end(id, ss) // together: each gives up its stuck calls after ShutdownGrace
+	}
+	requests := h.requests
+	h.requests = map[*rpc.HTTPHandler]struct{}{}
 	h.mu.Unlock()
 	_ = h.gate.Close()
-	for _, ss := range sessions {
-		_ = ss.h.Close()
-		ss.streams.close()
-	}
 	h.ending.Wait()
 	for rh := range requests {
 		_ = rh.Close()
