@@ -311,3 +311,21 @@ func TestAttackSSECloseStuckSessions(t *testing.T) {
 		close(r.g.release)
 	})
 }
+
+// A notifications/cancelled reaches a call while the session's calls take
+// every slot it has (SessionConcurrency): notifications never wait.
+func TestAttackSSECancelWhileFull(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, l := newLaggingRig(t, &mcp.HTTPOptions{SessionConcurrency: 1}, "2025-11-25")
+		defer r.h.Close()
+		w, _, done := r.open(http.MethodPost, slowCall(1), nil)
+		synctest.Wait()
+		require.Equal(t, int32(1), l.running.Load())
+		rec := serveDirect(r.h, exchange{body: `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`,
+			header: map[string]string{"Mcp-Session-Id": r.sid}})
+		assert.Equal(t, 202, rec.Code)
+		<-done
+		assert.Equal(t, int32(0), l.running.Load())
+		assert.Equal(t, "id: 1-0\nretry: 1000\ndata: \n\n"+"id: 1-1\n"+`data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t1","progress":1,"total":2}}`+"\n\n", w.String(), "a cancelled request gets no answer")
+	})
+}
