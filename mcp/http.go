@@ -192,10 +192,12 @@ func (h *HTTPHandler) Close() error {
 	h.requests = map[*rpc.HTTPHandler]struct{}{}
 	h.mu.Unlock()
 	_ = h.gate.Close()
-	h.ending.Wait()
+	var closing sync.WaitGroup
 	for rh := range requests {
-		_ = rh.Close()
+		closing.Go(func() { _ = rh.Close() }) // together, as the sessions
 	}
+	h.ending.Wait()
+	closing.Wait()
 	return nil
 }
 
