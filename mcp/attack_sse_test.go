@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"strconv"
 	"strings"
@@ -332,5 +333,37 @@ func TestAttackSSECancelWhileFull(t *testing.T) {
 		<-done
 		assert.Equal(t, int32(0), l.running.Load())
 		assert.Equal(t, "id: 1-0\nretry: 1000\ndata: \n\n"+"id: 1-1\n"+`data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t1","progress":1,"total":2}}`+"\n\n", w.String(), "a cancelled request gets no answer")
+	})
+}
+
+// A client that stops reading its POST's event stream while the call
+// pours out progress: what is held is bounded (ReplayBytes), the call is
+// not held up, the connection ends after twice KeepAlive, and the answer
+// is still there for a resumption.
+func TestAttackSSEPostSlowReader(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newSSERig(t, &mcp.HTTPOptions{ReplayBytes: 4096})
+		defer r.h.Close()
+		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"flood","arguments":{"n":5000},"_meta":{"progressToken":"t"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Session-Id", r.sid)
+		w := &blockedWriter{header: http.Header{}, unblock: make(chan struct{})}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			r.h.ServeHTTP(w, req)
+		}()
+		synctest.Wait()
+		close(r.g.release)
+		require.NoError(t, <-r.g.ended)
+		synctest.Wait()
+		assert.LessOrEqual(t, mcp.HeldBytes(r.h, r.sid), 4096)
+		time.Sleep(2*mcp.DefaultKeepAlive + time.Second)
+		<-done
+		w2, _, done2 := r.get("1-5000")
+		<-done2
+		assert.Equal(t, "id: 1-5001\n"+`data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"flooded"}]},"id":2}`+"\n\n", w2.String())
+		close(w.unblock)
 	})
 }
