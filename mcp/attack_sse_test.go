@@ -50,6 +50,14 @@ func (l lagging) Slow(ctx context.Context) (string, error) {
 	}
 }
 
+// Stubborn reports a progress step, then waits for release alone: it
+// ignores its cancellation.
+func (l lagging) Stubborn(ctx context.Context) string {
+	_ = middleware.ReportProgress(ctx, 1, 2, "")
+	<-l.release
+	return "stubborn done"
+}
+
 // newLaggingRig is a handler serving lagging, with a session of revision.
 func newLaggingRig(t *testing.T, opts *mcp.HTTPOptions, revision string) (*sseRig, lagging) {
 	s := mcp.New(&mcp.Options{Name: "lagging", Version: "1.0.0"})
@@ -365,5 +373,52 @@ func TestAttackSSEPostSlowReader(t *testing.T) {
 		<-done2
 		assert.Equal(t, "id: 1-5001\n"+`data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"flooded"}]},"id":2}`+"\n\n", w2.String())
 		close(w.unblock)
+	})
+}
+
+// slowDone is a request context whose Done waits for gate: its handler
+// reaches its select only when the test says.
+type slowDone struct {
+	context.Context
+	gate chan struct{}
+}
+
+func (c slowDone) Done() <-chan struct{} {
+	<-c.gate
+	return c.Context.Done()
+}
+
+// A POST whose event stream began while its session was ending (DELETE)
+// is answered 404 once it looks, not attached to a stream the session no
+// longer holds, where it would wait for its call (one that ignores its
+// cancellation: for ever) with keep-alives.
+func TestAttackSSEStreamOfEndedSession(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, l := newLaggingRig(t, &mcp.HTTPOptions{RPC: rpc.Options{ShutdownGrace: time.Second}}, "2025-11-25")
+		defer r.h.Close()
+		ctx := slowDone{Context: context.Background(), gate: make(chan struct{})}
+		req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"stubborn","_meta":{"progressToken":"t"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Session-Id", r.sid)
+		w := &streamRecorder{header: http.Header{}}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			r.h.ServeHTTP(w, req)
+		}()
+		synctest.Wait() // the call sent its step: the stream began
+		require.Equal(t, int32(0), l.running.Load())
+		rec := serveDirect(r.h, exchange{method: http.MethodDelete, header: map[string]string{"Mcp-Session-Id": r.sid}})
+		require.Equal(t, 204, rec.Code)
+		time.Sleep(3 * time.Second) // both graces: the session has ended
+		synctest.Wait()
+		close(ctx.gate)
+		synctest.Wait()
+		assert.True(t, closed(done), "answered")
+		assert.Equal(t, 404, w.status)
+		assert.Equal(t, invalid("the session ended before the request was answered"), w.String())
+		close(l.release)
+		<-done
 	})
 }

@@ -747,6 +747,11 @@ func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *ht
 		}
 		return
 	}
+	if sts.closed { // the session ended since: its streams are let go
+		sts.mu.Unlock()
+		refuse(w, http.StatusNotFound, "the session ended before the request was answered")
+		return
+	}
 	st, cut := p.st, p.st.cut
 	c := sts.attach(st, 0)
 	st.cut = cut // CloseStream before the connection began writing
