@@ -110,6 +110,32 @@ func TestAttackSSEBatchConcurrency(t *testing.T) {
 	})
 }
 
+// A batch takes as many of the handler's slots as it has requests, up to
+// SessionConcurrency: a batch of one slow call holds one, not
+// SessionConcurrency, so that batches of one cannot take every slot.
+func TestAttackSSEBatchOfOne(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, l := newLaggingRig(t, &mcp.HTTPOptions{SessionConcurrency: 2, RPC: rpcConcurrency(4)}, "2025-03-26")
+		defer r.h.Close()
+		var dones []chan struct{}
+		for i := range 4 {
+			x := &sseRig{t: t, s: r.s, h: r.h, sid: r.initialize("2025-03-26")}
+			body := slowCall(1)
+			if i < 2 {
+				body = "[" + body + `,{"jsonrpc":"2.0","method":"notifications/initialized"}]`
+			}
+			_, _, done := x.open(http.MethodPost, body, nil)
+			dones = append(dones, done)
+		}
+		synctest.Wait()
+		assert.Equal(t, int32(4), l.running.Load(), "two batches of one call, two calls")
+		close(l.release)
+		for _, d := range dones {
+			<-d
+		}
+	})
+}
+
 // A batch of one session runs its calls at most SessionConcurrency at
 // once.
 func TestAttackSSEBatchSessionConcurrency(t *testing.T) {

@@ -45,8 +45,9 @@ type HTTPOptions struct {
 	// or for the session's end; at most SessionConcurrency of them wait,
 	// a request past that is answered 503 (ServerBusy, Retry-After) at
 	// once. Default: half of RPC.Concurrency, at least 1; at most
-	// RPC.Concurrency. A batch's calls count one each, the batch taking
-	// SessionConcurrency slots of RPC.Concurrency. A request past either
+	// RPC.Concurrency. A batch's calls count one each: it takes a slot of
+	// RPC.Concurrency for each of its requests, up to SessionConcurrency,
+	// and its calls run at most SessionConcurrency at once. A request past either
 	// bound waits whether its client stays or not, and a
 	// notifications/cancelled reaches it only once it runs; notifications
 	// and responses never wait.

@@ -665,7 +665,14 @@ func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *ht
 	// client stays or not: past that, 503.
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
 	batch := !isRequest && len(trimmed) > 0 && trimmed[0] == '['
-	request := isRequest || batch
+	slots := 0 // of the handler's: one a request, up to SessionConcurrency
+	switch {
+	case isRequest:
+		slots = 1
+	case batch:
+		slots = min(h.batchRequests(body), cap(ss.slots))
+	}
+	request := slots > 0
 	if request && sts.queued >= 2*cap(ss.slots) {
 		sts.mu.Unlock()
 		release()
@@ -698,13 +705,9 @@ func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *ht
 			case ss.slots <- struct{}{}:
 				defer func() { <-ss.slots }()
 				// A batch runs up to SessionConcurrency calls at once
-				// (its session's handler's bound): it takes as many of
-				// the handler's slots, one batch at a time.
-				n := 1
-				if batch {
-					n = cap(ss.slots)
-				}
-				taken := h.takeSlots(n, sts.done)
+				// (its session's handler's bound): it takes a slot of
+				// the handler's for each, one batch at a time.
+				taken := h.takeSlots(slots, sts.done)
 				defer func() {
 					for range taken {
 						<-h.slots
@@ -732,7 +735,7 @@ func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *ht
 	if p.st == nil { // answered at once: JSON, or 202
 		status, answer := cmp.Or(p.status, http.StatusOK), p.body
 		sts.mu.Unlock()
-		if !request && status == http.StatusOK && len(answer) > 0 {
+		if !isRequest && !batch && status == http.StatusOK && len(answer) > 0 {
 			// An error for what is not a request (malformed, not a
 			// message): 2025-11-25, "If the server cannot accept the
 			// input, it MUST return an HTTP error status code".
@@ -778,6 +781,19 @@ func (h *HTTPHandler) takeSlots(n int, done <-chan struct{}) int {
 		case h.slots <- struct{}{}:
 		case <-done:
 			return i
+		}
+	}
+	return n
+}
+
+// batchRequests counts the requests of a batch (the calls it runs).
+func (h *HTTPHandler) batchRequests(body []byte) int {
+	d := codec.Decoder{MaxDepth: h.opts.MaxDepth, MaxBatch: h.opts.MaxBatch}
+	msgs, _ := d.Decode(body)
+	n := 0
+	for _, m := range msgs {
+		if m.Kind == codec.Request {
+			n++
 		}
 	}
 	return n
