@@ -141,8 +141,11 @@
 // an initialize past it, once the idle ones are ended, is answered 503,
 // and no live session is ended for it; a session that sends nothing after
 // its initialize lives HTTPOptions.InitIdle (30s), not SessionIdle. A
-// session's requests run at most HTTPOptions.SessionConcurrency at once,
-// all sessions' and the stateless ones at most rpc.Options.Concurrency.
+// session's requests run at most HTTPOptions.SessionConcurrency at once
+// (a batch's calls each), all sessions' and the stateless ones at most
+// rpc.Options.Concurrency; as many more of a session's wait, with their
+// client or without it, and one past that is answered 503, -32002
+// ServerBusy, with a Retry-After.
 //
 // A legacy session's event streams (2025-11-25, SEP-1699): a GET (Accept
 // allowing text/event-stream) opens the session's server stream, which
