@@ -151,9 +151,11 @@ func TestAttackAskResponses(t *testing.T) {
 	for range 1000 {
 		answer(t, url, sid, `{"jsonrpc":"2.0","id":7,"error":{"code":1,"message":"flood"}}`)
 	}
-	// Not JSON: not a response, answered as rpc answers what it cannot parse.
+	// Not JSON: not a response, answered as rpc answers what it cannot
+	// parse, with 400: input the server cannot accept (2025-11-25,
+	// Transports: "it MUST return an HTTP error status code").
 	resp, body := do(t, url, exchange{body: `{"jsonrpc":"2.0","id":1,"result":{"role":"assistant","content":{"type":"text","text":"x"},"model":"m"},}`, header: map[string]string{"Mcp-Session-Id": sid}})
-	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
 	assert.Equal(t, `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}`+"\n", body)
 	huge := `{"jsonrpc":"2.0","id":1,"result":{"role":"assistant","content":{"type":"text","text":"` + strings.Repeat("x", 8192) + `"},"model":"x"}}`
 	resp, _ = do(t, url, exchange{body: huge, header: map[string]string{"Mcp-Session-Id": sid}})

@@ -138,13 +138,17 @@
 // without the header, 400; with an id that is not a live session's
 // (unknown, idle past HTTPOptions.SessionIdle, or deleted), 404. Each
 // session has its own connection handler; the client's notifications and
-// responses are answered 202. DELETE ends a session (204), cancelling its
+// responses are answered 202, a body that is neither a request nor one of
+// those (malformed, invalid) 400 with its JSON-RPC error. DELETE ends a session (204), cancelling its
 // calls under way. At most HTTPOptions.MaxSessions sessions live at once:
 // an initialize past it, once the idle ones are ended, is answered 503,
 // and no live session is ended for it; a session that sends nothing after
 // its initialize lives HTTPOptions.InitIdle (30s), not SessionIdle. A
-// session's requests run at most HTTPOptions.SessionConcurrency at once,
-// all sessions' and the stateless ones at most rpc.Options.Concurrency.
+// session's requests run at most HTTPOptions.SessionConcurrency at once
+// (a batch's calls each), all sessions' and the stateless ones at most
+// rpc.Options.Concurrency; as many more of a session's wait, with their
+// client or without it, and one past that is answered 503, -32002
+// ServerBusy, with a Retry-After.
 //
 // A legacy session's event streams (2025-11-25, SEP-1699): a GET (Accept
 // allowing text/event-stream) opens the session's server stream, which
@@ -165,7 +169,7 @@
 // that wrote it, if any. A stream is held as long as the session lives (a
 // write that succeeded may not have reached the client), within bounds
 // (HTTPOptions.ReplayBytes per stream, 32 KiB, four times that per
-// session; the oldest go first, never a POST's answer); a Last-Event-ID that
+// session, their bookkeeping counted; the oldest go first, never a POST's answer); a Last-Event-ID that
 // names no event held (malformed, another session's, a stream forgotten) is
 // answered 400, one whose following events are no longer held 410 Gone. A
 // tool may close its POST's connection before its answer with

@@ -43,10 +43,15 @@ type HTTPOptions struct {
 	// SessionConcurrency is the most requests of one legacy session
 	// served at once, so that one session leaves room for the others;
 	// those past it wait (bodies held) for one of the session's to end,
-	// or for the session's end. Default: half of RPC.Concurrency, at
-	// least 1. A request past either bound waits whether its client
-	// stays or not, and a notifications/cancelled reaches it only once
-	// it runs; notifications and responses never wait.
+	// or for the session's end; at most SessionConcurrency of them wait,
+	// a request past that is answered 503 (ServerBusy, Retry-After) at
+	// once. Default: half of RPC.Concurrency, at least 1; at most
+	// RPC.Concurrency. A batch's calls count one each: it takes a slot of
+	// RPC.Concurrency for each of its requests, up to SessionConcurrency,
+	// and its calls run at most SessionConcurrency at once. A request past either
+	// bound waits whether its client stays or not, and a
+	// notifications/cancelled reaches it only once it runs; notifications
+	// and responses never wait.
 	SessionConcurrency int
 	// MaxSessions is the most legacy sessions kept at once. An initialize
 	// past it, once the sessions idle past SessionIdle are ended, is
@@ -69,8 +74,10 @@ type HTTPOptions struct {
 	// ReplayBytes bounds the events a legacy session holds for its
 	// client's resumption (Last-Event-ID), as long as it lives (a write
 	// that succeeded may not have reached the client): ReplayBytes per
-	// stream, four times as much for all the session's streams together,
-	// so MaxSessions times that for the handler. Past it the
+	// stream, four times as much for all the session's streams together
+	// (counting what holding them costs beside their bytes, so that many
+	// small events or streams hold no more memory than a few large
+	// ones), so MaxSessions times that for the handler. Past it the
 	// oldest go first (the streams that are over, then the oldest events
 	// of the stream written to; never a stream's newest event: a POST's
 	// answer is kept), and a resumption after an event no longer held is
@@ -111,6 +118,7 @@ type HTTPHandler struct {
 	modern     rpc.Handler      // the protocol's handler of every stateless request (2026-07-28)
 	slots      chan struct{}    // a token per request under way, stateless or of a session: RPC.Concurrency
 	perSession int              // SessionConcurrency
+	batchSlots chan struct{}    // held by a batch taking its slots (capacity 1)
 
 	mu       sync.Mutex
 	sessions map[string]*httpSession
@@ -161,7 +169,8 @@ func (s *Server) NewHTTPHandler(ctx context.Context, opts *HTTPOptions) *HTTPHan
 	h.gate = rpc.NewHTTPHandler(ctx, nil, &h.opts)
 	h.modern = s.Handler()
 	h.slots = make(chan struct{}, positiveOr(o.RPC.Concurrency, rpc.DefaultConcurrency))
-	h.perSession = positiveOr(o.SessionConcurrency, max(1, cap(h.slots)/2))
+	h.perSession = min(positiveOr(o.SessionConcurrency, max(1, cap(h.slots)/2)), cap(h.slots))
+	h.batchSlots = make(chan struct{}, 1)
 	h.requests = map[*rpc.HTTPHandler]struct{}{}
 	return h
 }
@@ -179,18 +188,19 @@ func positiveOr[T int | time.Duration](v, def T) T {
 func (h *HTTPHandler) Close() error {
 	h.mu.Lock()
 	h.closed = true
-	sessions, requests := h.sessions, h.requests
-	h.sessions, h.requests = map[string]*httpSession{}, map[*rpc.HTTPHandler]struct{}{}
+	for id, ss := range h.sessions {
+		h.end(id, ss) // together: each gives up its stuck calls after ShutdownGrace
+	}
+	requests := h.requests
+	h.requests = map[*rpc.HTTPHandler]struct{}{}
 	h.mu.Unlock()
 	_ = h.gate.Close()
-	for _, ss := range sessions {
-		_ = ss.h.Close()
-		ss.streams.close()
+	var closing sync.WaitGroup
+	for rh := range requests {
+		closing.Go(func() { _ = rh.Close() }) // together, as the sessions
 	}
 	h.ending.Wait()
-	for rh := range requests {
-		_ = rh.Close()
-	}
+	closing.Wait()
 	return nil
 }
 
@@ -547,7 +557,9 @@ func (h *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request, body []
 	p := &clientPeer{http: newHTTPCalls()}
 	ss := &httpSession{streams: newStreams(h, c), slots: make(chan struct{}, h.perSession), peer: p}
 	c.stream = ss.streams
-	ss.h = rpc.NewHTTPHandler(withPeer(h.ctx, p), h.s.handlerFor(c), &h.opts)
+	so := h.opts
+	so.Concurrency = h.perSession // a batch's calls too
+	ss.h = rpc.NewHTTPHandler(withPeer(h.ctx, p), h.s.handlerFor(c), &so)
 	opened := false
 	h.serve(ss.h, w, r, body, func(first []byte) {
 		if !isResult(first) {

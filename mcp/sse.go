@@ -79,6 +79,8 @@ type streams struct {
 	byID    map[string]*postWriter  // the POSTs under way, by request id
 	server  *eventStream            // the server stream (GET), once needed
 	bytes   int                     // held by all streams
+	mem     int                     // bytes, with what holding them costs (eventCost, streamCost)
+	queued  int                     // requests and batches running or waiting for a slot
 	closed  bool
 	ctx     context.Context // the POSTs' calls are served on: cancelled when the session ends
 	cancel  context.CancelFunc
@@ -124,8 +126,20 @@ func (ss *streams) serverStream() *eventStream {
 func (ss *streams) newStream() *eventStream {
 	st := &eventStream{no: ss.h.streamNo.Add(1)}
 	ss.held[st.no] = st
+	ss.mem += streamCost
 	return st
 }
+
+// What holding events costs beside their bytes, counted in the session's
+// bound (four times ReplayBytes), so that many small events or streams
+// hold no more memory than few large ones: an event's place in its
+// stream (an sseEvent, and half again for the slice's growth) and the
+// room its wire was made with; a stream's bookkeeping (the eventStream,
+// its places in held and overs).
+const (
+	eventCost  = 48
+	streamCost = 128
+)
 
 // primed reports whether the session's streams start with a priming
 // event and may be closed before their end: 2025-11-25 (SEP-1699).
@@ -182,13 +196,14 @@ func (ss *streams) add(st *eventStream, line []byte) {
 	st.next++
 	st.bytes += len(wire)
 	ss.bytes += len(wire)
+	ss.mem += cap(wire) + eventCost
 	// Past a stream's bound, its oldest go; past the session's, the
 	// streams that are over, oldest first, then this one's oldest. The
 	// newest event (a POST's answer) is never dropped.
 	for st.bytes > ss.h.replay && len(st.events) > 1 {
 		ss.drop(st)
 	}
-	for ss.bytes > 4*ss.h.replay {
+	for ss.mem > 4*ss.h.replay {
 		victim := ss.oldestOver(st)
 		if victim == nil {
 			if len(st.events) <= 1 {
@@ -209,11 +224,12 @@ func (ss *streams) add(st *eventStream, line []byte) {
 
 // drop drops st's oldest event; ss.mu is held.
 func (ss *streams) drop(st *eventStream) {
-	n := len(st.events[0].wire)
+	n, c := len(st.events[0].wire), cap(st.events[0].wire)
 	st.events[0] = sseEvent{}
 	st.events = st.events[1:]
 	st.bytes -= n
 	ss.bytes -= n
+	ss.mem -= c + eventCost
 }
 
 // oldestOver returns the held stream that ended first, other than not, or
@@ -233,6 +249,10 @@ func (ss *streams) oldestOver(not *eventStream) *eventStream {
 func (ss *streams) forget(st *eventStream) {
 	delete(ss.held, st.no)
 	ss.bytes -= st.bytes
+	ss.mem -= streamCost
+	for _, e := range st.events {
+		ss.mem -= cap(e.wire) + eventCost
+	}
 	st.events, st.bytes = nil, 0
 	if st.conn != nil {
 		close(st.conn.gone)
@@ -638,32 +658,61 @@ func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *ht
 		return
 	}
 	isRequest := env.id != nil && env.method != nil // a response has an id too
+	// A request (or a batch) waits for a slot of the session's, then
+	// those of the handler's (SessionConcurrency, RPC.Concurrency), or
+	// the session's end (its closed handler then refuses it); at most
+	// SessionConcurrency wait, with a goroutine each whether their
+	// client stays or not: past that, 503.
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	batch := !isRequest && len(trimmed) > 0 && trimmed[0] == '['
+	slots := 0 // of the handler's: one a request, up to SessionConcurrency
+	switch {
+	case isRequest:
+		slots = 1
+	case batch:
+		slots = min(h.batchRequests(body), cap(ss.slots))
+	}
+	request := slots > 0
+	if request && sts.queued >= 2*cap(ss.slots) {
+		sts.mu.Unlock()
+		release()
+		h.release(ss)
+		busy(w, env.id)
+		return
+	}
 	if isRequest {
 		p.id = string(env.id)
 		if sts.byID[p.id] == nil {
 			sts.byID[p.id] = p
 		}
 	}
+	if request {
+		sts.queued++
+	}
 	sts.serving.Add(1)
 	sts.mu.Unlock()
-	// A request (or a batch) waits for a slot of the session's, then one
-	// of the handler's (SessionConcurrency, RPC.Concurrency), or the
-	// session's end (its closed handler then refuses it).
-	trimmed := bytes.TrimLeft(body, " \t\r\n")
-	request := isRequest || (len(trimmed) > 0 && trimmed[0] == '[')
 	go func() {
 		defer sts.serving.Done()
 		defer h.release(ss)
 		defer release()
 		if request {
+			defer func() {
+				sts.mu.Lock()
+				sts.queued--
+				sts.mu.Unlock()
+			}()
 			select {
 			case ss.slots <- struct{}{}:
 				defer func() { <-ss.slots }()
-				select {
-				case h.slots <- struct{}{}:
-					defer func() { <-h.slots }()
-				case <-sts.done:
-				}
+				// A batch runs up to SessionConcurrency calls at once
+				// (its session's handler's bound): it takes a slot of
+				// the handler's for each, one batch at a time.
+				taken := h.takeSlots(slots, sts.done)
+				defer func() {
+					for range taken {
+						<-h.slots
+					}
+				}()
 			case <-sts.done:
 			}
 		}
@@ -686,6 +735,12 @@ func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *ht
 	if p.st == nil { // answered at once: JSON, or 202
 		status, answer := cmp.Or(p.status, http.StatusOK), p.body
 		sts.mu.Unlock()
+		if !isRequest && !batch && status == http.StatusOK && len(answer) > 0 {
+			// An error for what is not a request (malformed, not a
+			// message): 2025-11-25, "If the server cannot accept the
+			// input, it MUST return an HTTP error status code".
+			status = http.StatusBadRequest
+		}
 		for k, v := range p.header {
 			w.Header()[k] = v
 		}
@@ -695,10 +750,59 @@ func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *ht
 		}
 		return
 	}
+	if sts.closed { // the session ended since: its streams are let go
+		sts.mu.Unlock()
+		refuse(w, http.StatusNotFound, "the session ended before the request was answered")
+		return
+	}
 	st, cut := p.st, p.st.cut
 	c := sts.attach(st, 0)
 	st.cut = cut // CloseStream before the connection began writing
 	sts.mu.Unlock()
 	startHeader(w)
 	sts.pump(r.Context(), w, st, c)
+}
+
+// takeSlots takes n of the handler's slots (RPC.Concurrency), or fewer
+// when done is closed first, and returns how many it took. Batches, which
+// take more than one, take theirs one at a time: two never hold each a
+// part of what the other waits for.
+func (h *HTTPHandler) takeSlots(n int, done <-chan struct{}) int {
+	if n > 1 {
+		select {
+		case h.batchSlots <- struct{}{}:
+			defer func() { <-h.batchSlots }()
+		case <-done:
+			return 0
+		}
+	}
+	for i := range n {
+		select {
+		case h.slots <- struct{}{}:
+		case <-done:
+			return i
+		}
+	}
+	return n
+}
+
+// batchRequests counts the requests of a batch (the calls it runs).
+func (h *HTTPHandler) batchRequests(body []byte) int {
+	d := codec.Decoder{MaxDepth: h.opts.MaxDepth, MaxBatch: h.opts.MaxBatch}
+	msgs, _ := d.Decode(body)
+	n := 0
+	for _, m := range msgs {
+		if m.Kind == codec.Request {
+			n++
+		}
+	}
+	return n
+}
+
+// busy answers a request of a session that has too many waiting for a
+// slot: 503, ServerBusy answering id (nil: null), with a Retry-After.
+func busy(w http.ResponseWriter, id []byte) {
+	w.Header().Set("Retry-After", "1")
+	fail(w, http.StatusServiceUnavailable, id, rpc.NewError(codec.ServerBusy, "").
+		WithData(rpc.InvalidRequestData{Reason: "too many requests of the session are waiting: try again"}))
 }
