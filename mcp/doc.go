@@ -156,8 +156,9 @@
 // of tools, prompts and resources, the updates of the resources it
 // subscribed to, the records of [Server.Logger]); what comes while none is
 // open waits for the next one. One
-// GET stream per session at a time: another GET gets 409 Conflict, as the
-// official SDKs answer. A POST answered with events, and the server
+// GET stream per session at a time: another GET takes it over from there on
+// (a GET MUST get an event stream or 405; the official SDKs answer 409,
+// which locks out a client whose connection died unnoticed). A POST answered with events, and the server
 // stream, give each event an id "S-N" (S the stream's number, unique in the
 // handler; N the event's, in its stream), and, in a session of 2025-11-25,
 // start with a priming event (an id, the retry field of HTTPOptions.Retry,

@@ -463,12 +463,12 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 		}
 		c = sts.attach(st, n+1)
 	default:
+		// A GET while the server stream is open on another connection
+		// takes it over from there on, as a resumption does from its id:
+		// a GET MUST be answered with an event stream or 405 (2025-11-25,
+		// Transports), and a client whose connection died unnoticed must
+		// be able to open it again; each event still goes on one stream.
 		st = sts.serverStream()
-		if st.conn != nil {
-			sts.mu.Unlock()
-			refuse(w, http.StatusConflict, "the session's server stream is open on another connection: resume it with Last-Event-ID")
-			return
-		}
 		if sts.primed() {
 			sts.add(st, nil)
 		}

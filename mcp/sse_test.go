@@ -250,8 +250,8 @@ func TestHTTPCloseStreamOlderRevision(t *testing.T) {
 
 // The session's server stream (GET) carries what the server sends outside
 // any request (the tools' list_changed), with keep-alive comments while
-// quiet; a second GET while it is open gets 409; a resumption takes it
-// over and gets what it missed; what comes while no GET is open waits for
+// quiet; a second GET while it is open takes it over; a resumption takes
+// it over and gets what it missed; what comes while no GET is open waits for
 // the next one.
 func TestHTTPServerStream(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -273,20 +273,30 @@ func TestHTTPServerStream(t *testing.T) {
 		synctest.Wait()
 		assert.Equal(t, serverPriming+changed(1)+":\n\n", w.String())
 
-		for range 50 { // many GETs: one stream
+		// Another GET takes the stream over from there on (with a priming
+		// event of its own); the connection before it ends. Each event
+		// goes on one connection.
+		priming := func(n int) string { return "id: 1-" + strconv.Itoa(n) + "\nretry: 1000\ndata: \n\n" }
+		prev, prevDone := w, done
+		for i := range 3 {
 			w2, _, done2 := r.get("")
-			<-done2
-			assert.Equal(t, 409, w2.status)
-			assert.Equal(t, invalid("the session's server stream is open on another connection: resume it with Last-Event-ID"), w2.String())
+			synctest.Wait()
+			assert.True(t, closed(prevDone), "taken over")
+			assert.False(t, closed(done2))
+			assert.Equal(t, 200, w2.status)
+			assert.Equal(t, priming(2+i), w2.String())
+			prev, prevDone = w2, done2
 		}
+		assert.Equal(t, serverPriming+changed(1)+":\n\n", w.String(), "the first connection got nothing more")
 		w3, _, done3 := r.get("1-0")
 		synctest.Wait()
-		assert.True(t, closed(done), "taken over")
-		assert.Equal(t, changed(1), w3.String())
+		assert.True(t, closed(prevDone), "taken over")
+		assert.Equal(t, priming(4), prev.String())
+		assert.Equal(t, changed(1)+priming(2)+priming(3)+priming(4), w3.String())
 		leave()
 		require.Equal(t, 1, r.s.Remove("x.count"))
 		synctest.Wait()
-		assert.Equal(t, changed(1)+changed(2), w3.String())
+		assert.Equal(t, changed(1)+priming(2)+priming(3)+priming(4)+changed(5), w3.String())
 		require.NoError(t, r.h.Close())
 		<-done3 // the session's end ends its stream
 	})
