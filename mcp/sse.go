@@ -643,6 +643,9 @@ func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *ht
 		if sts.byID[p.id] == nil {
 			sts.byID[p.id] = p
 		}
+		if p.sse && !h.preferJSON && sts.primed() {
+			p.begin() // every answer resumable: its stream's priming event at once
+		}
 	}
 	sts.serving.Add(1)
 	sts.mu.Unlock()
