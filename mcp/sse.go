@@ -372,12 +372,21 @@ func (ss *streams) close() {
 	}
 }
 
+// The values of an event stream's header, one slice each for all
+// streams, never written (net/http only reads them): Header().Set would
+// make one each time.
+var (
+	eventStreamType = []string{"text/event-stream"}
+	noCache         = []string{"no-cache"}
+	noBuffering     = []string{"no"}
+)
+
 // startHeader writes the header of an event stream.
 func startHeader(w http.ResponseWriter) {
 	hd := w.Header()
-	hd.Set("Content-Type", "text/event-stream")
-	hd.Set("Cache-Control", "no-cache")
-	hd.Set("X-Accel-Buffering", "no")
+	hd["Content-Type"] = eventStreamType
+	hd["Cache-Control"] = noCache
+	hd["X-Accel-Buffering"] = noBuffering
 	w.WriteHeader(http.StatusOK)
 	_ = http.NewResponseController(w).Flush()
 }
