@@ -122,7 +122,7 @@ func (ss *streams) serverStream() *eventStream {
 
 // newStream makes a stream, held; ss.mu is held.
 func (ss *streams) newStream() *eventStream {
-	st := &eventStream{no: ss.h.streamNo.Add(1)}
+	st := &eventStream{no: ss.h.streamNo.Add(1), events: make([]sseEvent, 0, 2)} // a POST's: priming, answer
 	ss.held[st.no] = st
 	return st
 }
