@@ -174,10 +174,18 @@
 // names no event held (malformed, another session's, a stream forgotten) is
 // answered 400, one whose following events are no longer held 410 Gone. A
 // tool may close its POST's connection before its answer with
-// [CloseStream] (polling); the server never does so by itself. A POST's
-// answer is an event stream only once its call sends something (a
-// progress notification, a log message) or CloseStream: an answer that
-// comes alone is plain JSON, which a client that goes away does not get.
+// [CloseStream] (polling); the server never does so by itself.
+//
+// What a POST of a legacy session gets: a notification or a response,
+// 202; a request, in a session of 2025-11-25 from a client whose Accept
+// allows text/event-stream, an event stream, its priming event written
+// at once, then what its call sends, then its answer, so that every
+// answer is resumable (a client whose connection drops before it gets it
+// with GET and Last-Event-ID); plain JSON where the client accepts JSON
+// alone (or sends no Accept), in the older revisions when its call sends
+// nothing before its answer (an answer that a client that goes away does
+// not get), and with HTTPOptions.PreferJSON, which trades that
+// resumability for fewer bytes and allocations.
 //
 // Modern (2026-07-28): stateless, POST only; a session id is ignored and
 // none is issued. A request's Mcp-Method header must equal its method, its

@@ -556,9 +556,9 @@ func TestFeaturesHTTP(t *testing.T) {
 		want: `{"jsonrpc":"2.0","result":{"protocolVersion":"2025-11-25","capabilities":{"completions":{},"logging":{},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"tools":{"listChanged":true}},"serverInfo":{"name":"kit","version":"1.0.0"}},"id":1}` + "\n"})
 	sid := map[string]string{"Mcp-Session-Id": resp.Header.Get("Mcp-Session-Id")}
 	check(t, srv.URL, exchange{body: `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"test://static-text"}}`, header: sid, status: 200,
-		want: `{"jsonrpc":"2.0","result":{},"id":2}` + "\n"})
+		want: answered(1, `{"jsonrpc":"2.0","result":{},"id":2}`)})
 	check(t, srv.URL, exchange{body: `{"jsonrpc":"2.0","id":3,"method":"completion/complete","params":{"ref":{"type":"ref/resource","uri":"test://template/{id}/data"},"argument":{"name":"id","value":"7"}}}`, header: sid, status: 200,
-		want: `{"jsonrpc":"2.0","result":{"completion":{"values":["|test://template/{id}/data|id|7|map[]"],"total":1,"hasMore":false}},"id":3}` + "\n"})
+		want: answered(2, `{"jsonrpc":"2.0","result":{"completion":{"values":["|test://template/{id}/data|id|7|map[]"],"total":1,"hasMore":false}},"id":3}`)})
 }
 
 // A legacy session whose client stops reading costs one goroutine, and is

@@ -88,6 +88,13 @@ type HTTPOptions struct {
 	// bare initializes cannot fill the sessions' table for longer.
 	// Default: DefaultInitIdle.
 	InitIdle time.Duration
+	// PreferJSON answers a request of a legacy session that negotiated
+	// 2025-11-25 with plain JSON when its call sends nothing before its
+	// result, as the older revisions are answered, instead of with an
+	// event stream (a priming event, then the answer's): fewer bytes and
+	// allocations, but an answer the client cannot resume
+	// (Last-Event-ID) if its connection drops before it arrives.
+	PreferJSON bool
 }
 
 // The headers of MCP's Streamable HTTP transport.
@@ -111,6 +118,7 @@ type HTTPHandler struct {
 	retry      time.Duration
 	replay     int
 	initIdle   time.Duration
+	preferJSON bool           // HTTPOptions.PreferJSON
 	streamNo   atomic.Uint64  // the number of the last event stream made, for their ids
 	ending     sync.WaitGroup // the sessions being ended (end), for Close
 	maxFrame   int
@@ -166,6 +174,7 @@ func (s *Server) NewHTTPHandler(ctx context.Context, opts *HTTPOptions) *HTTPHan
 		maxFrame:  positiveOr(o.RPC.MaxFrameSize, codec.DefaultMaxFrameSize),
 		sessions:  map[string]*httpSession{},
 	}
+	h.preferJSON = o.PreferJSON
 	h.gate = rpc.NewHTTPHandler(ctx, nil, &h.opts)
 	h.modern = s.Handler()
 	h.slots = make(chan struct{}, positiveOr(o.RPC.Concurrency, rpc.DefaultConcurrency))

@@ -178,7 +178,7 @@ func TestHTTPSessionBusyAndClose(t *testing.T) {
 		synctest.Wait()
 		time.Sleep(2 * time.Minute)
 		rec = serveDirect(h, exchange{body: `{"jsonrpc":"2.0","id":2,"method":"ping"}`, header: map[string]string{"Mcp-Session-Id": sid}})
-		assert.Equal(t, `{"jsonrpc":"2.0","result":{},"id":2}`+"\n", rec.Body.String())
+		assert.Equal(t, answered(1, `{"jsonrpc":"2.0","result":{},"id":2}`), rec.Body.String())
 		cancel()
 		<-done
 
@@ -234,6 +234,6 @@ func TestHTTPBoundsTheBodiesHeld(t *testing.T) {
 		assert.Equal(t, 204, rec.Code)
 		synctest.Wait() // the session's end cancels the call
 		rec = serveDirect(h, exchange{body: `{"jsonrpc":"2.0","id":3,"method":"ping"}`, header: map[string]string{"Mcp-Session-Id": sids[1]}})
-		assert.Equal(t, `{"jsonrpc":"2.0","result":{},"id":3}`+"\n", rec.Body.String(), "served once the first is done")
+		assert.Equal(t, answered(1, `{"jsonrpc":"2.0","result":{},"id":3}`), rec.Body.String(), "served once the first is done")
 	})
 }

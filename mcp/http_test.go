@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -166,6 +167,15 @@ func invalid(reason string) string {
 	return refusal(-32600, "Invalid Request", `{"reason":`+quote(reason)+`}`, "null")
 }
 
+// answered is the event stream that answers a POST of a session that
+// negotiated 2025-11-25, from a client that accepts events, when its call
+// sends nothing before its answer (line): stream no's priming event, then
+// the answer's.
+func answered(no int, line string) string {
+	n := strconv.Itoa(no)
+	return "id: " + n + "-0\nretry: 1000\ndata: \n\nid: " + n + "-1\ndata: " + line + "\n\n"
+}
+
 // Hostile and malformed requests, in both eras: each gets its status and
 // a JSON-RPC error body, and the server goes on serving.
 func TestHTTPHostile(t *testing.T) {
@@ -235,13 +245,13 @@ func TestHTTPHostile(t *testing.T) {
 			status: 404, want: refusal(-32601, "Method not found", "", "5")},
 		// Origins on loopback, and those of RPC.AllowedOrigins, are served.
 		{body: `{"jsonrpc":"2.0","id":2,"method":"ping"}`, header: map[string]string{"Origin": "http://localhost:6274", "Mcp-Session-Id": sid}, status: 200,
-			want: `{"jsonrpc":"2.0","result":{},"id":2}` + "\n"},
+			want: answered(1, `{"jsonrpc":"2.0","result":{},"id":2}`)},
 		{body: `{"jsonrpc":"2.0","id":2,"method":"ping"}`, header: map[string]string{"Origin": "https://app.example.com", "Mcp-Session-Id": sid}, status: 200,
-			want: `{"jsonrpc":"2.0","result":{},"id":2}` + "\n"},
+			want: answered(2, `{"jsonrpc":"2.0","result":{},"id":2}`)},
 		// And the server goes on: the session serves, the modern request
 		// whose headers match is served (its name Base64-encoded).
 		{body: `{"jsonrpc":"2.0","id":2,"method":"ping"}`, header: map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"}, status: 200,
-			want: `{"jsonrpc":"2.0","result":{},"id":2}` + "\n"},
+			want: answered(3, `{"jsonrpc":"2.0","result":{},"id":2}`)},
 		{body: call("echo", meta), header: modernHeaders("tools/call", "=?base64?ZWNobw==?="), status: 200,
 			want: `{"jsonrpc":"2.0","result":{"resultType":"complete","content":[{"type":"text","text":"x"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"steps","version":"1.0.0"}}},"id":3}` + "\n"},
 	} {
@@ -250,10 +260,11 @@ func TestHTTPHostile(t *testing.T) {
 }
 
 // A whole legacy session (2025-11-25): initialize issues a session id;
-// the client's notifications and responses are answered 202; tools/list
-// is answered JSON; a tools/call with a progress token, from a client
-// that accepts both, is answered as Server-Sent Events, its progress
-// first; DELETE ends the session, after which its id gets 404.
+// the client's notifications and responses are answered 202; a request,
+// from a client that accepts both JSON and events, is answered as
+// Server-Sent Events, a priming event first (tools/list: then its answer;
+// a tools/call with a progress token: then its progress, then its
+// answer); DELETE ends the session, after which its id gets 404.
 func TestHTTPLegacySession(t *testing.T) {
 	h, srv := newHTTP(t, nil)
 	url := srv.URL
@@ -266,18 +277,21 @@ func TestHTTPLegacySession(t *testing.T) {
 	check(t, url, exchange{body: `{"jsonrpc":"2.0","result":{},"id":"s1"}`, header: in("2025-11-25"), status: 202})
 	resp, body := do(t, url, exchange{body: `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, header: in("2025-11-25")})
 	assert.Equal(t, 200, resp.StatusCode)
-	assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
+	assert.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
+	assert.True(t, strings.HasPrefix(body, "id: 1-0\nretry: 1000\ndata: \n\nid: 1-1\ndata: {"), body)
+	assert.True(t, strings.HasSuffix(body, `,"id":2}`+"\n\n"), body)
 	assert.Contains(t, body, `"name":"count"`)
 	check(t, url, exchange{body: `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"count","arguments":{"n":2},"_meta":{"progressToken":"t"}}}`,
 		header: in("2025-11-25"), status: 200,
-		want: "id: 1-0\nretry: 1000\ndata: \n\n" +
-			"id: 1-1\n" + `data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1,"total":2}}` + "\n\n" +
-			"id: 1-2\n" + `data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":2,"total":2}}` + "\n\n" +
-			"id: 1-3\n" + `data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"2"}]},"id":3}` + "\n\n",
+		want: "id: 2-0\nretry: 1000\ndata: \n\n" +
+			"id: 2-1\n" + `data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1,"total":2}}` + "\n\n" +
+			"id: 2-2\n" + `data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":2,"total":2}}` + "\n\n" +
+			"id: 2-3\n" + `data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"2"}]},"id":3}` + "\n\n",
 		got: map[string]string{"Content-Type": "text/event-stream", "X-Accel-Buffering": "no", "Mcp-Session-Id": ""}})
-	// No header: 2025-03-26 assumed, and the session serves it.
+	// No header: 2025-03-26 assumed, and the session serves it (as the
+	// revision it negotiated).
 	check(t, url, exchange{body: `{"jsonrpc":"2.0","id":4,"method":"ping"}`, header: map[string]string{"Mcp-Session-Id": sid},
-		status: 200, want: `{"jsonrpc":"2.0","result":{},"id":4}` + "\n"})
+		status: 200, want: answered(3, `{"jsonrpc":"2.0","result":{},"id":4}`)})
 	check(t, url, exchange{method: "DELETE", header: map[string]string{"Mcp-Session-Id": sid}, status: 204})
 	assert.Equal(t, 0, h.Sessions())
 	check(t, url, exchange{body: `{"jsonrpc":"2.0","id":5,"method":"ping"}`, header: in("2025-11-25"), status: 404,

@@ -51,7 +51,7 @@ func TestHTTPResourceNotifications(t *testing.T) {
 		stream := priming
 		assert.Equal(t, stream, w.String())
 
-		assert.Equal(t, "200 "+`{"jsonrpc":"2.0","result":{},"id":2}`+"\n",
+		assert.Equal(t, "200 "+answered(2, `{"jsonrpc":"2.0","result":{},"id":2}`),
 			post(`{"jsonrpc":"2.0","method":"resources/subscribe","params":{"uri":"test://static-text"},"id":2}`))
 		s.ResourceUpdated("test://other")
 		s.ResourceUpdated("test://static-text")
@@ -77,7 +77,7 @@ func TestHTTPResourceNotifications(t *testing.T) {
 		stream += event(5, `{"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}`)
 		assert.Equal(t, stream, w.String())
 
-		assert.Equal(t, "200 "+`{"jsonrpc":"2.0","result":{},"id":3}`+"\n",
+		assert.Equal(t, "200 "+answered(3, `{"jsonrpc":"2.0","result":{},"id":3}`),
 			post(`{"jsonrpc":"2.0","method":"resources/unsubscribe","params":{"uri":"test://static-text"},"id":3}`))
 		s.ResourceUpdated("test://static-text")
 		require.NoError(t, s.Register("more", extra{}))

@@ -124,7 +124,7 @@ func (ss *streams) serverStream() *eventStream {
 
 // newStream makes a stream, held; ss.mu is held.
 func (ss *streams) newStream() *eventStream {
-	st := &eventStream{no: ss.h.streamNo.Add(1)}
+	st := &eventStream{no: ss.h.streamNo.Add(1), events: make([]sseEvent, 0, 2)} // a POST's: priming, answer
 	ss.held[st.no] = st
 	ss.mem += streamCost
 	return st
@@ -392,12 +392,21 @@ func (ss *streams) close() {
 	}
 }
 
+// The values of an event stream's header, one slice each for all
+// streams, never written (net/http only reads them): Header().Set would
+// make one each time.
+var (
+	eventStreamType = []string{"text/event-stream"}
+	noCache         = []string{"no-cache"}
+	noBuffering     = []string{"no"}
+)
+
 // startHeader writes the header of an event stream.
 func startHeader(w http.ResponseWriter) {
 	hd := w.Header()
-	hd.Set("Content-Type", "text/event-stream")
-	hd.Set("Cache-Control", "no-cache")
-	hd.Set("X-Accel-Buffering", "no")
+	hd["Content-Type"] = eventStreamType
+	hd["Cache-Control"] = noCache
+	hd["X-Accel-Buffering"] = noBuffering
 	w.WriteHeader(http.StatusOK)
 	_ = http.NewResponseController(w).Flush()
 }
@@ -684,6 +693,9 @@ func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *ht
 		p.id = string(env.id)
 		if sts.byID[p.id] == nil {
 			sts.byID[p.id] = p
+		}
+		if p.sse && !h.preferJSON && sts.primed() {
+			p.begin() // every answer resumable: its stream's priming event at once
 		}
 	}
 	if request {

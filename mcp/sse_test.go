@@ -328,7 +328,7 @@ func TestHTTPReplayBound(t *testing.T) {
 		defer r.h.Close()
 		w, leave, done := r.open(http.MethodPost, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"flood","arguments":{"n":5},"_meta":{"progressToken":"t"}}}`, nil)
 		synctest.Wait()
-		assert.Equal(t, "", w.String(), "no event yet: the answer is not an event stream yet")
+		assert.Equal(t, priming, w.String(), "the priming event at once: the answer is resumable from it")
 		leave() // the client goes; five steps and the answer come after
 		<-done
 		close(r.g.release)
@@ -679,9 +679,10 @@ func TestHTTPServerLogger(t *testing.T) {
 		log.Info("not wanted")
 		log.With("tool", "x").Warn("disk low", "free", 3)
 		synctest.Wait()
-		assert.Equal(t, "id: 1-0\nretry: 1000\ndata: \n\n"+
-			"id: 1-1\n"+`data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"warning","data":{"msg":"disk low","tool":"x","free":3}}}`+"\n\n", w.String())
-		assert.Equal(t, "id: 2-0\nretry: 1000\ndata: \n\n", wq.String())
+		assert.Equal(t, answered(1, `{"jsonrpc":"2.0","result":{},"id":1}`), rec.Body.String())
+		assert.Equal(t, "id: 2-0\nretry: 1000\ndata: \n\n"+
+			"id: 2-1\n"+`data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"warning","data":{"msg":"disk low","tool":"x","free":3}}}`+"\n\n", w.String())
+		assert.Equal(t, "id: 3-0\nretry: 1000\ndata: \n\n", wq.String())
 		leave()
 		leaveQ()
 		<-done
@@ -690,18 +691,31 @@ func TestHTTPServerLogger(t *testing.T) {
 }
 
 // Close returns, after ShutdownGrace, even when a session's call ignores
-// its cancellation: the session gives it up.
+// its cancellation: the session gives it up. A client that accepts events
+// has its answer's event stream (its priming event) end; one that accepts
+// JSON alone gets 404.
 func TestHTTPCloseGivesUpAStuckCall(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		r := newSSERig(t, &mcp.HTTPOptions{RPC: rpc.Options{ShutdownGrace: time.Second}})
-		w, _, done := r.open(http.MethodPost, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"stuck"}}`, nil)
-		synctest.Wait()
-		require.NoError(t, r.h.Close())
-		<-done
-		assert.Equal(t, 404, w.status)
-		assert.Equal(t, invalid("the session ended before the request was answered"), w.String())
-		close(r.g.release) // the stuck call's goroutine ends
-	})
+	for _, tc := range []struct {
+		accept string
+		status int
+		want   string
+	}{
+		{"application/json, text/event-stream", 200, priming},
+		{"application/json", 404, invalid("the session ended before the request was answered")},
+	} {
+		t.Run(tc.accept, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := newSSERig(t, &mcp.HTTPOptions{RPC: rpc.Options{ShutdownGrace: time.Second}})
+				w, _, done := r.open(http.MethodPost, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"stuck"}}`, map[string]string{"Accept": tc.accept})
+				synctest.Wait()
+				require.NoError(t, r.h.Close())
+				<-done
+				assert.Equal(t, tc.status, w.status)
+				assert.Equal(t, tc.want, w.String())
+				close(r.g.release) // the stuck call's goroutine ends
+			})
+		})
+	}
 }
 
 // FuzzLastEventID: whatever Last-Event-ID a GET carries, it is answered
