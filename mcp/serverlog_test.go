@@ -1,7 +1,6 @@
 package mcp_test
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -18,15 +17,7 @@ func TestServerLoggerStdio(t *testing.T) {
 	require.NoError(t, s.Register("", fuzzKit{}))
 	p := wiretest.NewPipe(s.Handler(), nil)
 	defer p.Close(t)
-	line := func(req string) string {
-		t.Helper()
-		if req != "" {
-			require.NoError(t, p.Write([]byte(req+"\n")))
-		}
-		l, err := p.ReadLine()
-		require.NoError(t, err)
-		return strings.TrimSuffix(string(l), "\n")
-	}
+	line := pipeLines(t, p)
 	line(`{"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}},"id":1}`)
 	s.Logger().Error("before setLevel") // not asked for: not sent
 	assert.Equal(t, `{"jsonrpc":"2.0","result":{},"id":2}`, line(`{"jsonrpc":"2.0","method":"logging/setLevel","params":{"level":"error"},"id":2}`))
