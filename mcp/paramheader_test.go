@@ -236,3 +236,24 @@ func (badTag) Bad(struct {
 	S string `json:"s" mcp:"Header=X"`
 }) {
 }
+
+// The cost of a stateless tools/call whose tool mirrors an argument in a
+// header, its check included (BenchmarkHTTP/modern is the same call of a
+// tool that mirrors none).
+func BenchmarkParamHeader(b *testing.B) {
+	s := mcp.New(&mcp.Options{Name: "steps", Version: "1.0.0"})
+	if err := s.Register("", mirrored{}); err != nil {
+		b.Fatal(err)
+	}
+	h := s.NewHTTPHandler(context.Background(), &mcp.HTTPOptions{RPC: rpc.Options{Logger: wiretest.Quiet()}})
+	defer h.Close()
+	hd := modernHeaders("tools/call", "route")
+	hd["Mcp-Param-Region"] = "us-west1"
+	x := exchange{body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"route","arguments":{"region":"us-west1"},` + modernMeta + `}}`, header: hd}
+	b.ReportAllocs()
+	for b.Loop() {
+		if w := serveDirect(h, x); w.Code != 200 {
+			b.Fatal(w.Code, w.Body.String())
+		}
+	}
+}
