@@ -191,7 +191,14 @@
 // none is issued. A request's Mcp-Method header must equal its method, its
 // Mcp-Name (plain or "=?base64?...?=") the name of a tools/call (the uri of
 // resources/read, the name of prompts/get), and _meta's protocol version
-// the header's: otherwise 400 with -32020 HeaderMismatch. A request whose
+// the header's: otherwise 400 with -32020 HeaderMismatch. So must the
+// Mcp-Param-{Name} header of each argument of a tools/call that its tool
+// mirrors (a field tagged mcp:"header=Name", x-mcp-header in its
+// inputSchema; a string, an integer or a boolean, reached from the root by
+// properties alone, or registration fails): present exactly when the
+// argument is present and not null, and equal to it once decoded (an
+// integer compared as a number, within ±(2^53-1)); a header for an
+// argument the tool does not mirror is not looked at. A request whose
 // _meta lacks a required field (the version, the client's capabilities),
 // or has a malformed one, is 400 with -32602, and one whose tool needs a
 // capability the client did not declare 400 with -32021. A method the

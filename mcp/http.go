@@ -350,7 +350,11 @@ func mismatch(format string, args ...any) *rpc.Error {
 // RPC.Concurrency: a request waits for a slot, or its client's going.
 func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, env envelope, body []byte) {
 	if env.object && env.method != nil {
-		if err := checkHeaders(r.Header, env); err != nil {
+		err := checkHeaders(r.Header, env)
+		if err == nil {
+			err = h.s.checkParamHeaders(r.Header, env, body)
+		}
+		if err != nil {
 			fail(w, http.StatusBadRequest, env.id, err)
 			return
 		}

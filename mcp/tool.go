@@ -75,6 +75,7 @@ type tool struct {
 	svc        *service.Service // serves it
 	structured bool             // the result is a struct: structuredContent, outputSchema
 	hasResult  bool
+	headers    []paramHeader // its arguments mirrored in Mcp-Param headers (paramheader.go)
 	// entry is its tools/list entry per feature level: before 2025-03-26,
 	// 2025-03-26 (annotations), 2025-06-18 and later (title,
 	// outputSchema).
@@ -107,6 +108,9 @@ func newTool(info service.MethodInfo, notes Annotations, svc *service.Service) (
 		return nil, fmt.Errorf("mcp: tool %s: %w", info.Name, err)
 	}
 	t := &tool{name: info.Name, svc: svc, hasResult: info.Result != nil}
+	if t.headers, err = paramHeaders(info.Params); err != nil {
+		return nil, fmt.Errorf("mcp: tool %s: %w", info.Name, err)
+	}
 	t.structured = info.Result != nil && slices.Equal(info.Result.Type, []string{"object"})
 	var out json.RawMessage
 	if t.structured {

@@ -99,6 +99,14 @@
 // minimum) that would compete with the validate tag, the one source of the
 // rules.
 //
+// # x-mcp-header
+//
+// A field tagged `mcp:"header=Region"` has the x-mcp-header annotation
+// Region: an MCP tool's argument that a client mirrors in the HTTP header
+// Mcp-Param-Region (MCP 2026-07-28, SEP-2243). The tag knows no other key.
+// Package mcp judges whether the annotation may stand where it is, and
+// checks the header.
+//
 // # What the schema cannot say
 //
 //   - Number spelling and rounding: the binder refuses an integer written

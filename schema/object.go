@@ -46,6 +46,9 @@ func (b *build) object(t reflect.Type, validated bool) (*Schema, error) {
 		if node, err = described(node, f); err != nil {
 			return nil, err
 		}
+		if node, err = headed(node, f); err != nil {
+			return nil, err
+		}
 		s.Properties[f.Name] = node
 		s.PropertyOrder = append(s.PropertyOrder, f.Name)
 		ptrs := pointerEmbeds(t, f.Index)
@@ -224,4 +227,22 @@ func checkDescription(d string) error {
 		return fmt.Errorf("jsonschema tag %q: the tag is a description; WORD=... is reserved", d)
 	}
 	return nil
+}
+
+// headed is node with the x-mcp-header annotation of field f's mcp tag,
+// if it has one: mcp:"header=Name" (the only key the tag knows). Whether
+// the annotation fits where it is (a primitive, reached by properties
+// alone, a unique token) is for package mcp to judge, which serves it.
+func headed(node *Schema, f fields.Field) (*Schema, error) {
+	tag, ok := f.Tag.Lookup("mcp")
+	if !ok {
+		return node, nil
+	}
+	name, ok := strings.CutPrefix(tag, "header=")
+	if !ok || name == "" {
+		return nil, fmt.Errorf("field %s: mcp tag %q: want header=Name", f.GoName, tag)
+	}
+	node = node.clone()
+	node.XMCPHeader = name
+	return node, nil
 }

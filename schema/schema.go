@@ -67,6 +67,12 @@ type Schema struct {
 	// ("Hidden: max=1").
 	XValidate string
 
+	// XMCPHeader is the x-mcp-header annotation of an MCP tool's argument
+	// (2026-07-28, Streamable HTTP, Custom Headers from Tool Parameters):
+	// the argument is mirrored in the HTTP header Mcp-Param-{XMCPHeader}.
+	// A field sets it with the tag mcp:"header=Name".
+	XMCPHeader string
+
 	def *def // while generating: this node stands for a definition
 }
 
@@ -169,6 +175,7 @@ func (s *Schema) each(fn func(keyword string, value any)) {
 	list("allOf", s.AllOf)
 	list("anyOf", s.AnyOf)
 	sub("not", s.Not)
+	str("x-mcp-header", s.XMCPHeader)
 	str("x-validate", s.XValidate)
 	if s.Defs != nil {
 		fn("$defs", s.Defs)
