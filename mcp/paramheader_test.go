@@ -171,7 +171,7 @@ func TestParamHeaderLegacy(t *testing.T) {
 	sid := initialize(t, srv.URL)
 	check(t, srv.URL, exchange{body: `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"route","arguments":{"region":"r"}}}`,
 		header: map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25", "Mcp-Param-Region": "other"}, status: 200,
-		want: `{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"r/0"}]},"id":2}` + "\n"})
+		want: answered(1, `{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"r/0"}]},"id":2}`)})
 }
 
 // Annotations the protocol does not allow fail registration (2026-07-28,
