@@ -34,6 +34,19 @@ type Options struct {
 // trusted: the generator checks nothing in it. The schema of the root
 // type of a document (params a method takes whole) may hold $defs, and
 // refer to them ("#/$defs/name"): they are the document's.
+//
+// The schema may use any keyword [Schema] has, those the generator never
+// makes included: oneOf, if/then/else, $anchor (and $ref "#" + an anchor,
+// which resolves wherever in the document the anchored schema is, as long
+// as no other schema in it has the same anchor).
+//
+// A supplied schema is the type's promise, not the server's check: the
+// server decodes params with the binder and checks them with the validate
+// rules, and never with a schema. What the type's schema says beyond its Go
+// shape (a property required only if another has some value, say) is
+// enforced only if the type's own UnmarshalJSON enforces it, which it
+// should: then a client that trusts the schema is never refused, nor a
+// value the schema refuses taken.
 type Provider interface {
 	JSONSchema() *Schema
 }
@@ -285,10 +298,11 @@ func walk(s *Schema, fn func(*Schema)) {
 }
 
 func children(s *Schema) []*Schema {
-	out := []*Schema{s.Items, s.Contains, s.AdditionalProperties, s.PropertyNames, s.Not}
+	out := []*Schema{s.Items, s.Contains, s.AdditionalProperties, s.PropertyNames, s.Not, s.If, s.Then, s.Else}
 	out = append(out, s.PrefixItems...)
 	out = append(out, s.AllOf...)
 	out = append(out, s.AnyOf...)
+	out = append(out, s.OneOf...)
 	for _, n := range s.PropertyOrder {
 		out = append(out, s.Properties[n])
 	}
