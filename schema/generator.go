@@ -30,15 +30,19 @@ type Options struct {
 // shape (it has its own UnmarshalJSON, say) implements it, with a value or
 // a pointer receiver; JSONSchema is called on the zero value. The schema
 // describes the non-null values: null is added where the binder and the
-// validate rules accept it. It must be self-contained (no $ref), and it is
-// trusted: the generator checks nothing in it. The schema of the root
-// type of a document (params a method takes whole) may hold $defs, and
-// refer to them ("#/$defs/name"): they are the document's.
+// validate rules accept it. It must be self-contained, and it is trusted:
+// the generator checks nothing in it but its anchors and references. The
+// schema of the root type of a document (params a method takes whole) may
+// hold $defs, and refer to them ("#/$defs/name"): they are the document's.
 //
 // The schema may use any keyword [Schema] has, those the generator never
-// makes included: oneOf, if/then/else, $anchor (and $ref "#" + an anchor,
-// which resolves wherever in the document the anchored schema is, as long
-// as no other schema in it has the same anchor).
+// makes included: oneOf, if/then/else, $anchor, and $ref "#" + an anchor,
+// which resolves wherever in the document the anchored schema is, the
+// schema of a type other than the root included. [Generator.For] fails on
+// an anchor that is not a plain name or that two schemas of the document
+// have (a Provider's schema with an anchor, used twice in one document),
+// on a $ref to an anchor the document lacks, and on a $ref outside the
+// document.
 //
 // A supplied schema is the type's promise, not the server's check: the
 // server decodes params with the binder and checks them with the validate
@@ -113,7 +117,9 @@ func (g *Generator) document(cache map[reflect.Type]generated, t reflect.Type, e
 	if err == nil {
 		s = b.finish(s)
 		s.Schema = Dialect
-	} else {
+		err = checkAnchors(s)
+	}
+	if err != nil {
 		s, err = nil, fmt.Errorf("schema: %w", err)
 	}
 	cache[t] = generated{s, err}

@@ -93,3 +93,62 @@ func TestKeywordsOfProvidersCombined(t *testing.T) {
 		`"cond":{"type":"object","if":{"required":["a"]},"then":{"required":["b"]}}},`+
 		`"required":["cond"],"additionalProperties":false}`, string(b))
 }
+
+// supplied is a Provider of whatever schema its type parameter names.
+type supplied[K interface{ schema() *schema.Schema }] struct{}
+
+func (supplied[K]) JSONSchema() *schema.Schema {
+	var k K
+	return k.schema()
+}
+
+type (
+	badAnchor   struct{}
+	missingRef  struct{}
+	externalRef struct{}
+)
+
+func (badAnchor) schema() *schema.Schema   { return &schema.Schema{Anchor: "1st"} }
+func (missingRef) schema() *schema.Schema  { return &schema.Schema{Ref: "#nowhere"} }
+func (externalRef) schema() *schema.Schema { return &schema.Schema{Ref: "https://example.com/s.json"} }
+
+// TestAnchorErrors: the anchors and references of a supplied schema are
+// checked, in the whole document.
+func TestAnchorErrors(t *testing.T) {
+	type twice struct {
+		A anchored `json:"a"`
+		B anchored `json:"b"`
+	}
+	for _, tc := range []struct {
+		typ  reflect.Type
+		want string
+	}{
+		{reflect.TypeFor[supplied[badAnchor]](), `schema: $anchor "1st" is not a plain name (^[A-Za-z_][-A-Za-z0-9._]*$)`},
+		{reflect.TypeFor[twice](), `schema: $anchor "point" names two schemas of the document (a Provider's schema with an anchor is used twice?)`},
+		{reflect.TypeFor[supplied[missingRef]](), `schema: $ref "#nowhere" names no $anchor of the document`},
+		{reflect.TypeFor[supplied[externalRef]](), `schema: $ref "https://example.com/s.json" is not in the document: a schema is self-contained`},
+	} {
+		_, err := schema.New(nil).For(tc.typ)
+		assert.EqualError(t, err, tc.want, tc.typ.String())
+	}
+}
+
+// TestAnchorAcrossTheDocument: a field's schema refers to an anchor that
+// another field's supplies (both take null: their decoders do).
+func TestAnchorAcrossTheDocument(t *testing.T) {
+	type params struct {
+		Point anchored `json:"point"`
+		Again pointRef `json:"again"`
+	}
+	s, err := schema.New(nil).For(reflect.TypeFor[params]())
+	require.NoError(t, err)
+	b, err := json.Marshal(s)
+	require.NoError(t, err)
+	assert.Equal(t, `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{`+
+		`"point":{"anyOf":[{"type":"null"},{"$anchor":"point","type":"object"}]},`+
+		`"again":{"anyOf":[{"type":"null"},{"$ref":"#point"}]}},"additionalProperties":false}`, string(b))
+}
+
+type pointRef struct{}
+
+func (pointRef) JSONSchema() *schema.Schema { return &schema.Schema{Ref: "#point"} }
