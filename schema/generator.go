@@ -48,9 +48,10 @@ type Options struct {
 // server decodes params with the binder and checks them with the validate
 // rules, and never with a schema. What the type's schema says beyond its Go
 // shape (a property required only if another has some value, say) is
-// enforced only if the type's own UnmarshalJSON enforces it, which it
-// should: then a client that trusts the schema is never refused, nor a
-// value the schema refuses taken.
+// enforced only if the type's own UnmarshalJSON (or, for params, the
+// method that takes them) enforces it, which it should: then a client that
+// trusts the schema is never refused, nor a value the schema refuses
+// taken.
 type Provider interface {
 	JSONSchema() *Schema
 }
