@@ -39,7 +39,11 @@ func merge(a, b *Schema) *Schema {
 		return a
 	case a.isTrue():
 		return b
-	case a.def != nil && b.def != nil:
+	case a.def != nil && b.def != nil,
+		// A schema with a name ($anchor) is referred to as it is; a
+		// conditional's keywords go together.
+		a.Anchor != "" || b.Anchor != "",
+		a.conditional() && b.conditional():
 		return &Schema{AllOf: []*Schema{a, b}}
 	}
 	out := a.clone()
@@ -100,6 +104,9 @@ func merge(a, b *Schema) *Schema {
 	}
 	return out
 }
+
+// conditional reports whether s has one of if, then and else.
+func (s *Schema) conditional() bool { return s.If != nil || s.Then != nil || s.Else != nil }
 
 // hasType reports whether the JSON value v has one of the types.
 func hasType(v json.RawMessage, types []string) bool {
@@ -202,7 +209,7 @@ func nullable(s *Schema, ok bool) *Schema {
 // types alone, so that adding a type to s adds all the values of that type.
 func typeOnly(s *Schema) bool {
 	return s.Enum == nil && s.Const == nil && s.Not == nil && s.AllOf == nil && s.AnyOf == nil &&
-		s.Ref == "" && s.def == nil
+		s.OneOf == nil && !s.conditional() && s.Anchor == "" && s.Ref == "" && s.def == nil
 }
 
 // acceptsNull reports whether s surely accepts null.

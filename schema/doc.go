@@ -119,6 +119,9 @@
 //   - Validations registered with RegisterStructValidation or
 //     RegisterCustomTypeFunc, and types that implement validator.Valuer:
 //     they are not in the tags.
+//   - The schema a [Provider] supplies: it is the type's promise, which
+//     its UnmarshalJSON, or the method that takes it, keeps or not; the
+//     server never validates against a schema.
 //   - The params as a whole: a "_meta" member (the protocol's, never a
 //     param) and the positional form of a struct's params belong to the
 //     service.

@@ -30,10 +30,28 @@ type Options struct {
 // shape (it has its own UnmarshalJSON, say) implements it, with a value or
 // a pointer receiver; JSONSchema is called on the zero value. The schema
 // describes the non-null values: null is added where the binder and the
-// validate rules accept it. It must be self-contained (no $ref), and it is
-// trusted: the generator checks nothing in it. The schema of the root
-// type of a document (params a method takes whole) may hold $defs, and
-// refer to them ("#/$defs/name"): they are the document's.
+// validate rules accept it. It must be self-contained, and it is trusted:
+// the generator checks nothing in it but its anchors and references. The
+// schema of the root type of a document (params a method takes whole) may
+// hold $defs, and refer to them ("#/$defs/name"): they are the document's.
+//
+// The schema may use any keyword [Schema] has, those the generator never
+// makes included: oneOf, if/then/else, $anchor, and $ref "#" + an anchor,
+// which resolves wherever in the document the anchored schema is, the
+// schema of a type other than the root included. [Generator.For] fails on
+// an anchor that is not a plain name or that two schemas of the document
+// have (a Provider's schema with an anchor, used twice in one document),
+// on a $ref to an anchor the document lacks, and on a $ref outside the
+// document.
+//
+// A supplied schema is the type's promise, not the server's check: the
+// server decodes params with the binder and checks them with the validate
+// rules, and never with a schema. What the type's schema says beyond its Go
+// shape (a property required only if another has some value, say) is
+// enforced only if the type's own UnmarshalJSON (or, for params, the
+// method that takes them) enforces it, which it should: then a client that
+// trusts the schema is never refused, nor a value the schema refuses
+// taken.
 type Provider interface {
 	JSONSchema() *Schema
 }
@@ -100,7 +118,9 @@ func (g *Generator) document(cache map[reflect.Type]generated, t reflect.Type, e
 	if err == nil {
 		s = b.finish(s)
 		s.Schema = Dialect
-	} else {
+		err = checkAnchors(s)
+	}
+	if err != nil {
 		s, err = nil, fmt.Errorf("schema: %w", err)
 	}
 	cache[t] = generated{s, err}
@@ -285,10 +305,11 @@ func walk(s *Schema, fn func(*Schema)) {
 }
 
 func children(s *Schema) []*Schema {
-	out := []*Schema{s.Items, s.Contains, s.AdditionalProperties, s.PropertyNames, s.Not}
+	out := []*Schema{s.Items, s.Contains, s.AdditionalProperties, s.PropertyNames, s.Not, s.If, s.Then, s.Else}
 	out = append(out, s.PrefixItems...)
 	out = append(out, s.AllOf...)
 	out = append(out, s.AnyOf...)
+	out = append(out, s.OneOf...)
 	for _, n := range s.PropertyOrder {
 		out = append(out, s.Properties[n])
 	}

@@ -18,7 +18,8 @@ const Dialect = "https://json-schema.org/draft/2020-12/schema"
 // text, so that a bound such as the largest uint64 stays exact.
 type Schema struct {
 	Schema string             // $schema
-	Ref    string             // $ref
+	Anchor string             // $anchor: a name for this schema, which "#" + Anchor refers to
+	Ref    string             // $ref: "#" (the root), "#/$defs/name", or "#" + an Anchor
 	Defs   map[string]*Schema // $defs
 
 	Title       string
@@ -57,7 +58,16 @@ type Schema struct {
 
 	AllOf []*Schema
 	AnyOf []*Schema
+	OneOf []*Schema
 	Not   *Schema
+
+	// If, Then and Else are a conditional: a value that satisfies If must
+	// satisfy Then, one that does not must satisfy Else. Then and Else
+	// without If say nothing. The generator never makes them: a
+	// [Provider] may supply them.
+	If   *Schema
+	Then *Schema
+	Else *Schema
 
 	// XValidate is the x-validate annotation: what the server checks here
 	// that the rest of this schema does not say, or says only in part. It
@@ -126,6 +136,7 @@ func (s *Schema) each(fn func(keyword string, value any)) {
 		}
 	}
 	str("$schema", s.Schema)
+	str("$anchor", s.Anchor)
 	str("$ref", s.Ref)
 	str("title", s.Title)
 	str("description", s.Description)
@@ -174,7 +185,11 @@ func (s *Schema) each(fn func(keyword string, value any)) {
 	}
 	list("allOf", s.AllOf)
 	list("anyOf", s.AnyOf)
+	list("oneOf", s.OneOf)
 	sub("not", s.Not)
+	sub("if", s.If)
+	sub("then", s.Then)
+	sub("else", s.Else)
 	str("x-mcp-header", s.XMCPHeader)
 	str("x-validate", s.XValidate)
 	if s.Defs != nil {

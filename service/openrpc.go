@@ -396,6 +396,10 @@ func to07(v any, rename map[string]string) any {
 			}
 			out["items"] = p
 		}
+		if a, ok := out["$anchor"].(string); ok {
+			delete(out, "$anchor")
+			out["$id"] = "#" + a // draft-07 spells a plain-name fragment so
+		}
 		if dr, ok := out["dependentRequired"]; ok {
 			delete(out, "dependentRequired")
 			out["dependencies"] = dr

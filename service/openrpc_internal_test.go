@@ -19,6 +19,8 @@ func TestTo07(t *testing.T) {
 		{"$ref into an allOf", `{"$ref":"#/$defs/X","allOf":[{"type":"object"}]}`, `{"allOf":[{"$ref":"#/components/schemas/X"},{"type":"object"}]}`},
 		{"nested", `{"properties":{"p":{"$schema":"x","prefixItems":[{"$ref":"#/$defs/X"}]}},"anyOf":[{"dependentRequired":{}}]}`,
 			`{"anyOf":[{"dependencies":{}}],"properties":{"p":{"items":[{"$ref":"#/components/schemas/X"}]}}}`},
+		{"$anchor", `{"$defs":{"a":{"$anchor":"here"}},"$ref":"#here","if":{"$anchor":"x"},"oneOf":[true]}`,
+			`{"$defs":{"a":{"$id":"#here"}},"allOf":[{"$ref":"#here"}],"if":{"$id":"#x"},"oneOf":[true]}`},
 		{"values left alone", `{"enum":[{"prefixItems":1}],"const":{"$ref":"#/$defs/X"},"x-validate":"a"}`, `{"const":{"$ref":"#/$defs/X"},"enum":[{"prefixItems":1}],"x-validate":"a"}`},
 		{"a property named as a keyword", `{"properties":{"prefixItems":{"type":"string"},"$ref":true}}`, `{"properties":{"$ref":true,"prefixItems":{"type":"string"}}}`},
 	}
