@@ -93,7 +93,11 @@ type HTTPOptions struct {
 	// result, as the older revisions are answered, instead of with an
 	// event stream (a priming event, then the answer's): fewer bytes and
 	// allocations, but an answer the client cannot resume
-	// (Last-Event-ID) if its connection drops before it arrives.
+	// (Last-Event-ID) if its connection drops before it arrives. So it
+	// answers a 2026-07-28 request, instead of with an event stream (the
+	// answer's event alone) opened after KeepAlive: fewer bytes, but a
+	// long call's connection idle until its answer (proxies cut idle
+	// connections).
 	PreferJSON bool
 }
 

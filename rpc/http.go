@@ -32,7 +32,7 @@ import (
 //     notifications its calls send ([Notify], progress) as Server-Sent
 //     Events, each "data: MESSAGE", then the answer as the last event; one
 //     that accepts application/json too gets plain JSON when its calls
-//     send no notification. A client that accepts only application/json
+//     send no notification (unless Options.EventStreamAfter). A client that accepts only application/json
 //     gets the answer alone: its calls' notifications are dropped. What a
 //     notification's handler notifies is always dropped: it has no
 //     response to precede;
