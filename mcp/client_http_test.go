@@ -212,7 +212,7 @@ func TestAskModernHTTP(t *testing.T) {
 		check(t, srv.URL, exchange{body: call(`{}`), header: header, status: http.StatusBadRequest, want: missing + "\n"})
 	}
 	check(t, srv.URL, exchange{body: call(`{"sampling":{}}`), header: modernHeaders("tools/call", "sample"),
-		status: http.StatusOK, want: `{"jsonrpc":"2.0","result":{"resultType":"input_required","inputRequests":{"sampling-2a5d62d36af8ea92":{"method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10}}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"ask","version":"1"}}},"id":1}` + "\n"})
+		status: http.StatusOK, want: streamed(`{"jsonrpc":"2.0","result":{"resultType":"input_required","inputRequests":{"sampling-2a5d62d36af8ea92":{"method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10}}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"ask","version":"1"}}},"id":1}`)})
 }
 
 // In 2025-03-26, the one revision with batches, the client may answer in

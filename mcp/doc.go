@@ -207,6 +207,18 @@
 // no ids in flight and no cancellation; together they hold at most
 // rpc.Options.Concurrency slots.
 //
+// What a modern POST gets: a notification, 202; a request from a client
+// whose Accept allows text/event-stream, an event stream, even when its
+// call sends nothing before its answer (then the answer's event alone;
+// no priming event and no ids: 2026-07-28 has no resumption), opened once
+// the call has run HTTPOptions.KeepAlive with nothing to send, its
+// keep-alive comments from then on, so that a long call's connection is
+// never idle for longer (proxies cut idle connections; nginx's
+// proxy_read_timeout is 60 s); plain JSON where the client accepts JSON
+// alone (or */*, or sends no Accept), with HTTPOptions.PreferJSON, and
+// for an error that answers the request before anything else is sent (so
+// that its status is the protocol's: 400 for -32602 and -32021).
+//
 // An event stream carries X-Accel-Buffering: no, and a comment (":") every
 // HTTPOptions.KeepAlive. [Server.ListenAndServe] and [MainHTTP] serve on
 // loopback unless the address names another host.

@@ -539,13 +539,13 @@ func TestFeaturesHTTP(t *testing.T) {
 	get := `{"jsonrpc":"2.0","id":2,"method":"prompts/get","params":{"name":"simple",` + modernMeta + `}}`
 	for _, x := range []exchange{
 		{body: read, header: modernHeaders("resources/read", "test://static-text"), status: 200,
-			want: `{"jsonrpc":"2.0","result":{"resultType":"complete","contents":[{"uri":"test://static-text","mimeType":"text/plain","text":"hello"}],"ttlMs":0,"cacheScope":"public",` + serverInfo + `},"id":1}` + "\n"},
+			want: streamed(`{"jsonrpc":"2.0","result":{"resultType":"complete","contents":[{"uri":"test://static-text","mimeType":"text/plain","text":"hello"}],"ttlMs":0,"cacheScope":"public",` + serverInfo + `},"id":1}`)},
 		{body: read, header: modernHeaders("resources/read", "test://static-binary"), status: 400,
 			want: refusal(-32020, `Header mismatch: Mcp-Name header value "test://static-binary" does not match body value params.uri`, "", "1")},
 		{body: get, header: modernHeaders("prompts/get", "simple"), status: 200,
-			want: `{"jsonrpc":"2.0","result":{"resultType":"complete","messages":[{"role":"user","content":{"type":"text","text":"simple"}}],` + serverInfo + `},"id":2}` + "\n"},
+			want: streamed(`{"jsonrpc":"2.0","result":{"resultType":"complete","messages":[{"role":"user","content":{"type":"text","text":"simple"}}],` + serverInfo + `},"id":2}`)},
 		{body: `{"jsonrpc":"2.0","id":3,"method":"resources/templates/list","params":{` + modernMeta + `}}`, header: modernHeaders("resources/templates/list", ""), status: 200,
-			want: `{"jsonrpc":"2.0","result":{"resultType":"complete","resourceTemplates":[{"uriTemplate":"file:///{+path}","name":"files"},{"uriTemplate":"test://template/{id}/data","name":"template","title":"Data","mimeType":"application/json"}],"ttlMs":0,"cacheScope":"public",` + serverInfo + `},"id":3}` + "\n"},
+			want: streamed(`{"jsonrpc":"2.0","result":{"resultType":"complete","resourceTemplates":[{"uriTemplate":"file:///{+path}","name":"files"},{"uriTemplate":"test://template/{id}/data","name":"template","title":"Data","mimeType":"application/json"}],"ttlMs":0,"cacheScope":"public",` + serverInfo + `},"id":3}`)},
 		{body: `{"jsonrpc":"2.0","id":4,"method":"resources/subscribe","params":{"uri":"test://static-text",` + modernMeta + `}}`, header: modernHeaders("resources/subscribe", ""), status: 404,
 			want: refusal(-32601, "Method not found", "", "4")},
 	} {

@@ -93,7 +93,11 @@ type HTTPOptions struct {
 	// result, as the older revisions are answered, instead of with an
 	// event stream (a priming event, then the answer's): fewer bytes and
 	// allocations, but an answer the client cannot resume
-	// (Last-Event-ID) if its connection drops before it arrives.
+	// (Last-Event-ID) if its connection drops before it arrives. So it
+	// answers a 2026-07-28 request, instead of with an event stream (the
+	// answer's event alone) opened after KeepAlive: fewer bytes, but a
+	// long call's connection idle until its answer (proxies cut idle
+	// connections).
 	PreferJSON bool
 }
 
@@ -119,6 +123,7 @@ type HTTPHandler struct {
 	replay     int
 	initIdle   time.Duration
 	preferJSON bool           // HTTPOptions.PreferJSON
+	modernOpts rpc.Options    // opts, and EventStreamAfter unless PreferJSON: the stateless requests'
 	streamNo   atomic.Uint64  // the number of the last event stream made, for their ids
 	ending     sync.WaitGroup // the sessions being ended (end), for Close
 	maxFrame   int
@@ -175,6 +180,10 @@ func (s *Server) NewHTTPHandler(ctx context.Context, opts *HTTPOptions) *HTTPHan
 		sessions:  map[string]*httpSession{},
 	}
 	h.preferJSON = o.PreferJSON
+	h.modernOpts = h.opts
+	if !o.PreferJSON {
+		h.modernOpts.EventStreamAfter = h.keepAlive // keep-alive comments from then on
+	}
 	h.gate = rpc.NewHTTPHandler(ctx, nil, &h.opts)
 	h.modern = s.Handler()
 	h.slots = make(chan struct{}, positiveOr(o.RPC.Concurrency, rpc.DefaultConcurrency))
@@ -370,7 +379,7 @@ func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, env env
 		return // nobody reads the answer
 	}
 	defer func() { <-h.slots }()
-	rh := rpc.NewHTTPHandler(h.ctx, h.modern, &h.opts)
+	rh := rpc.NewHTTPHandler(h.ctx, h.modern, &h.modernOpts)
 	h.mu.Lock()
 	closed := h.closed
 	if !closed {

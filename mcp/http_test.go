@@ -176,6 +176,11 @@ func answered(no int, line string) string {
 	return "id: " + n + "-0\nretry: 1000\ndata: \n\nid: " + n + "-1\ndata: " + line + "\n\n"
 }
 
+// streamed is the event stream that answers a 2026-07-28 request from a
+// client that accepts events when its call sends nothing before its
+// answer (line): the answer's event alone, no id (no resumption).
+func streamed(line string) string { return "data: " + line + "\n\n" }
+
 // Hostile and malformed requests, in both eras: each gets its status and
 // a JSON-RPC error body, and the server goes on serving.
 func TestHTTPHostile(t *testing.T) {
@@ -253,7 +258,7 @@ func TestHTTPHostile(t *testing.T) {
 		{body: `{"jsonrpc":"2.0","id":2,"method":"ping"}`, header: map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"}, status: 200,
 			want: answered(3, `{"jsonrpc":"2.0","result":{},"id":2}`)},
 		{body: call("echo", meta), header: modernHeaders("tools/call", "=?base64?ZWNobw==?="), status: 200,
-			want: `{"jsonrpc":"2.0","result":{"resultType":"complete","content":[{"type":"text","text":"x"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"steps","version":"1.0.0"}}},"id":3}` + "\n"},
+			want: streamed(`{"jsonrpc":"2.0","result":{"resultType":"complete","content":[{"type":"text","text":"x"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"steps","version":"1.0.0"}}},"id":3}`)},
 	} {
 		check(t, url, x)
 	}
@@ -307,17 +312,18 @@ func TestHTTPLegacySession(t *testing.T) {
 	assert.Equal(t, 1, h.Sessions())
 }
 
-// A stateless exchange (2026-07-28): server/discover, and a tools/call
-// with progress as Server-Sent Events; a session id sent is ignored, and
-// none is issued.
+// A stateless exchange (2026-07-28), from a client that accepts both JSON
+// and events: server/discover (its answer the stream's only event), and a
+// tools/call with progress, as Server-Sent Events; a session id sent is
+// ignored, and none is issued.
 func TestHTTPModern(t *testing.T) {
 	h, srv := newHTTP(t, nil)
 	url := srv.URL
 	hd := modernHeaders("server/discover", "")
 	hd["Mcp-Session-Id"] = "whatever"
 	check(t, url, exchange{body: `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + modernMeta + `}}`, header: hd, status: 200,
-		want: `{"jsonrpc":"2.0","result":{"resultType":"complete","supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"capabilities":{"logging":{},"tools":{"listChanged":true}},"ttlMs":0,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"steps","version":"1.0.0"}}},"id":1}` + "\n",
-		got:  map[string]string{"Mcp-Session-Id": "", "Content-Type": "application/json"}})
+		want: streamed(`{"jsonrpc":"2.0","result":{"resultType":"complete","supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"capabilities":{"logging":{},"tools":{"listChanged":true}},"ttlMs":0,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"steps","version":"1.0.0"}}},"id":1}`),
+		got:  map[string]string{"Mcp-Session-Id": "", "Content-Type": "text/event-stream", "X-Accel-Buffering": "no"}})
 	check(t, url, exchange{body: `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"count","arguments":{"n":1},"_meta":{"progressToken":7,` + modernMeta[len(`"_meta":{`):] + `}}`,
 		header: modernHeaders("tools/call", "count"), status: 200,
 		want: `data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":1,"total":1}}` + "\n\n" +
@@ -357,7 +363,7 @@ func TestHTTPModernIsolated(t *testing.T) {
 
 	check(t, srv.URL, exchange{body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"s":"x"},` + modernMeta + `}}`,
 		header: modernHeaders("tools/call", "echo"), status: 200,
-		want: `{"jsonrpc":"2.0","result":{"resultType":"complete","content":[{"type":"text","text":"x"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"steps","version":"1.0.0"}}},"id":1}` + "\n"})
+		want: streamed(`{"jsonrpc":"2.0","result":{"resultType":"complete","content":[{"type":"text","text":"x"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"steps","version":"1.0.0"}}},"id":1}`)})
 	check(t, srv.URL, exchange{body: `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`,
 		header: map[string]string{"Mcp-Protocol-Version": "2026-07-28"}, status: 202})
 	require.NoError(t, s.Register("", extra{}))

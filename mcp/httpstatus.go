@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -52,6 +53,17 @@ func (c *capabilityStatus) Write(p []byte) (int, error) {
 
 // Unwrap returns the ResponseWriter, for http.ResponseController.
 func (c *capabilityStatus) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+
+// FlushError writes the header, if no body came yet (an event stream
+// opened before its first event), then flushes, as http.ResponseController
+// asks.
+func (c *capabilityStatus) FlushError() error {
+	if !c.written {
+		c.written = true
+		c.ResponseWriter.WriteHeader(cmp.Or(c.status, http.StatusOK))
+	}
+	return http.NewResponseController(c.ResponseWriter).Flush()
+}
 
 // finish writes the header if no body came.
 func (c *capabilityStatus) finish() {

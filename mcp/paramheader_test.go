@@ -64,7 +64,7 @@ func TestParamHeaderListed(t *testing.T) {
 	srv := newMirrored(t)
 	check(t, srv.URL, exchange{body: `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + modernMeta + `}}`,
 		header: modernHeaders("tools/list", ""), status: 200,
-		want: `{"jsonrpc":"2.0","result":{"resultType":"complete","tools":[{"name":"place","inputSchema":{"type":"object","properties":{"target":{"type":"object","properties":{"zone":{"type":["string","null"],"x-mcp-header":"Zone"}},"additionalProperties":false,` +
+		want: streamed(`{"jsonrpc":"2.0","result":{"resultType":"complete","tools":[{"name":"place","inputSchema":{"type":"object","properties":{"target":{"type":"object","properties":{"zone":{"type":["string","null"],"x-mcp-header":"Zone"}},"additionalProperties":false,` +
 			`"not":{"type":"object","properties":{"zone":{"enum":["",null]}},"additionalProperties":false}}},"required":["target"],"additionalProperties":false}},` +
 			`{"name":"route","inputSchema":{"type":"object","properties":{` +
 			`"region":{"type":"string","minLength":1,"x-mcp-header":"Region"},` +
@@ -73,7 +73,7 @@ func TestParamHeaderListed(t *testing.T) {
 			`"level":{"type":["integer","null"],"minimum":-9223372036854775808,"maximum":9223372036854775807}},` +
 			`"required":["region"],"additionalProperties":false}}],` +
 			`"ttlMs":0,"cacheScope":"public",` +
-			`"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"steps","version":"1.0.0"}}},"id":1}` + "\n"})
+			`"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"steps","version":"1.0.0"}}},"id":1}`)})
 }
 
 // The Mcp-Param headers of a stateless tools/call, on the wire: each
@@ -97,8 +97,8 @@ func TestParamHeaderChecked(t *testing.T) {
 		return h
 	}
 	served := func(text string) string {
-		return `{"jsonrpc":"2.0","result":{"resultType":"complete","content":[{"type":"text","text":` + quote(text) + `}],` +
-			`"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"steps","version":"1.0.0"}}},"id":7}` + "\n"
+		return streamed(`{"jsonrpc":"2.0","result":{"resultType":"complete","content":[{"type":"text","text":` + quote(text) + `}],` +
+			`"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"steps","version":"1.0.0"}}},"id":7}`)
 	}
 	refused := func(msg string) string { return refusal(-32020, "Header mismatch: "+msg, "", "7") }
 	for _, c := range []struct {

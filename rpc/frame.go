@@ -41,6 +41,9 @@ import (
 func (s *core) serveFrame(ctx context.Context, dec *codec.Decoder, frame []byte, out replier) {
 	dec.MaxBatch = min(dec.MaxBatch, math.MaxInt32) // a batch entry's slot is an int32
 	msgs, isBatch := dec.Decode(frame)
+	if o, ok := out.(*httpReply); ok && o.streamAfter > 0 {
+		o.begin(msgs) // Options.EventStreamAfter
+	}
 	defer func() {
 		clear(msgs) // the decoder keeps its messages: let go of the frame
 		if cap(msgs) > maxKeptMessages {

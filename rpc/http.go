@@ -32,7 +32,7 @@ import (
 //     notifications its calls send ([Notify], progress) as Server-Sent
 //     Events, each "data: MESSAGE", then the answer as the last event; one
 //     that accepts application/json too gets plain JSON when its calls
-//     send no notification. A client that accepts only application/json
+//     send no notification (unless Options.EventStreamAfter). A client that accepts only application/json
 //     gets the answer alone: its calls' notifications are dropped. What a
 //     notification's handler notifies is always dropped: it has no
 //     response to precede;
@@ -79,6 +79,8 @@ type HTTPHandler struct {
 	held     atomic.Int64
 	decoders sync.Pool // *codec.Decoder, for ServeHTTP
 
+	streamAfter time.Duration // Options.EventStreamAfter
+
 	mu      sync.Mutex
 	serving sync.WaitGroup // the requests in ServeHTTP, until Close
 	closed  bool
@@ -97,7 +99,7 @@ func NewHTTPHandler(ctx context.Context, h Handler, opts *Options) *HTTPHandler 
 	if log == nil {
 		log = slog.Default()
 	}
-	return &HTTPHandler{
+	s := &HTTPHandler{
 		core:     newCore(ctx, h, log, &o),
 		log:      log,
 		maxFrame: positiveOr(o.MaxFrameSize, codec.DefaultMaxFrameSize),
@@ -107,6 +109,8 @@ func NewHTTPHandler(ctx context.Context, h Handler, opts *Options) *HTTPHandler 
 		origins:  slices.Clone(o.AllowedOrigins),
 		maxHeld:  int64(positiveOr(o.MaxQueueBytes, DefaultMaxQueueBytes)),
 	}
+	s.streamAfter = max(o.EventStreamAfter, 0)
+	return s
 }
 
 // ServeHTTP answers one request; see HTTPHandler.
@@ -142,6 +146,9 @@ func (s *HTTPHandler) ServeBody(ctx context.Context, w http.ResponseWriter, r *h
 	}
 	defer s.serving.Done()
 	out := &httpReply{w: w, json: json, sse: sse, log: s.log}
+	if sse {
+		out.streamAfter = s.streamAfter
+	}
 	dec, _ := s.decoders.Get().(*codec.Decoder)
 	if dec == nil {
 		dec = &codec.Decoder{MaxDepth: s.maxDepth, MaxBatch: s.maxBatch}

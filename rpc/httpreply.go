@@ -1,10 +1,12 @@
 package rpc
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/toolrpc/toolrpc/codec"
 )
@@ -16,16 +18,23 @@ import (
 type httpReply struct {
 	mu        sync.Mutex
 	w         http.ResponseWriter
-	json, sse bool // what the client accepts
 	log       *slog.Logger
+	json, sse bool          // what the client accepts
 	streaming bool          // the response is an event stream
+	done      bool          // finished: the response is no longer ours
+	started   bool          // the event stream's header is written (by the writer, then finish)
 	events    []byte        // events queued, for writeEvents
 	room      chan struct{} // closed when events are taken, if a notify waits for room
 	wake      chan struct{} // tells the writer of events queued; closed by finish
 	written   chan struct{} // closed when the writer returns
 	answer    *[]byte       // the answer, for a JSON response: a pooled buffer (getBuffer)
-	done      bool          // finished: the response is no longer ours
-	started   bool          // the event stream's header is written (by the writer, then finish)
+	// (the bools together: the struct stays in the 112-byte size class)
+
+	// Options.EventStreamAfter, for a client that accepts events: an
+	// answer that is not an error coming first is an event, and the
+	// stream opens when opener fires (begin starts it).
+	streamAfter time.Duration
+	opener      *time.Timer
 }
 
 // jsonContentType is the Content-Type of a JSON answer, one slice for all
@@ -43,7 +52,7 @@ func (o *httpReply) reply(line []byte) {
 	defer o.mu.Unlock()
 	switch {
 	case o.done:
-	case o.streaming || !o.json:
+	case o.streaming || !o.json || o.streamAfter > 0 && !isError(line):
 		o.queue(line)
 	default:
 		if o.answer == nil {
@@ -103,10 +112,42 @@ func (o *httpReply) logger() *slog.Logger { return o.log }
 // away cancels its calls.
 func (o *httpReply) inputEnded() <-chan struct{} { return nil }
 
+// isError reports whether line, a response the core encoded, is an error.
+func isError(line []byte) bool {
+	return bytes.HasPrefix(line, errorPrefix)
+}
+
+// errorPrefix is how the core's error responses start (codec.AppendErrorResponse).
+var errorPrefix = []byte(`{"jsonrpc":"2.0","error":`)
+
+// begin starts opener when the frame of msgs holds a request: a frame of
+// notifications and responses alone is answered 202.
+func (o *httpReply) begin(msgs []codec.Message) {
+	for i := range msgs {
+		if msgs[i].Kind == codec.Request {
+			o.opener = time.AfterFunc(o.streamAfter, o.open)
+			return
+		}
+	}
+}
+
+// open opens the event stream before anything is queued, if nothing was
+// written yet (Options.EventStreamAfter).
+func (o *httpReply) open() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.done || o.streaming || o.answer != nil {
+		return
+	}
+	o.queue(nil)
+}
+
 // queue queues line as a Server-Sent Event, for writeEvents; o.mu is held.
 func (o *httpReply) queue(line []byte) {
 	o.streaming = true
-	o.events = append(append(append(o.events, "data: "...), line...), "\n\n"...)
+	if line != nil {
+		o.events = append(append(append(o.events, "data: "...), line...), "\n\n"...)
+	}
 	if o.wake == nil {
 		o.wake, o.written = make(chan struct{}, 1), make(chan struct{})
 		go o.writer()
@@ -141,7 +182,7 @@ func (o *httpReply) writeEvents() {
 // write writes events, starting the event stream first; in the writer,
 // or in finish once it has returned.
 func (o *httpReply) write(events []byte) {
-	if len(events) == 0 {
+	if len(events) == 0 && o.started {
 		return
 	}
 	if !o.started {
@@ -151,9 +192,11 @@ func (o *httpReply) write(events []byte) {
 		h.Set("Cache-Control", "no-cache")
 		o.w.WriteHeader(http.StatusOK)
 	}
-	if _, err := o.w.Write(events); err != nil {
-		o.log.Debug("rpc: writing events failed", "error", err)
-		return
+	if len(events) > 0 { // none when opened before any (Options.EventStreamAfter)
+		if _, err := o.w.Write(events); err != nil {
+			o.log.Debug("rpc: writing events failed", "error", err)
+			return
+		}
 	}
 	_ = http.NewResponseController(o.w).Flush()
 }
@@ -161,6 +204,9 @@ func (o *httpReply) write(events []byte) {
 // finish writes what is left of the response, once the frame is answered
 // (or given up on); nothing is written after it.
 func (o *httpReply) finish() {
+	if o.opener != nil {
+		o.opener.Stop() // open, if it runs, finds done
+	}
 	o.mu.Lock()
 	o.done = true
 	if o.wake != nil {

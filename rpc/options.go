@@ -96,6 +96,21 @@ type Options struct {
 	// (http://localhost, http://127.0.0.1, http://[::1], any port) are
 	// always allowed. The stream connection ignores it.
 	AllowedOrigins []string
+
+	// EventStreamAfter, when positive, makes an [HTTPHandler] answer a
+	// request from a client that accepts text/event-stream as an event
+	// stream even when its calls notify nothing (the answer its only
+	// event), and open that stream (its header written and flushed) once
+	// the request has gone EventStreamAfter with nothing written, so that
+	// a long call's connection carries something (a transport's keep-alive
+	// comments) before its answer: proxies cut idle connections. An error
+	// that answers a request before anything else is written stays plain
+	// JSON when the client accepts it (a transport may give it a status of
+	// its own). A frame of notifications and responses alone is still
+	// answered 202. Zero: a request whose calls notify nothing is answered
+	// with plain JSON when the client accepts it. The stream connection
+	// ignores it.
+	EventStreamAfter time.Duration
 }
 
 // check reports an option that holds none of the values it may take.

@@ -47,7 +47,8 @@ func TestBinaryHTTP(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, resp.Body.Close())
 	assert.Equal(t, 200, resp.StatusCode)
-	assert.Equal(t, `{"jsonrpc":"2.0","result":{"resultType":"complete","content":[{"type":"text","text":"3"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"mcp","version":"(devel)"}}},"id":1}`+"\n", string(body))
+	assert.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"), "the client accepts events: the answer is one")
+	assert.Equal(t, "data: "+`{"jsonrpc":"2.0","result":{"resultType":"complete","content":[{"type":"text","text":"3"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"mcp","version":"(devel)"}}},"id":1}`+"\n\n", string(body))
 	http.DefaultClient.CloseIdleConnections()
 
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
