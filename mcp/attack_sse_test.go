@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"github.com/toolrpc/toolrpc/internal/wiretest/httprec"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -166,7 +167,7 @@ func TestAttackSSEDetachedWaiters(t *testing.T) {
 			w, leave, done := r.open(http.MethodPost, slowCall(i), nil)
 			synctest.Wait()
 			if closed(done) {
-				require.Equal(t, 503, w.status, w.String())
+				require.Equal(t, 503, w.Status(), w.String())
 				assert.Equal(t, "1", w.Header().Get("Retry-After"))
 				assert.Equal(t, refusal(-32002, "Server busy", `{"reason":"too many requests of the session are waiting: try again"}`, strconv.Itoa(i)), w.String())
 				busy++
@@ -219,7 +220,7 @@ func TestAttackSSENotRequests(t *testing.T) {
 				w, _, done := r.open(http.MethodPost, x.body, nil)
 				synctest.Wait()
 				require.True(t, closed(done), x.body)
-				assert.Equal(t, x.status, w.status, x.body)
+				assert.Equal(t, x.status, w.Status(), x.body)
 				assert.Equal(t, x.want, w.String(), x.body)
 			}
 		}
@@ -290,7 +291,7 @@ func TestAttackSSEDeleteRaces(t *testing.T) {
 		for _, method := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
 			w, _, d := r.open(method, slowCall(99), map[string]string{"Accept": "application/json, text/event-stream"})
 			<-d
-			assert.Equal(t, 404, w.status, method)
+			assert.Equal(t, 404, w.Status(), method)
 		}
 		synctest.Wait()
 		assert.Equal(t, int32(0), l.running.Load())
@@ -316,7 +317,7 @@ func TestAttackSSEExpiryWithStream(t *testing.T) {
 		time.Sleep(time.Minute + time.Second)
 		w2, _, done2 := r.get("1-0")
 		<-done2
-		assert.Equal(t, 404, w2.status)
+		assert.Equal(t, 404, w2.Status())
 		assert.Equal(t, invalid("no such session: initialize opens a new one"), w2.String())
 	})
 }
@@ -427,7 +428,7 @@ func TestAttackSSEStreamOfEndedSession(t *testing.T) {
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		req.Header.Set("Mcp-Session-Id", r.sid)
-		w := &streamRecorder{header: http.Header{}}
+		w := httprec.New()
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
@@ -442,7 +443,7 @@ func TestAttackSSEStreamOfEndedSession(t *testing.T) {
 		close(ctx.gate)
 		synctest.Wait()
 		assert.True(t, closed(done), "answered")
-		assert.Equal(t, 404, w.status)
+		assert.Equal(t, 404, w.Status())
 		assert.Equal(t, invalid("the session ended before the request was answered"), w.String())
 		close(l.release)
 		<-done

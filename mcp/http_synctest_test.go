@@ -1,12 +1,11 @@
 package mcp_test
 
 import (
-	"bytes"
 	"context"
+	"github.com/toolrpc/toolrpc/internal/wiretest/httprec"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -83,33 +82,6 @@ func TestHTTPSessionBound(t *testing.T) {
 	})
 }
 
-// streamRecorder is a ResponseWriter whose body may be read while it is
-// written.
-type streamRecorder struct {
-	header http.Header
-	mu     sync.Mutex
-	body   bytes.Buffer
-	status int
-}
-
-func (r *streamRecorder) Header() http.Header { return r.header }
-func (r *streamRecorder) WriteHeader(status int) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.status = status
-}
-func (r *streamRecorder) Write(p []byte) (int, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.body.Write(p)
-}
-func (r *streamRecorder) Flush() {}
-func (r *streamRecorder) String() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.body.String()
-}
-
 // A long event stream (subscriptions/listen, 2026-07-28) gets a keep-alive
 // comment each KeepAlive while it is quiet, and X-Accel-Buffering: no; the
 // client that goes away ends it.
@@ -125,7 +97,7 @@ func TestHTTPKeepAlive(t *testing.T) {
 		for k, v := range modernHeaders("subscriptions/listen", "") {
 			req.Header.Set(k, v)
 		}
-		w := &streamRecorder{header: http.Header{}}
+		w := httprec.New()
 		done := make(chan struct{})
 		go func() {
 			h.ServeHTTP(w, req)

@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"bufio"
 	"context"
+	"github.com/toolrpc/toolrpc/internal/wiretest/httprec"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -102,7 +103,7 @@ func newSSERig(t *testing.T, opts *mcp.HTTPOptions) *sseRig {
 // open starts a request of the session, and returns its recorder, the
 // function that makes its client go away, and a channel closed when its
 // handler returns.
-func (r *sseRig) open(method, body string, header map[string]string) (*streamRecorder, context.CancelFunc, chan struct{}) {
+func (r *sseRig) open(method, body string, header map[string]string) (*httprec.Recorder, context.CancelFunc, chan struct{}) {
 	ctx, cancel := context.WithCancel(context.Background())
 	req := httptest.NewRequestWithContext(ctx, method, "/", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
@@ -111,7 +112,7 @@ func (r *sseRig) open(method, body string, header map[string]string) (*streamRec
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
-	w := &streamRecorder{header: http.Header{}}
+	w := httprec.New()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -121,7 +122,7 @@ func (r *sseRig) open(method, body string, header map[string]string) (*streamRec
 }
 
 // get makes a GET of the session; last, if not "", is its Last-Event-ID.
-func (r *sseRig) get(last string) (*streamRecorder, context.CancelFunc, chan struct{}) {
+func (r *sseRig) get(last string) (*httprec.Recorder, context.CancelFunc, chan struct{}) {
 	hd := map[string]string{"Accept": "text/event-stream"}
 	if last != "" {
 		hd["Last-Event-ID"] = last
@@ -168,7 +169,7 @@ func TestHTTPStreamResume(t *testing.T) {
 
 		w2, _, done2 := r.get("1-1")
 		<-done2 // the stream ends with its answer
-		assert.Equal(t, 200, w2.status)
+		assert.Equal(t, 200, w2.Status())
 		assert.Equal(t, "text/event-stream", w2.Header().Get("Content-Type"))
 		assert.Equal(t, waitAnswer, w2.String())
 
@@ -263,7 +264,7 @@ func TestHTTPServerStream(t *testing.T) {
 		}
 		w, leave, done := r.get("")
 		synctest.Wait()
-		assert.Equal(t, 200, w.status)
+		assert.Equal(t, 200, w.Status())
 		assert.Equal(t, "no", w.Header().Get("X-Accel-Buffering"))
 		assert.Equal(t, serverPriming, w.String())
 		require.NoError(t, r.s.Register("x", steps{}))
@@ -283,7 +284,7 @@ func TestHTTPServerStream(t *testing.T) {
 			synctest.Wait()
 			assert.True(t, closed(prevDone), "taken over")
 			assert.False(t, closed(done2))
-			assert.Equal(t, 200, w2.status)
+			assert.Equal(t, 200, w2.Status())
 			assert.Equal(t, priming(2+i), w2.String())
 			prev, prevDone = w2, done2
 		}
@@ -337,7 +338,7 @@ func TestHTTPReplayBound(t *testing.T) {
 		assert.LessOrEqual(t, mcp.HeldBytes(r.h, r.sid), 300)
 		w2, _, done2 := r.get("1-3")
 		<-done2
-		assert.Equal(t, 410, w2.status)
+		assert.Equal(t, 410, w2.Status())
 		assert.Equal(t, invalid("the events after Last-Event-ID are no longer held (bound: ReplayBytes): the stream cannot be resumed"), w2.String())
 		w3, _, done3 := r.get("1-4")
 		<-done3
@@ -373,7 +374,7 @@ func TestHTTPLastEventIDAttack(t *testing.T) {
 		} {
 			wx, _, dx := r.get(last)
 			<-dx
-			assert.Equal(t, 400, wx.status, "%q", last)
+			assert.Equal(t, 400, wx.Status(), "%q", last)
 			assert.Equal(t, noEvent, wx.String(), "%q", last)
 		}
 		wx, _, dx := r.open(http.MethodGet, "", map[string]string{"Accept": "text/event-stream", "Last-Event-ID": "1-0"})
@@ -390,7 +391,7 @@ func TestHTTPLastEventIDAttack(t *testing.T) {
 		} {
 			wv, _, dv := r.open(http.MethodGet, "", map[string]string{"Accept": "text/event-stream", "Mcp-Protocol-Version": x.version})
 			<-dv
-			assert.Equal(t, x.status, wv.status, x.version)
+			assert.Equal(t, x.status, wv.Status(), x.version)
 			assert.Equal(t, x.want, wv.String(), x.version)
 		}
 		// Two headers.
@@ -443,7 +444,7 @@ func TestHTTPServerStreamSlowReader(t *testing.T) {
 		close(w.unblock)
 		w2, leave2, done2 := r.get("") // the server stream is free again
 		synctest.Wait()
-		assert.Equal(t, 200, w2.status)
+		assert.Equal(t, 200, w2.Status())
 		assert.Contains(t, w2.String(), "retry: 1000\ndata: \n\n")
 		leave2()
 		<-done2
@@ -546,7 +547,7 @@ func TestHTTPSessionConcurrency(t *testing.T) {
 		call := func(id int) string {
 			return `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tools/call","params":{"name":"wait","_meta":{"progressToken":"t"}}}`
 		}
-		started := func(w *streamRecorder) bool { return strings.Contains(w.String(), "notifications/progress") }
+		started := func(w *httprec.Recorder) bool { return strings.Contains(w.String(), "notifications/progress") }
 		a1, _, _ := r.open(http.MethodPost, call(1), nil)
 		a2, _, _ := r.open(http.MethodPost, call(2), nil)
 		synctest.Wait()
@@ -578,7 +579,7 @@ func TestHTTPSessionConcurrency(t *testing.T) {
 	})
 }
 
-func count(f func(*streamRecorder) bool, ws ...*streamRecorder) int {
+func count(f func(*httprec.Recorder) bool, ws ...*httprec.Recorder) int {
 	n := 0
 	for _, w := range ws {
 		if f(w) {
@@ -605,7 +606,7 @@ func TestHTTPReplayBoundPerSession(t *testing.T) {
 		}
 		w, _, done := r.get("2-0")
 		<-done
-		assert.Equal(t, 400, w.status)
+		assert.Equal(t, 400, w.Status())
 		w, _, done = r.get("11-1")
 		<-done
 		assert.Equal(t, "id: 11-2\n"+`data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"1"}]},"id":1}`+"\n\n", w.String())
@@ -710,7 +711,7 @@ func TestHTTPCloseGivesUpAStuckCall(t *testing.T) {
 				synctest.Wait()
 				require.NoError(t, r.h.Close())
 				<-done
-				assert.Equal(t, tc.status, w.status)
+				assert.Equal(t, tc.status, w.Status())
 				assert.Equal(t, tc.want, w.String())
 				close(r.g.release) // the stuck call's goroutine ends
 			})

@@ -22,7 +22,7 @@ func TestHTTPAnswerResumable(t *testing.T) {
 		defer r.h.Close()
 		w, leave, done := r.open(http.MethodPost, `{"jsonrpc":"2.0","id":"q","method":"tools/call","params":{"name":"stuck"}}`, nil)
 		synctest.Wait()
-		assert.Equal(t, 200, w.status)
+		assert.Equal(t, 200, w.Status())
 		assert.Equal(t, "text/event-stream", w.Header().Get("Content-Type"))
 		assert.Equal(t, priming, w.String())
 		leave() // the connection drops before the answer
@@ -33,7 +33,7 @@ func TestHTTPAnswerResumable(t *testing.T) {
 
 		w2, _, done2 := r.get("1-0")
 		<-done2
-		assert.Equal(t, 200, w2.status)
+		assert.Equal(t, 200, w2.Status())
 		assert.Equal(t, "id: 1-1\n"+`data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"unstuck"}]},"id":"q"}`+"\n\n", w2.String())
 	})
 }

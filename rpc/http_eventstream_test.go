@@ -1,13 +1,12 @@
 package rpc
 
 import (
-	"bytes"
 	"context"
+	"github.com/toolrpc/toolrpc/internal/wiretest/httprec"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -59,35 +58,9 @@ func TestHTTPEventStreamAfter(t *testing.T) {
 	}
 }
 
-// lockedRecorder is a ResponseWriter read while it is written.
-type lockedRecorder struct {
-	mu      sync.Mutex
-	header  http.Header
-	status  int
-	body    bytes.Buffer
-	flushes int
-}
-
-func (r *lockedRecorder) Header() http.Header { return r.header }
-func (r *lockedRecorder) WriteHeader(status int) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.status = status
-}
-func (r *lockedRecorder) Write(p []byte) (int, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.body.Write(p)
-}
-func (r *lockedRecorder) Flush() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.flushes++
-}
-func (r *lockedRecorder) state() (int, int, string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.status, r.flushes, r.body.String()
+// state reads what a recorder holds.
+func state(r *httprec.Recorder) (status, flushes int, body string) {
+	return r.Status(), r.Flushes(), r.String()
 }
 
 // A long request's event stream opens (its header written and flushed)
@@ -102,11 +75,11 @@ func TestHTTPEventStreamOpensAfter(t *testing.T) {
 		})
 		h := NewHTTPHandler(context.Background(), handler, &Options{Logger: slog.New(slog.DiscardHandler), EventStreamAfter: 5 * time.Second})
 		defer h.Close()
-		serve := func(frame string) (*lockedRecorder, chan struct{}) {
+		serve := func(frame string) (*httprec.Recorder, chan struct{}) {
 			r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(frame))
 			r.Header.Set("Content-Type", "application/json")
 			r.Header.Set("Accept", "application/json, text/event-stream")
-			w := &lockedRecorder{header: http.Header{}}
+			w := httprec.New()
 			done := make(chan struct{})
 			go func() {
 				defer close(done)
@@ -118,24 +91,24 @@ func TestHTTPEventStreamOpensAfter(t *testing.T) {
 		wn, doneN := serve(`{"jsonrpc":"2.0","method":"long"}`)
 		time.Sleep(5*time.Second - time.Nanosecond)
 		synctest.Wait()
-		status, flushes, _ := w.state()
+		status, flushes, _ := state(w)
 		assert.Equal(t, 0, status, "nothing yet")
 		assert.Equal(t, 0, flushes)
 		time.Sleep(time.Nanosecond)
 		synctest.Wait()
-		status, flushes, body := w.state()
+		status, flushes, body := state(w)
 		assert.Equal(t, 200, status, "the stream is open")
 		assert.Equal(t, 1, flushes)
 		assert.Equal(t, "", body)
 		assert.Equal(t, "text/event-stream", w.Header().Get("Content-Type"))
-		status, _, _ = wn.state()
+		status, _, _ = state(wn)
 		assert.Equal(t, 0, status, "a notification's answer waits: 202")
 		close(release)
 		<-done
 		<-doneN
-		_, _, body = w.state()
+		_, _, body = state(w)
 		assert.Equal(t, "data: "+`{"jsonrpc":"2.0","result":"done","id":1}`+"\n\n", body)
-		status, _, body = wn.state()
+		status, _, body = state(wn)
 		assert.Equal(t, 202, status)
 		assert.Equal(t, "", body)
 	})
