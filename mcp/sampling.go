@@ -76,6 +76,14 @@ type CreateMessageResult struct {
 	StopReason string `json:"stopReason,omitempty"`
 }
 
+// shaped reports whether the result has the members the protocol
+// requires: a role ("user" or "assistant"), a content block or an array of
+// them, and a model.
+func (r *CreateMessageResult) shaped() bool {
+	return (r.Role == "user" || r.Role == "assistant") && r.Model != "" &&
+		len(r.Content) > 0 && (r.Content[0] == '{' || r.Content[0] == '[')
+}
+
 // Text returns the text of the result's content when it is a text block,
 // else "".
 func (r *CreateMessageResult) Text() string {
@@ -105,7 +113,9 @@ func (r *CreateMessageResult) Text() string {
 // A tool that asks therefore does, before it asks, only what it may do
 // again.
 //
-// An error response of the client is returned as an *rpc.Error.
+// An error response of the client is returned as an *rpc.Error; an
+// answer without a role ("user" or "assistant"), a content (a block or an
+// array of them) and a model is an error.
 func CreateMessage(ctx context.Context, params *CreateMessageParams) (*CreateMessageResult, error) {
 	if params == nil || len(params.Messages) == 0 {
 		return nil, errors.New("mcp: CreateMessage needs params with a message at least")

@@ -1,0 +1,54 @@
+package mcp_test
+
+import (
+	"testing"
+)
+
+// A client's answer of the wrong shape for the request asked (an
+// elicitation's answer to a sampling, a sampling's to an elicitation, an
+// action not in the protocol's enum, form values that are not the flat
+// primitives a form holds) is no answer of that request: the tool gets an
+// error, never a result with empty fields; in both eras.
+func TestAttackAskWrongShape(t *testing.T) {
+	const sampling = `{"jsonrpc":"2.0","method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10},"id":1}`
+	const form = `{"jsonrpc":"2.0","method":"elicitation/create","params":{"message":"Who?","requestedSchema":{"type":"object","properties":{"name":{"type":"string","title":"Name","maxLength":20,"default":"Ann"},"age":{"type":"integer","minimum":0},"ok":{"type":"boolean","default":false},"color":{"type":"string","oneOf":[{"const":"r","title":"Red"},{"const":"g","title":"Green"}],"default":"g"},"old":{"type":"string","enum":["a"],"enumNames":["A"]},"tags":{"type":"array","maxItems":2,"items":{"type":"string","enum":["x","y"]},"default":["x"]},"sizes":{"type":"array","items":{"anyOf":[{"const":"s","title":"Small"}]}}},"required":["name"]}},"id":1}`
+	const notSampling = `{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"mcp: the client's answer to sampling/createMessage is not the result of one"}],"isError":true},"id":2}`
+	const notForm = `{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"mcp: the client's answer to elicitation/create is not the result of one"}],"isError":true},"id":2}`
+	for _, c := range []struct{ name, call, asked, answer, want string }{
+		{"elicitation for sampling", `"sample","arguments":{"prompt":"hi"}`, sampling, `{"action":"accept","content":{"name":"x"}}`, notSampling},
+		{"empty for sampling", `"sample","arguments":{"prompt":"hi"}`, sampling, `{}`, notSampling},
+		{"role not a role", `"sample","arguments":{"prompt":"hi"}`, sampling, `{"role":"system","content":{"type":"text","text":"x"},"model":"m"}`, notSampling},
+		{"content not a block", `"sample","arguments":{"prompt":"hi"}`, sampling, `{"role":"assistant","content":"x","model":"m"}`, notSampling},
+		{"model missing", `"sample","arguments":{"prompt":"hi"}`, sampling, `{"role":"assistant","content":{"type":"text","text":"x"}}`, notSampling},
+		{"sampling for elicitation", `"form"`, form, `{"role":"assistant","content":{"type":"text","text":"x"},"model":"m"}`, notForm},
+		{"action not in the enum", `"form"`, form, `{"action":"maybe","content":{"name":"x"}}`, notForm},
+		{"action not a string", `"form"`, form, `{"action":1}`, notForm},
+		{"content not an object", `"form"`, form, `{"action":"accept","content":["x"]}`, notForm},
+		{"content nested", `"form"`, form, `{"action":"accept","content":{"name":{"a":{"b":[1]}}}}`, notForm},
+		{"content array of numbers", `"form"`, form, `{"action":"accept","content":{"tags":[1,2]}}`, notForm},
+		{"content null value", `"form"`, form, `{"action":"accept","content":{"name":null}}`, notForm},
+		{"sampling array content", `"sample","arguments":{"prompt":"hi"}`, sampling, `{"role":"assistant","content":[{"type":"text","text":"x"}],"model":"m"}`, `{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"m says "}]},"id":2}`},
+		{"declined", `"form"`, form, `{"action":"decline"}`, `{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"decline "}]},"id":2}`},
+		{"flat primitives", `"form"`, form, `{"action":"accept","content":{"name":"Bo","age":3,"ok":true,"tags":["x"]}}`, `{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"accept Bo"}]},"id":2}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			serveSteps(t, newAskers(t), `
+				--> `+askInit+`
+				<-- {"jsonrpc":"2.0","result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{},"tools":{"listChanged":true}},"serverInfo":{"name":"ask","version":"1"}},"id":1}
+				--> {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":`+c.call+`}}
+				<-- `+c.asked+`
+				--> {"jsonrpc":"2.0","id":1,"result":`+c.answer+`}
+				<-- `+c.want+`
+			`)
+		})
+	}
+}
+
+// In 2026-07-28 the answer comes in the retry's inputResponses: one of
+// the wrong shape fails the tool as it does in a legacy session.
+func TestAttackAskWrongShapeModern(t *testing.T) {
+	serveSteps(t, newAskers(t), `
+		--> {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sample","arguments":{"prompt":"hi"},"inputResponses":{"sampling-2a5d62d36af8ea92":{"action":"accept","content":{"name":"x"}}},"_meta":{`+askMeta+`}}}
+		<-- {"jsonrpc":"2.0","result":{"resultType":"complete","content":[{"type":"text","text":"mcp: the client's answer to sampling/createMessage is not the result of one"}],"isError":true,"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"ask","version":"1"}}},"id":2}
+	`)
+}
