@@ -1,6 +1,9 @@
 package mcp_test
 
 import (
+	"encoding/base64"
+	"github.com/stretchr/testify/assert"
+	"strings"
 	"testing"
 )
 
@@ -51,4 +54,32 @@ func TestAttackAskWrongShapeModern(t *testing.T) {
 		--> {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sample","arguments":{"prompt":"hi"},"inputResponses":{"sampling-2a5d62d36af8ea92":{"action":"accept","content":{"name":"x"}}},"_meta":{`+askMeta+`}}}
 		<-- {"jsonrpc":"2.0","result":{"resultType":"complete","content":[{"type":"text","text":"mcp: the client's answer to sampling/createMessage is not the result of one"}],"isError":true,"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"ask","version":"1"}}},"id":2}
 	`)
+}
+
+// An Mcp-Param header is checked against the argument the tool gets: a
+// body that names the mirrored argument twice is checked on its last
+// value, and the tool refuses it (a member given twice): it cannot pass
+// the check with one value and reach the tool with the other. A long header value (here 100 kB, Base64) costs its length
+// once, and is echoed shortened (codec.MaxEcho).
+func TestAttackParamHeader(t *testing.T) {
+	srv := newMirrored(t)
+	call := func(args string) string {
+		return `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"route","arguments":` + args + `,` + modernMeta + `}}`
+	}
+	long := strings.Repeat("x", 100_000)
+	for _, c := range []struct{ name, args, header, want string }{
+		{"duplicate key, the first", `{"region":"a","region":"b"}`, "a",
+			refusal(-32020, `Header mismatch: Mcp-Param-Region header value "a" does not match body value arguments.region`, "", "7")},
+		{"duplicate key, the last", `{"region":"a","region":"b"}`, "b",
+			streamed(`{"jsonrpc":"2.0","result":{"resultType":"complete","content":[{"type":"text","text":"Invalid arguments:\n- region: member \"region\" given more than once"}],"isError":true,"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"steps","version":"1.0.0"}}},"id":7}`)},
+		{"long, Base64, CR LF inside", `{"region":"r"}`, "=?base64?" + base64.StdEncoding.EncodeToString([]byte("\r\n"+long)) + "?=",
+			refusal(-32020, `Header mismatch: Mcp-Param-Region header value "\r\n`+long[:254]+`…(100002 bytes)" does not match body value arguments.region`, "", "7")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			hd := modernHeaders("tools/call", "route")
+			hd["Mcp-Param-Region"] = c.header
+			_, body := do(t, srv.URL, exchange{header: hd, body: call(c.args)})
+			assert.Equal(t, c.want, body)
+		})
+	}
 }
