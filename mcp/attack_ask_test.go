@@ -2,9 +2,13 @@ package mcp_test
 
 import (
 	"encoding/base64"
-	"github.com/stretchr/testify/assert"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolrpc/toolrpc/mcp"
 )
 
 // A client's answer of the wrong shape for the request asked (an
@@ -80,6 +84,51 @@ func TestAttackParamHeader(t *testing.T) {
 			hd["Mcp-Param-Region"] = c.header
 			_, body := do(t, srv.URL, exchange{header: hd, body: call(c.args)})
 			assert.Equal(t, c.want, body)
+		})
+	}
+}
+
+// A client's response is routed only within its session: another
+// session's response with the same id reaches no call (and is accepted,
+// 202, as any response that answers nothing); the session's own does.
+// An elicitation's answer to the sampling fails the tool (the shape
+// checked over HTTP as over stdio).
+func TestAttackAskOtherSession(t *testing.T) {
+	h, url, sid := askHTTP(t, 0)
+	resp := check(t, url, exchange{body: askInit, status: 200,
+		want: `{"jsonrpc":"2.0","result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{},"tools":{"listChanged":true}},"serverInfo":{"name":"ask","version":"1"}},"id":1}` + "\n"})
+	other := resp.Header.Get("Mcp-Session-Id")
+	require.NotEqual(t, sid, other)
+	s := post(t, url, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sample","arguments":{"prompt":"hi"}}}`)
+	assert.Equal(t, `data: {"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10}}`+"\n\n", s.event(t))
+	answer(t, url, other, `{"jsonrpc":"2.0","id":1,"result":{"role":"assistant","content":{"type":"text","text":"intruder"},"model":"x"}}`)
+	answer(t, url, other, `{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"intruder"}}`)
+	assert.Equal(t, 1, mcp.Waiting(h))
+	answer(t, url, sid, `{"jsonrpc":"2.0","id":1,"result":{"action":"accept","content":{"name":"x"}}}`)
+	assert.Equal(t, `data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"mcp: the client's answer to sampling/createMessage is not the result of one"}],"isError":true},"id":2}`+"\n\n", s.event(t))
+	assert.Equal(t, 0, mcp.Waiting(h))
+}
+
+// A client that answers with an error object of the wrong shape (a code
+// not an integer, an error null, an error beside a result) has answered:
+// the tool gets the error saying so, and the call its isError result; it
+// does not wait on.
+func TestAttackAskErrorShapes(t *testing.T) {
+	for _, c := range []struct{ answer, want string }{
+		{`"error":{"code":"x","message":1}`, `rpc: malformed response: codec: error object: json: invalid number literal, trying to unmarshal \"\\\"x\\\"\" into Number`},
+		{`"error":null`, `rpc: malformed response: response error is not an object`},
+		{`"error":{"code":1,"message":"m"},"result":{}`, `rpc: malformed response: response has both result and error`},
+		{`"error":{"code":1.5,"message":"m"}`, `rpc: malformed response: codec: error code 1.5 is not an integer`},
+	} {
+		t.Run(c.answer, func(t *testing.T) {
+			serveSteps(t, newAskers(t), `
+				--> `+askInit+`
+				<-- {"jsonrpc":"2.0","result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{},"tools":{"listChanged":true}},"serverInfo":{"name":"ask","version":"1"}},"id":1}
+				--> {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sample","arguments":{"prompt":"hi"}}}
+				<-- {"jsonrpc":"2.0","method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10},"id":1}
+				--> {"jsonrpc":"2.0","id":1,`+c.answer+`}
+				<-- {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"`+c.want+`"}],"isError":true},"id":2}
+			`)
 		})
 	}
 }
