@@ -77,10 +77,11 @@ type CreateMessageResult struct {
 }
 
 // shaped reports whether the result has the members the protocol
-// requires: a role ("user" or "assistant"), a content block or an array of
-// them, and a model.
+// requires, as far as they can be told from their Go values: a role
+// ("user" or "assistant") and a content block or an array of them (a
+// model "" is the protocol's, one absent is not told from it).
 func (r *CreateMessageResult) shaped() bool {
-	return (r.Role == "user" || r.Role == "assistant") && r.Model != "" &&
+	return (r.Role == "user" || r.Role == "assistant") &&
 		len(r.Content) > 0 && (r.Content[0] == '{' || r.Content[0] == '[')
 }
 
@@ -114,8 +115,8 @@ func (r *CreateMessageResult) Text() string {
 // again.
 //
 // An error response of the client is returned as an *rpc.Error; an
-// answer without a role ("user" or "assistant"), a content (a block or an
-// array of them) and a model is an error.
+// answer without a role ("user" or "assistant") and a content (a block or
+// an array of them) is an error.
 func CreateMessage(ctx context.Context, params *CreateMessageParams) (*CreateMessageResult, error) {
 	if params == nil || len(params.Messages) == 0 {
 		return nil, errors.New("mcp: CreateMessage needs params with a message at least")
