@@ -1,13 +1,19 @@
 package mcp_test
 
 import (
+	"context"
 	"encoding/base64"
+	"encoding/json"
 	"strings"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/wiretest"
 	"github.com/toolrpc/toolrpc/mcp"
 )
 
@@ -132,4 +138,79 @@ func TestAttackAskErrorShapes(t *testing.T) {
 			`)
 		})
 	}
+}
+
+// sealedTwin is a tool and a prompt of the same name, "twin", each asking
+// with a state, and saying what state its retry brought.
+type sealedTwin struct{}
+
+func (sealedTwin) Twin(ctx context.Context, p struct {
+	N int `json:"n"`
+}) (string, error) {
+	if state, ok := mcp.RequestState(ctx); ok {
+		return "tool got " + state, nil
+	}
+	return "", &mcp.InputRequired{State: "tool state"}
+}
+
+type twinPrompt struct{}
+
+func (twinPrompt) Twin(ctx context.Context) (string, error) {
+	if state, ok := mcp.RequestState(ctx); ok {
+		return "prompt got " + state, nil
+	}
+	return "", &mcp.InputRequired{State: "prompt state"}
+}
+
+// A requestState replayed: for the prompt of the same name as its tool,
+// for other arguments (a member more, a member twice), truncated, huge,
+// or 10 minutes and a second after it was sent (synctest's clock), is
+// -32602 and reaches neither; within its 10 minutes it is honored.
+func TestAttackRequestStateReplay(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := mcp.New(&mcp.Options{Name: "r", Version: "1"})
+		require.NoError(t, s.Register("", sealedTwin{}))
+		require.NoError(t, s.RegisterPrompts("", twinPrompt{}))
+		p := wiretest.NewPipe(s.Handler(), nil)
+		defer p.Close(t)
+		meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+		send := func(method, params string) string {
+			require.NoError(t, p.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"`+method+`","params":{"name":"twin",`+params+meta+`}}`+"\n")))
+			line, err := p.ReadLine()
+			require.NoError(t, err)
+			return string(line)
+		}
+		stateOf := func(line string) string {
+			var resp struct {
+				Result struct {
+					RequestState string `json:"requestState"`
+				} `json:"result"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(line), &resp))
+			require.NotEmpty(t, resp.Result.RequestState, line)
+			return resp.Result.RequestState
+		}
+		tool := stateOf(send("tools/call", `"arguments":{"n":1},`))
+		prompt := stateOf(send("prompts/get", ``))
+		refused := `{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"requestState","rule":"requestState","message":"requestState is not one this server sent for this call, or it expired: call again without it"}]},"id":1}` + "\n"
+		for _, c := range []struct{ method, params string }{
+			{"prompts/get", `"requestState":"` + tool + `",`},
+			{"tools/call", `"arguments":{},"requestState":"` + prompt + `",`},
+			{"tools/call", `"arguments":{"n":1,"m":2},"requestState":"` + tool + `",`},
+			{"tools/call", `"arguments":{"n":1,"n":1},"requestState":"` + tool + `",`},
+			{"tools/call", `"arguments":{"n":1},"requestState":"` + tool[:len(tool)-1] + `",`},
+			{"tools/call", `"arguments":{"n":1},"requestState":"` + tool[:12] + `",`},
+			{"tools/call", `"arguments":{"n":1},"requestState":"` + strings.Repeat("A", 100_000) + `.` + strings.Repeat("A", 43) + `",`},
+			{"tools/call", `"arguments":{"n":1},"requestState":"` + strings.Repeat(".", 1000) + `",`},
+			{"tools/call", `"arguments":{"n":1},"requestState":null,`},
+		} {
+			assert.Equal(t, refused, send(c.method, c.params), "%s %s", c.method, codec.Shorten(c.params, 80))
+		}
+		time.Sleep(mcp.InputStateTTL)
+		assert.Equal(t, `{"jsonrpc":"2.0","result":{"resultType":"complete","content":[{"type":"text","text":"tool got tool state"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"r","version":"1"}}},"id":1}`+"\n",
+			send("tools/call", `"arguments":{"n":1},"requestState":"`+tool+`",`))
+		time.Sleep(time.Second)
+		assert.Equal(t, refused, send("tools/call", `"arguments":{"n":1},"requestState":"`+tool+`",`))
+		assert.Equal(t, refused, send("prompts/get", `"requestState":"`+prompt+`",`))
+	})
 }
