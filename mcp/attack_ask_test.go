@@ -214,3 +214,38 @@ func TestAttackRequestStateReplay(t *testing.T) {
 		assert.Equal(t, refused, send("prompts/get", `"requestState":"`+prompt+`",`))
 	})
 }
+
+// A retry's inputResponses: unknown keys are ignored; a key given twice
+// is its last value (as encoding/json and the codec both read it); a
+// member not an object, or inputResponses null, is -32602; a huge answer
+// is read as any other.
+func TestAttackInputResponses(t *testing.T) {
+	const key = `"sampling-2a5d62d36af8ea92"`
+	const ok = `{"role":"assistant","content":{"type":"text","text":"hello"},"model":"m2"}`
+	retry := func(responses string) string {
+		return `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sample","arguments":{"prompt":"hi"},"inputResponses":` + responses + `,"_meta":{` + askMeta + `}}}`
+	}
+	answered := func(text string, isError bool) string {
+		e := ""
+		if isError {
+			e = `,"isError":true`
+		}
+		return `{"jsonrpc":"2.0","result":{"resultType":"complete","content":[{"type":"text","text":` + quote(text) + `}]` + e + `,"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"ask","version":"1"}}},"id":2}`
+	}
+	refused := `{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"inputResponses","rule":"type","param":"object","message":"inputResponses must be an object whose every member is an object: the client's result for each request"}]},"id":2}`
+	huge := strings.Repeat("h", 200_000)
+	for _, c := range []struct{ name, responses, want string }{
+		{"unknown keys", `{"x":{},` + key + `:` + ok + `,"y":{"z":1}}`, answered("m2 says hello", false)},
+		{"twice, the last", `{` + key + `:{"action":"accept"},` + key + `:` + ok + `}`, answered("m2 says hello", false)},
+		{"twice, the last wrong", `{` + key + `:` + ok + `,` + key + `:{"action":"accept"}}`, answered("mcp: the client's answer to sampling/createMessage is not the result of one", true)},
+		{"a string", `{` + key + `:"hello"}`, refused},
+		{"null member", `{` + key + `:null}`, refused},
+		{"null", `null`, refused},
+		{"an array", `[` + ok + `]`, refused},
+		{"huge", `{` + key + `:{"role":"assistant","content":{"type":"text","text":"` + huge + `"},"model":"m"}}`, answered("m says "+huge, false)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			wiretest.Serve(t, newAskers(t).Handler(), "--> "+retry(c.responses)+"\n<-- "+c.want+"\n", nil)
+		})
+	}
+}
