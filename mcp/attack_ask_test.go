@@ -249,3 +249,35 @@ func TestAttackInputResponses(t *testing.T) {
 		})
 	}
 }
+
+// Any answer a client gives to a tool's question, in a retry's
+// inputResponses, is a result or an error of the call, never a panic: the
+// shape checks of CreateMessage and Elicit.
+func FuzzAskAnswer(f *testing.F) {
+	for _, seed := range []string{
+		`{"role":"assistant","content":{"type":"text","text":"hello"},"model":"m2"}`,
+		`{"role":"assistant","content":[],"model":""}`,
+		`{"action":"accept","content":{"name":"Bo","tags":["x"],"age":-1e3,"ok":true}}`,
+		`{"action":"accept","content":{"name":null}}`,
+		`{"action":"decline","content":null}`,
+		`{"action":"cancel","content":{"tags":[1]}}`,
+	} {
+		f.Add(seed)
+	}
+	s := mcp.New(&mcp.Options{Name: "ask", Version: "1"})
+	require.NoError(f, s.Register("", askers{}))
+	f.Fuzz(func(t *testing.T, answer string) {
+		if !json.Valid([]byte(answer)) || strings.ContainsAny(answer, "\n\r") {
+			return
+		}
+		p := wiretest.NewPipe(s.Handler(), nil)
+		defer p.Close(t)
+		for _, q := range []string{`"sample","arguments":{"prompt":"hi"},"inputResponses":{"sampling-2a5d62d36af8ea92":`, `"form","inputResponses":{"elicitation-c73a626ee871f2b2":`} {
+			require.NoError(t, p.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":`+q+answer+`},"_meta":{`+askMeta+`}}}`+"\n")))
+			line, err := p.ReadLine()
+			require.NoError(t, err)
+			require.True(t, json.Valid(line), "%s", line)
+			require.NotContains(t, string(line), "input_required", "the answer's key")
+		}
+	})
+}
