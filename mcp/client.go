@@ -256,10 +256,18 @@ func ask(ctx context.Context, method string, params any, has func(caps json.RawM
 			return err
 		}
 	}
-	if answer[0] != '{' || json.Unmarshal(answer, result) != nil {
+	if answer[0] != '{' || json.Unmarshal(answer, result) != nil || !shaped(result) {
 		return fmt.Errorf("mcp: the client's answer to %s is not the result of one", method)
 	}
 	return nil
+}
+
+// shaped reports whether result, decoded from a client's answer, has the
+// shape the protocol gives the result of its request (its required
+// members, its enums), when it is a result whose shape is checked.
+func shaped(result any) bool {
+	v, ok := result.(interface{ shaped() bool })
+	return !ok || v.shaped()
 }
 
 // inputResponses reports whether v, a 2026-07-28 request's

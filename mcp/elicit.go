@@ -281,6 +281,37 @@ type ElicitResult struct {
 	Content json.RawMessage `json:"content,omitempty"`
 }
 
+// shaped reports whether the result is one the protocol allows: an action
+// of its enum, and content, when there is some, a flat object of strings,
+// numbers, booleans and arrays of strings (the values a form holds).
+func (r *ElicitResult) shaped() bool {
+	switch r.Action {
+	case "accept", "decline", "cancel":
+	default:
+		return false
+	}
+	if r.Content == nil {
+		return true
+	}
+	var values map[string]json.RawMessage
+	if r.Content[0] != '{' || json.Unmarshal(r.Content, &values) != nil {
+		return false
+	}
+	for _, v := range values {
+		switch v[0] {
+		case '"', 't', 'f', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		case '[':
+			var ss []string
+			if json.Unmarshal(v, &ss) != nil {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // Accepted reports whether the user accepted the form.
 func (r *ElicitResult) Accepted() bool { return r.Action == "accept" }
 
@@ -300,7 +331,11 @@ func (r *ElicitResult) Decode(v any) error {
 // [ErrClientCapability]. It is sent and answered as [CreateMessage]'s
 // request is: in a legacy session, waiting as long as ctx lets it; in
 // 2026-07-28, through the call's retry (the error wraps
-// [ErrInputRequired] until then).
+// [ErrInputRequired] until then). An answer whose action is not
+// "accept", "decline" or "cancel", or whose content is not a flat object
+// of strings, numbers, booleans and arrays of strings, is an error; the
+// values are not checked against the form's fields (Decode them into a
+// struct of their types).
 func Elicit(ctx context.Context, params *ElicitParams) (*ElicitResult, error) {
 	if params == nil {
 		return nil, errors.New("mcp: Elicit needs params")

@@ -129,7 +129,9 @@ func declares(caps json.RawMessage, method string) bool {
 // InputResponse decodes into result the client's answer under key in the
 // inputResponses of the 2026-07-28 call ctx belongs to (a retry), and
 // reports whether there was one. An answer that is not the result of a
-// request (not an object, or not what result takes) is an error.
+// request (not an object, or not what result takes; for an
+// [*ElicitResult] or a [*CreateMessageResult], not of the shape the
+// protocol gives it) is an error.
 func InputResponse(ctx context.Context, key string, result any) (bool, error) {
 	req := rpc.RequestFromContext(ctx)
 	if req == nil {
@@ -139,7 +141,7 @@ func InputResponse(ctx context.Context, key string, result any) (bool, error) {
 	if answer == nil {
 		return false, nil
 	}
-	if answer[0] != '{' || json.Unmarshal(answer, result) != nil {
+	if answer[0] != '{' || json.Unmarshal(answer, result) != nil || !shaped(result) {
 		return false, fmt.Errorf("mcp: the client's answer %q is not the result of a request", key)
 	}
 	return true, nil

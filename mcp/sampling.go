@@ -76,6 +76,15 @@ type CreateMessageResult struct {
 	StopReason string `json:"stopReason,omitempty"`
 }
 
+// shaped reports whether the result has the members the protocol
+// requires, as far as they can be told from their Go values: a role
+// ("user" or "assistant") and a content block or an array of them (a
+// model "" is the protocol's, one absent is not told from it).
+func (r *CreateMessageResult) shaped() bool {
+	return (r.Role == "user" || r.Role == "assistant") &&
+		len(r.Content) > 0 && (r.Content[0] == '{' || r.Content[0] == '[')
+}
+
 // Text returns the text of the result's content when it is a text block,
 // else "".
 func (r *CreateMessageResult) Text() string {
@@ -105,7 +114,9 @@ func (r *CreateMessageResult) Text() string {
 // A tool that asks therefore does, before it asks, only what it may do
 // again.
 //
-// An error response of the client is returned as an *rpc.Error.
+// An error response of the client is returned as an *rpc.Error; an
+// answer without a role ("user" or "assistant") and a content (a block or
+// an array of them) is an error.
 func CreateMessage(ctx context.Context, params *CreateMessageParams) (*CreateMessageResult, error) {
 	if params == nil || len(params.Messages) == 0 {
 		return nil, errors.New("mcp: CreateMessage needs params with a message at least")
