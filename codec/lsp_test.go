@@ -15,30 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// readAllLSP reads every frame of r as readAll does, going on after a
-// HeaderError, rendered as "BAD: " and its reason.
-func readAllLSP(r *Reader) []string {
-	var out []string
-	for range 1000 {
-		frame, err := r.ReadFrame()
-		var tooLarge *FrameTooLargeError
-		var bad *HeaderError
-		switch {
-		case errors.As(err, &tooLarge):
-			out = append(out, "TOO LARGE")
-		case errors.As(err, &bad):
-			out = append(out, "BAD: "+bad.Reason)
-		case err == io.EOF:
-			return append(out, "EOF")
-		case err != nil:
-			return append(out, "error: "+err.Error())
-		default:
-			out = append(out, string(frame))
-		}
-	}
-	return append(out, "no end")
-}
-
 // lspMsg is body with its LSP header.
 func lspMsg(body string) string { return string(appendHeader(nil, len(body))) + body }
 
@@ -95,9 +71,9 @@ func TestLSPReaderFrames(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, readAllLSP(NewLSPReader(strings.NewReader(tt.in), tt.max)))
+			assert.Equal(t, tt.want, readAll(NewLSPReader(strings.NewReader(tt.in), tt.max)))
 			// The same a byte at a time: nothing depends on where reads end.
-			assert.Equal(t, tt.want, readAllLSP(NewLSPReader(iotest.OneByteReader(strings.NewReader(tt.in)), tt.max)))
+			assert.Equal(t, tt.want, readAll(NewLSPReader(iotest.OneByteReader(strings.NewReader(tt.in)), tt.max)))
 		})
 	}
 }
@@ -105,7 +81,7 @@ func TestLSPReaderFrames(t *testing.T) {
 func TestLSPReaderError(t *testing.T) {
 	boom := errors.New("boom")
 	r := NewLSPReader(io.MultiReader(strings.NewReader(lspMsg("{}")+"Content-Length: 5\r\n\r\n{"), iotest.ErrReader(boom)), 0)
-	assert.Equal(t, []string{"{}", "error: boom"}, readAllLSP(r))
+	assert.Equal(t, []string{"{}", "error: boom"}, readAll(r))
 }
 
 // A body over the limit is skipped as it is read, never held.
@@ -117,7 +93,7 @@ func TestLSPReaderSkipsWithoutHoldingTheBody(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	assert.Equal(t, []string{"TOO LARGE", "{}", "EOF"}, readAllLSP(r))
+	assert.Equal(t, []string{"TOO LARGE", "{}", "EOF"}, readAll(r))
 	runtime.ReadMemStats(&after)
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(4*limit),
 		"skipping 256 MiB allocated more than a few buffers of the limit")
@@ -130,7 +106,7 @@ func TestLSPReaderResyncsWithoutHolding(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	assert.Equal(t, []string{"BAD: Content-Length is not a decimal number of bytes", "{}", "EOF"}, readAllLSP(r))
+	assert.Equal(t, []string{"BAD: Content-Length is not a decimal number of bytes", "{}", "EOF"}, readAll(r))
 	runtime.ReadMemStats(&after)
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(1<<20))
 }
@@ -179,7 +155,7 @@ func TestLSPWriterWithdraw(t *testing.T) {
 	close(g.gate)
 	require.NoError(t, w.Flush(ctx))
 	assert.Equal(t, lspMsg("1")+lspMsg("333"), g.String())
-	assert.Equal(t, []string{"1", "333", "EOF"}, readAllLSP(NewLSPReader(strings.NewReader(g.String()), 0)))
+	assert.Equal(t, []string{"1", "333", "EOF"}, readAll(NewLSPReader(strings.NewReader(g.String()), 0)))
 }
 
 // What an LSP Writer writes, an LSP Reader reads back, whatever the lines.
@@ -193,7 +169,7 @@ func TestLSPRoundTrip(t *testing.T) {
 		lines = append(lines, line)
 		require.NoError(t, w.WriteLine([]byte(line)))
 	}
-	got := readAllLSP(NewLSPReader(&out, 0))
+	got := readAll(NewLSPReader(&out, 0))
 	assert.Equal(t, append(lines, "EOF"), got)
 }
 
@@ -245,7 +221,7 @@ func FuzzLSPReader(f *testing.F) {
 		if len(body) > 4096 {
 			want[0] = "TOO LARGE"
 		}
-		require.Equal(t, want, readAllLSP(NewLSPReader(&out, 4096)))
+		require.Equal(t, want, readAll(NewLSPReader(&out, 4096)))
 	})
 }
 

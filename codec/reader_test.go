@@ -14,15 +14,19 @@ import (
 )
 
 // readAll reads every frame of r, rendering a frame as its text, a skipped
-// frame as "TOO LARGE", and the end as "EOF" or the error.
+// frame as "TOO LARGE", a bad LSP header block (after which it goes on) as
+// "BAD: " and its reason, and the end as "EOF" or the error.
 func readAll(r *Reader) []string {
 	var out []string
 	for range 1000 {
 		frame, err := r.ReadFrame()
 		var tooLarge *FrameTooLargeError
+		var bad *HeaderError
 		switch {
 		case errors.As(err, &tooLarge):
 			out = append(out, "TOO LARGE")
+		case errors.As(err, &bad):
+			out = append(out, "BAD: "+bad.Reason)
 		case err == io.EOF:
 			return append(out, "EOF")
 		case err != nil:

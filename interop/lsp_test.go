@@ -1,9 +1,7 @@
 package interop
 
 import (
-	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -16,25 +14,8 @@ import (
 // what it checks. It is skipped without node, or before npm ci, except in
 // CI (CI set), where that fails it.
 func TestVSCodeJSONRPCClient(t *testing.T) {
-	// In CI (.ci/run sets nothing up to skip), a missing client is a failure.
-	missing := t.Skip
-	if os.Getenv("CI") != "" {
-		missing = t.Fatal
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing("no node")
-	}
-	if _, err := os.Stat("lsp/node_modules/vscode-jsonrpc"); err != nil {
-		missing("run npm ci in interop/lsp first")
-	}
-	if testing.Short() {
-		t.Skip("builds and runs the example")
-	}
-	bin := filepath.Join(t.TempDir(), "calculator")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/toolrpc/toolrpc/examples/calculator").CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	out, err = exec.CommandContext(testContext(t), node, "lsp/client.mjs", bin).CombinedOutput()
+	node, bin := nodeClient(t, "lsp", "vscode-jsonrpc", "calculator")
+	out, err := exec.CommandContext(testContext(t), node, "lsp/client.mjs", bin).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	assert.Equal(t, "ok\n", string(out))
 }

@@ -13,14 +13,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// typeScriptSDK returns node and the built examples/mcp, for a test that
-// runs a script of ts/ with the official MCP TypeScript SDK
-// (@modelcontextprotocol/sdk 1.32.2, installed by `npm ci` in ts/). It
-// skips the test without node, or before npm ci, except in CI (CI set),
-// where that fails it.
-func typeScriptSDK(t *testing.T) (node, bin string) {
+// nodeClient returns node and the built example (a package of
+// examples/) for a Node.js client whose npm packages are installed in dir:
+// module, a path under dir/node_modules, says they are. Without node, or
+// before npm ci, the test is skipped, except in CI (CI set, as .ci/run
+// sets nothing up to skip), where that fails it; -short skips it too.
+func nodeClient(t *testing.T, dir, module, example string) (node, bin string) {
 	t.Helper()
-	// In CI (.ci/run sets nothing up to skip), a missing client is a failure.
 	missing := t.Skip
 	if os.Getenv("CI") != "" {
 		missing = t.Fatal
@@ -29,16 +28,23 @@ func typeScriptSDK(t *testing.T) (node, bin string) {
 	if err != nil {
 		missing("no node")
 	}
-	if _, err := os.Stat("ts/node_modules/@modelcontextprotocol/sdk"); err != nil {
-		missing("run npm ci in interop/ts first")
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", module)); err != nil {
+		missing("run npm ci in interop/" + dir + " first")
 	}
 	if testing.Short() {
 		t.Skip("builds and runs the example")
 	}
-	bin = filepath.Join(t.TempDir(), "mcp")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/toolrpc/toolrpc/examples/mcp").CombinedOutput()
+	bin = filepath.Join(t.TempDir(), example)
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/toolrpc/toolrpc/examples/"+example).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	return node, bin
+}
+
+// typeScriptSDK is nodeClient for the official MCP TypeScript SDK (ts/)
+// and examples/mcp.
+func typeScriptSDK(t *testing.T) (node, bin string) {
+	t.Helper()
+	return nodeClient(t, "ts", "@modelcontextprotocol/sdk", "mcp")
 }
 
 // The official MCP TypeScript SDK's client runs ts/client.mjs against the
