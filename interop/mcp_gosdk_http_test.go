@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolrpc/toolrpc/examples/mcp/tools"
-	"github.com/toolrpc/toolrpc/internal/wiretest"
 	"github.com/toolrpc/toolrpc/mcp"
 	"github.com/toolrpc/toolrpc/rpc"
 )
@@ -34,13 +33,7 @@ func TestGoSDKStreamableHTTP(t *testing.T) {
 				_ = h.Close()
 			}()
 
-			progress := make(chan *sdk.ProgressNotificationParams, 16)
-			client := sdk.NewClient(&sdk.Implementation{Name: "interop", Version: "1.0.0"}, &sdk.ClientOptions{
-				Logger: discard,
-				ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
-					progress <- req.Params
-				},
-			})
+			client, progress := progressClient()
 			cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: srv.Client()},
 				&sdk.ClientSessionOptions{ProtocolVersion: version})
 			require.NoError(t, err)
@@ -51,25 +44,13 @@ func TestGoSDKStreamableHTTP(t *testing.T) {
 
 			list, err := cs.ListTools(ctx, nil)
 			require.NoError(t, err)
-			var names []string
-			for _, tool := range list.Tools {
-				names = append(names, tool.Name)
-			}
-			assert.Equal(t, []string{"add", "count", "sleep", "stats"}, names)
+			assert.Equal(t, []string{"add", "count", "sleep", "stats"}, toolNames(list))
 
 			res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "add", Arguments: map[string]any{"a": 1, "b": 2.5}})
 			require.NoError(t, err)
 			assert.Equal(t, "3.5", res.Content[0].(*sdk.TextContent).Text)
 
-			params := &sdk.CallToolParams{Name: "count", Arguments: map[string]any{"n": 3}}
-			params.SetProgressToken("count")
-			res, err = cs.CallTool(ctx, params)
-			require.NoError(t, err)
-			assert.Equal(t, "3", res.Content[0].(*sdk.TextContent).Text)
-			for i, p := range wiretest.ReceiveN(t, progress, 3, "count's progress") {
-				assert.Equal(t, "count", p.ProgressToken)
-				assert.Equal(t, float64(i+1), p.Progress)
-			}
+			checkCount(ctx, t, cs, progress)
 
 			require.NoError(t, cs.Close())
 			assert.Equal(t, 0, h.Sessions())

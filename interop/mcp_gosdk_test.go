@@ -32,13 +32,7 @@ func TestGoSDKClient(t *testing.T) {
 			ctx := testContext(t)
 			cr, cw, ended, served := serveExample(ctx, t)
 
-			progress := make(chan *sdk.ProgressNotificationParams, 16)
-			client := sdk.NewClient(&sdk.Implementation{Name: "interop", Version: "1.0.0"}, &sdk.ClientOptions{
-				Logger: discard,
-				ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
-					progress <- req.Params
-				},
-			})
+			client, progress := progressClient()
 			cs, err := client.Connect(ctx, &sdk.IOTransport{Reader: cr, Writer: cw}, &sdk.ClientSessionOptions{ProtocolVersion: version})
 			require.NoError(t, err)
 			assert.Equal(t, version, cs.InitializeResult().ProtocolVersion)
@@ -46,11 +40,7 @@ func TestGoSDKClient(t *testing.T) {
 
 			list, err := cs.ListTools(ctx, nil)
 			require.NoError(t, err)
-			var names []string
-			for _, tool := range list.Tools {
-				names = append(names, tool.Name)
-			}
-			assert.Equal(t, []string{"add", "count", "sleep", "stats"}, names)
+			assert.Equal(t, []string{"add", "count", "sleep", "stats"}, toolNames(list))
 			in, err := json.Marshal(list.Tools[0].InputSchema)
 			require.NoError(t, err)
 			assert.JSONEq(t, `{"type":"object","properties":{"a":{"description":"the first addend","type":"number"},
@@ -75,21 +65,11 @@ func TestGoSDKClient(t *testing.T) {
 			_, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "nope"})
 			assert.ErrorContains(t, err, "Unknown tool: nope")
 
-			params := &sdk.CallToolParams{Name: "count", Arguments: map[string]any{"n": 3}}
-			params.SetProgressToken("count")
-			res, err = cs.CallTool(ctx, params)
-			require.NoError(t, err)
-			assert.Equal(t, "3", res.Content[0].(*sdk.TextContent).Text)
-			for i, p := range wiretest.ReceiveN(t, progress, 3, "count's progress") {
-				i := i + 1
-				assert.Equal(t, "count", p.ProgressToken)
-				assert.Equal(t, float64(i), p.Progress)
-				assert.Equal(t, 3.0, p.Total)
-			}
+			checkCount(ctx, t, cs, progress)
 
 			// A sleep of ten minutes, cancelled once it reports its start.
 			sleepCtx, cancel := context.WithCancel(ctx)
-			params = &sdk.CallToolParams{Name: "sleep", Arguments: map[string]any{"ms": 600000}}
+			params := &sdk.CallToolParams{Name: "sleep", Arguments: map[string]any{"ms": 600000}}
 			params.SetProgressToken("sleep")
 			sleeping := make(chan error, 1)
 			go func() {
@@ -171,4 +151,42 @@ func (w *watchWriter) Write(p []byte) (int, error) {
 		w.once.Do(func() { close(w.seen) })
 	}
 	return w.w.Write(p)
+}
+
+// progressClient is the Go SDK's client, its progress notifications sent
+// to the channel it returns.
+func progressClient() (*sdk.Client, chan *sdk.ProgressNotificationParams) {
+	progress := make(chan *sdk.ProgressNotificationParams, 16)
+	client := sdk.NewClient(&sdk.Implementation{Name: "interop", Version: "1.0.0"}, &sdk.ClientOptions{
+		Logger: discard,
+		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+			progress <- req.Params
+		},
+	})
+	return client, progress
+}
+
+// toolNames are the names of a tools/list result's tools, in its order.
+func toolNames(list *sdk.ListToolsResult) []string {
+	var names []string
+	for _, tool := range list.Tools {
+		names = append(names, tool.Name)
+	}
+	return names
+}
+
+// checkCount calls count with n 3 and a progress token: its result is 3,
+// after three progress reports of 1, 2, 3 out of 3.
+func checkCount(ctx context.Context, t *testing.T, cs *sdk.ClientSession, progress chan *sdk.ProgressNotificationParams) {
+	t.Helper()
+	params := &sdk.CallToolParams{Name: "count", Arguments: map[string]any{"n": 3}}
+	params.SetProgressToken("count")
+	res, err := cs.CallTool(ctx, params)
+	require.NoError(t, err)
+	assert.Equal(t, "3", res.Content[0].(*sdk.TextContent).Text)
+	for i, p := range wiretest.ReceiveN(t, progress, 3, "count's progress") {
+		assert.Equal(t, "count", p.ProgressToken)
+		assert.Equal(t, float64(i+1), p.Progress)
+		assert.Equal(t, 3.0, p.Total)
+	}
 }
