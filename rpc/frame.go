@@ -8,6 +8,13 @@ import (
 	"github.com/toolrpc/toolrpc/codec"
 )
 
+// framer is a replier told of each frame serveFrame decodes, before any
+// of its messages is served: an HTTP reply opens its event stream early
+// only for a frame that holds a request (Options.EventStreamAfter).
+type framer interface {
+	framed(msgs []codec.Message)
+}
+
 // serveFrame answers one frame, a message or a batch, for a
 // request/response transport (an HTTP POST carries one): through out go
 // the notifications its calls send and then its answer — a response, the
@@ -41,8 +48,8 @@ import (
 func (s *core) serveFrame(ctx context.Context, dec *codec.Decoder, frame []byte, out replier) {
 	dec.MaxBatch = min(dec.MaxBatch, math.MaxInt32) // a batch entry's slot is an int32
 	msgs, isBatch := dec.Decode(frame)
-	if o, ok := out.(*httpReply); ok && o.streamAfter > 0 {
-		o.begin(msgs) // Options.EventStreamAfter
+	if f, ok := out.(framer); ok {
+		f.framed(msgs)
 	}
 	defer func() {
 		clear(msgs) // the decoder keeps its messages: let go of the frame

@@ -32,7 +32,7 @@ type httpReply struct {
 
 	// Options.EventStreamAfter, for a client that accepts events: an
 	// answer that is not an error coming first is an event, and the
-	// stream opens when opener fires (begin starts it).
+	// stream opens when opener fires (framed starts it).
 	streamAfter time.Duration
 	opener      *time.Timer
 }
@@ -120,9 +120,13 @@ func isError(line []byte) bool {
 // errorPrefix is how the core's error responses start (codec.AppendErrorResponse).
 var errorPrefix = []byte(`{"jsonrpc":"2.0","error":`)
 
-// begin starts opener when the frame of msgs holds a request: a frame of
-// notifications and responses alone is answered 202.
-func (o *httpReply) begin(msgs []codec.Message) {
+// framed starts opener, with Options.EventStreamAfter, when the frame of
+// msgs holds a request: a frame of notifications and responses alone is
+// answered 202.
+func (o *httpReply) framed(msgs []codec.Message) {
+	if o.streamAfter <= 0 {
+		return
+	}
 	for i := range msgs {
 		if msgs[i].Kind == codec.Request {
 			o.opener = time.AfterFunc(o.streamAfter, o.open)
