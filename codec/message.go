@@ -363,6 +363,27 @@ func Member(obj []byte, name string) []byte {
 	return v
 }
 
+// CheckedMembers is [Members] for an object the codec has already checked
+// (a decoded message's params or _meta): its values are skipped, not
+// checked again, so that a long one costs a search for its end. Of a name
+// given twice, the last is kept, as Members keeps it.
+func CheckedMembers(obj []byte, names []string, values [][]byte) {
+	clear(values)
+	mem := scan.ObjectMembers(obj, scan.SkipSpace(obj, 0))
+	for {
+		key, at, done, st := mem.Next()
+		if done || st != scan.OK {
+			return
+		}
+		mem.End = scan.Skip(obj, at)
+		for j, name := range names {
+			if string(key) == name {
+				values[j] = obj[at:mem.End]
+			}
+		}
+	}
+}
+
 // Members is [Member] for several names in one scan: it sets values[i] to
 // the raw value of the member called names[i] (nil when absent), and
 // reports whether obj is a valid JSON object (when it is not, every value

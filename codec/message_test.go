@@ -243,5 +243,16 @@ func TestMembers(t *testing.T) {
 			assert.Equal(t, tt.want[i], string(values[i]), "%s in %s", name, tt.obj)
 			assert.Equal(t, string(Member([]byte(tt.obj), name)), string(values[i]), "as Member: %s in %s", name, tt.obj)
 		}
+		if tt.ok { // an object the codec checked: CheckedMembers finds the same
+			checked := make([][]byte, len(names))
+			CheckedMembers([]byte(tt.obj), names, checked)
+			assert.Equal(t, values, checked, "CheckedMembers: %s", tt.obj)
+		}
+	}
+	// What is not an object gives nothing (params that are an array, or none).
+	for _, obj := range []string{`[1,{"a":2}]`, ``, `"a"`} {
+		checked := [][]byte{[]byte("stale"), nil, nil}
+		CheckedMembers([]byte(obj), names, checked)
+		assert.Equal(t, [][]byte{nil, nil, nil}, checked, "CheckedMembers: %q", obj)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"unsafe"
 
 	"github.com/toolrpc/toolrpc/codec"
-	"github.com/toolrpc/toolrpc/internal/scan"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/service"
 )
@@ -70,35 +69,13 @@ func (c ImageContent) appendContent(dst []byte) []byte {
 // holds; a longer one is shortened as codec.Shorten does.
 const MaxErrorText = 4 << 10
 
-// callMembers returns the members of tools/call's params that call reads
-// (name, arguments, inputResponses, requestState), nil when absent, the
-// last of a name given twice: params are an object from a message the
-// connection has checked, walked once without checking its values again
-// (scan.Skip), which may be long.
-func callMembers(params []byte) (m [4][]byte) {
-	mem := scan.ObjectMembers(params, 0)
-	for {
-		key, at, done, st := mem.Next()
-		if done || st != scan.OK {
-			return m
-		}
-		mem.End = scan.Skip(params, at)
-		switch string(key) {
-		case "name":
-			m[0] = params[at:mem.End]
-		case "arguments":
-			m[1] = params[at:mem.End]
-		case "inputResponses":
-			m[2] = params[at:mem.End]
-		case "requestState":
-			m[3] = params[at:mem.End]
-		}
-	}
-}
+// callMembers are the members of tools/call's params that call reads.
+var callMembers = [4]string{"name", "arguments", "inputResponses", "requestState"}
 
 // call answers tools/call.
 func (s *Server) call(ctx context.Context, r revision, req *rpc.Request) (any, error) {
-	members := callMembers(req.Params)
+	var members [4][]byte // one walk of what may be a long object
+	codec.CheckedMembers(req.Params, callMembers[:], members[:])
 	v, args := members[0], members[1]
 	if v == nil {
 		return nil, invalid(&service.FieldError{Field: "name", Rule: "required", Message: "name is required"})

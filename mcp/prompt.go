@@ -240,7 +240,7 @@ func (set *promptSet) lookup(name string) (*prompt, error) {
 // getPrompt answers prompts/get.
 func (s *Server) getPrompt(ctx context.Context, r revision, req *rpc.Request) (any, error) {
 	var members [2][]byte
-	codec.Members(req.Params, promptMembers[:], members[:])
+	codec.CheckedMembers(req.Params, promptMembers[:], members[:])
 	name, err := nameParam(members[0])
 	if err != nil {
 		return nil, err

@@ -219,7 +219,7 @@ func invalid(problems ...*service.FieldError) error {
 // the raw logLevel of its _meta, if any.
 func (c *session) revision(req *rpc.Request) (r revision, logLevel []byte, err error) {
 	var meta [len(metaKeys)][]byte // one scan of _meta for all it is checked for
-	codec.Members(req.Meta, metaKeys[:], meta[:])
+	codec.CheckedMembers(req.Meta, metaKeys[:], meta[:])
 	v := meta[0]
 	if v == nil {
 		c.mu.Lock()
