@@ -150,6 +150,9 @@ func (m *method) check(ctx context.Context, v reflect.Value) error {
 				if ev.Kind() == reflect.Pointer && ev.IsNil() {
 					continue
 				}
+				if param.quick != nil && param.quick.pass(reflect.Indirect(ev)) {
+					continue
+				}
 				elemPrefix := ""
 				if p.room() > 0 {
 					elemPrefix = prefix + indexSegment(e) // only a described problem needs it
@@ -158,6 +161,9 @@ func (m *method) check(ctx context.Context, v reflect.Value) error {
 					return err
 				}
 			}
+			continue
+		}
+		if param.quick != nil && param.quick.pass(pv.Elem()) {
 			continue
 		}
 		if err := m.svc.validate.check(ctx, pv, prefix, &p); err != nil {

@@ -60,7 +60,11 @@
 // protocol's metadata, never a param: neither bound nor refused, it is
 // [rpc.Request.Meta]. Structs, and slices of structs, are then validated
 // with go-playground/validator's validate tags ([Options.Validator] takes
-// an instance with custom rules).
+// an instance with custom rules). With the service's own validator, a
+// struct whose every rule is a common one on numbers, strings or booleans
+// (required, omitempty, gt, gte, lt, lte, min, max, len, eq, ne, oneof) is
+// checked by this package in a few comparisons; params that fail are
+// checked again by the validator, so every answer is the validator's.
 //
 // # What a call answers
 //

@@ -61,6 +61,9 @@ type param struct {
 	// array of structs, to validate: it has validate tags, or a custom
 	// Validator was given.
 	validate bool
+	// quick: the struct's rules (the elements', for a slice or array),
+	// when this package checks them itself (see quickRules).
+	quick *quickRules
 }
 
 var (
@@ -91,6 +94,12 @@ func (s *Service) plan(name string, rcvr, fn reflect.Value) (*method, error) {
 		p.validate = dt.Kind() == reflect.Struct && (s.customValid || hasValidateTags(dt))
 		if dt.Kind() == reflect.Slice || dt.Kind() == reflect.Array {
 			p.validate = elemStruct(dt) && (s.customValid || hasValidateTags(dt))
+		}
+		if p.validate && !s.customValid {
+			p.quick = compileQuick(derefAll(dt))
+			if dt.Kind() == reflect.Slice || dt.Kind() == reflect.Array {
+				p.quick = compileQuick(derefAll(dt.Elem()))
+			}
 		}
 		m.validate = m.validate || p.validate
 		m.params = append(m.params, p)

@@ -23,8 +23,10 @@ type Options struct {
 	// LowerCamel (GetData -> getData). SnakeCase gives get_data.
 	Names func(goName string) string
 	// Validator validates params after decoding, by their validate tags.
-	// Supply one to add custom rules. Default: validator.New with
-	// WithRequiredStructEnabled.
+	// Supply one to add custom rules (every struct is then validated by
+	// it: a supplied validator may redefine a rule). Default: validator.New
+	// with WithRequiredStructEnabled, the common rules checked without it
+	// (see the package documentation).
 	Validator *validator.Validate
 	// AllowUnknownFields ignores params members that match no field,
 	// instead of answering InvalidParams.
