@@ -366,3 +366,57 @@ func TestHTTPContestantsServeNetHTTP(t *testing.T) {
 		})
 	}
 }
+
+// handlerWriter is the http.ResponseWriter of BenchmarkHTTPHandler: its
+// header map and body buffer are kept from call to call.
+type handlerWriter struct {
+	header http.Header
+	status int
+	body   []byte
+}
+
+func (w *handlerWriter) Header() http.Header { return w.header }
+func (w *handlerWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+}
+func (w *handlerWriter) Write(p []byte) (int, error) {
+	w.WriteHeader(http.StatusOK)
+	w.body = append(w.body, p...)
+	return len(p), nil
+}
+
+// BenchmarkHTTPHandler is each HTTP contestant's handler alone, without
+// net/http's server, the network or the driver: the request the driver
+// sends (as net/http parses it, once), its body read anew each call, the
+// answer written to a writer that keeps its buffers. It is the part of an
+// http-sum call that differs between contestants, and much steadier than
+// the round trip, where net/http, the kernel and the driver take the rest.
+func BenchmarkHTTPHandler(b *testing.B) {
+	body := requestLine(nil, "10000", "sum", sumParams(false))
+	raw := httpRequest(nil, "bench", body)
+	for _, c := range httpContestants {
+		b.Run(c.name, func(b *testing.B) {
+			h, stop := c.handler()
+			defer stop()
+			req, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(raw)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			rd := bytes.NewReader(body)
+			req.Body = io.NopCloser(rd)
+			w := &handlerWriter{header: http.Header{}}
+			b.ReportAllocs()
+			for b.Loop() {
+				rd.Reset(body)
+				clear(w.header)
+				w.status, w.body = 0, w.body[:0]
+				h.ServeHTTP(w, req)
+				if w.status != http.StatusOK || !bytes.Contains(w.body, []byte(`"result":`+sumResult)) {
+					b.Fatalf("%d %q", w.status, w.body)
+				}
+			}
+		})
+	}
+}

@@ -10,7 +10,9 @@
 //	go run . -contestants 'toolrpc|floor' -workloads 'pingpong|pipelined'
 //
 // Each round runs every workload against every contestant in turn (A B C
-// ... A B C ...); the report gives medians over the rounds. See
+// ... A B C ...), each round starting one contestant further on (B C A in
+// the second, C A B in the third): no contestant always runs first, or
+// right after the same one. The report gives medians over the rounds. See
 // BENCHMARKS.md.
 package main
 
@@ -53,7 +55,8 @@ func main() {
 	start := time.Now()
 	for round := range *rounds {
 		for _, w := range ws {
-			for _, c := range cs {
+			for i := range cs {
+				c := cs[(i+round)%len(cs)] // rotated: see the package comment
 				if ok, _ := c.supports(w); !ok {
 					continue
 				}
