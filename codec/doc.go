@@ -46,7 +46,10 @@
 //   - a frame nested deeper than [Decoder.MaxDepth] ([DefaultMaxDepth],
 //     128; the envelope counts), or a batch of more than [Decoder.MaxBatch]
 //     entries ([DefaultMaxBatch], 1000), or an empty batch: one
-//     InvalidRequest, id null;
+//     InvalidRequest, id null; but a lone frame too deep that is valid JSON
+//     shaped as a response (a result or an error, no method) is a malformed
+//     [Response] to its id, so that the call it answers fails rather than
+//     waits;
 //   - valid JSON that is not a valid request object: InvalidRequest, to the
 //     id when the id itself is valid and given once, else to null; in a
 //     batch, such an entry is one Invalid message among the others.

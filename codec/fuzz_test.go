@@ -18,10 +18,16 @@ func refClassify(frame []byte, maxDepth int) (out []string, batch bool) {
 	if !validJSON(frame) {
 		return []string{"invalid err=-32700"}, false
 	}
+	frame = bytes.TrimSpace(frame)
 	if jsonDepth(frame) > maxDepth {
+		// A lone object shaped as a response stays a (malformed) response.
+		if env := refEnvelope(frame); frame[0] == '{' && strings.HasPrefix(env, "response") {
+			resp, _, _ := strings.Cut(env, " result=")
+			resp, _, _ = strings.Cut(resp, " error=")
+			return []string{resp + " err=-32600"}, false
+		}
 		return []string{fmt.Sprintf("invalid err=-32600 (nested more than %d levels deep)", maxDepth)}, false
 	}
-	frame = bytes.TrimSpace(frame)
 	if frame[0] == '[' {
 		var elems []json.RawMessage
 		if err := json.Unmarshal(frame, &elems); err != nil {

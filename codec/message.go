@@ -98,7 +98,12 @@ func (d *Decoder) Decode(frame []byte) (msgs []Message, batch bool) {
 		st = scan.Syntax
 	}
 	if st != scan.OK {
-		m = frameError(st, maxDepth)
+		var ok bool
+		if st != scan.TooDeep {
+			m = frameError(st, maxDepth)
+		} else if m, ok = deepResponse(frame, i, maxDepth); !ok {
+			m = frameError(st, maxDepth)
+		}
 	}
 	d.msgs = append(d.msgs, m)
 	return d.msgs, false

@@ -356,13 +356,14 @@ func TestServerCallsItsCallerWithAFullQueue(t *testing.T) {
 
 // A client driven by raw lines: a response for an id it never used is
 // logged and dropped, and never answered; a malformed response to a call
-// fails that call.
+// fails that call, one nested deeper than the limit too (it waited for its
+// context before).
 func TestUnexpectedAndMalformedResponses(t *testing.T) {
 	cr, tw := io.Pipe() // the test writes to the client
 	tr, cw := io.Pipe() // the client writes to the test
 	fromClient := bufio.NewScanner(tr)
 	var logs wiretest.Buffer
-	c := rpc.NewConn(context.Background(), cr, cw, nil, &rpc.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	c := rpc.NewConn(context.Background(), cr, cw, nil, &rpc.Options{MaxDepth: 4, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 
 	wiretest.Send(t, tw, `{"jsonrpc":"2.0","result":1,"id":99}`)
 	errs := make(chan error, 1)
@@ -375,6 +376,25 @@ func TestUnexpectedAndMalformedResponses(t *testing.T) {
 	assert.ErrorContains(t, err, "both result and error")
 	assert.Contains(t, logs.String(), "unexpected response dropped")
 	assert.Contains(t, logs.String(), "id=99")
+
+	for _, tc := range []struct{ answer, want string }{
+		{`{"jsonrpc":"2.0","result":[[[[1]]]],"id":2}`, "response nested more than 4 levels deep"},
+		{`{"error":{"code":1,"message":"x","data":[[[1]]]},"id":3,"jsonrpc":"2.0"}`, "response nested more than 4 levels deep"},
+		{`{"jsonrpc":"2.0","result":[[1]],"id":4}`, ""},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // fails, not hangs, without the fix
+		defer cancel()
+		go func() { errs <- c.Call(ctx, "m", nil, nil) }()
+		require.True(t, fromClient.Scan())
+		assert.Regexp(t, `^\{"jsonrpc":"2.0","method":"m","id":\d\}$`, fromClient.Text(), "a call, never an answer to a response")
+		wiretest.Send(t, tw, tc.answer)
+		if err := <-errs; tc.want == "" {
+			assert.NoError(t, err)
+		} else {
+			assert.ErrorIs(t, err, rpc.ErrBadResponse)
+			assert.ErrorContains(t, err, tc.want)
+		}
+	}
 
 	require.NoError(t, tw.Close())
 	go func() { _, _ = io.Copy(io.Discard, tr) }()
@@ -405,7 +425,7 @@ func TestResponsesWithIDNull(t *testing.T) {
 	tr, cw := io.Pipe() // the client writes to the test
 	fromClient := bufio.NewScanner(tr)
 	var logs wiretest.Buffer
-	c := rpc.NewConn(context.Background(), cr, cw, nil, &rpc.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	c := rpc.NewConn(context.Background(), cr, cw, nil, &rpc.Options{MaxDepth: 4, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	refusal := `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}`
 
 	// Two calls and a batch under way.

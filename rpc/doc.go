@@ -250,7 +250,9 @@
 //   - [Options.MaxDepth] (128): a line nesting arrays and objects deeper
 //     (the envelope counts: a request with object params is 2 deep) is
 //     answered InvalidRequest, id null, reason "nested more than N levels
-//     deep", even when what follows the limit is not valid JSON.
+//     deep", even when what follows the limit is not valid JSON; a response
+//     to a call of ours that deep (valid JSON, a result or an error, no
+//     method) is not answered but fails that call with [ErrBadResponse].
 //   - [Options.Concurrency] (64): further requests wait in the queue.
 //   - [Options.QueueSize] (1024 messages) and [Options.MaxQueueBytes]
 //     (256 MiB): when the queue is full the reader stops reading until
