@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -418,5 +419,49 @@ func BenchmarkHTTPHandler(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestRoundOrder holds the driver's orders to a balanced Latin square: over
+// its rows (n for an even n, 2n for an odd one) every row is an order of
+// all n contestants, each contestant runs at each place equally often, and
+// each runs right after each other one equally often.
+func TestRoundOrder(t *testing.T) {
+	for n := 1; n <= 9; n++ {
+		rows := n
+		if n%2 == 1 {
+			rows = 2 * n
+		}
+		place := map[[2]int]int{}   // contestant, place
+		follows := map[[2]int]int{} // contestant, the one before it
+		for round := range rows {
+			order := roundOrder(n, round)
+			seen := map[int]bool{}
+			for j, c := range order {
+				if c < 0 || c >= n || seen[c] {
+					t.Fatalf("n=%d round %d: %v is not an order of %d contestants", n, round, order, n)
+				}
+				seen[c] = true
+				place[[2]int{c, j}]++
+				if j > 0 {
+					follows[[2]int{c, order[j-1]}]++
+				}
+			}
+			if got := roundOrder(n, round+rows); !slices.Equal(got, order) {
+				t.Fatalf("n=%d: round %d gives %v, round %d %v", n, round, order, round+rows, got)
+			}
+		}
+		for c := range n {
+			for j := range n {
+				if place[[2]int{c, j}] != rows/n {
+					t.Errorf("n=%d: contestant %d at place %d %d times, want %d", n, c, j, place[[2]int{c, j}], rows/n)
+				}
+			}
+			for b := range n {
+				if want := rows / n; b != c && follows[[2]int{c, b}] != want {
+					t.Errorf("n=%d: contestant %d right after %d %d times, want %d", n, c, b, follows[[2]int{c, b}], want)
+				}
+			}
+		}
 	}
 }

@@ -9,11 +9,10 @@
 //	go run . -rounds 3 -benchtime 300ms   # shorter
 //	go run . -contestants 'toolrpc|floor' -workloads 'pingpong|pipelined'
 //
-// Each round runs every workload against every contestant in turn (A B C
-// ... A B C ...), each round starting one contestant further on (B C A in
-// the second, C A B in the third): no contestant always runs first, or
-// right after the same one. The report gives medians over the rounds. See
-// BENCHMARKS.md.
+// Each round runs every workload against every contestant in turn, in an
+// order that changes from round to round (roundOrder): over a few rounds
+// each contestant runs at every place, and right after every other. The
+// report gives medians over the rounds. See BENCHMARKS.md.
 package main
 
 import (
@@ -23,6 +22,7 @@ import (
 	"regexp"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -55,11 +55,14 @@ func main() {
 	start := time.Now()
 	for round := range *rounds {
 		for _, w := range ws {
-			for i := range cs {
-				c := cs[(i+round)%len(cs)] // rotated: see the package comment
-				if ok, _ := c.supports(w); !ok {
-					continue
+			var runs []*contestant // those that run w
+			for _, c := range cs {
+				if ok, _ := c.supports(w); ok {
+					runs = append(runs, c)
 				}
+			}
+			for _, i := range roundOrder(len(runs), round) {
+				c := runs[i]
 				s := runCell(c, w, *peakCalls)
 				if w.kind == kindLine {
 					debug.FreeOSMemory() // give the huge lines' memory back
@@ -194,4 +197,32 @@ func progress(round, rounds int, c *contestant, w *workload, s sample) {
 	}
 	fmt.Fprintf(os.Stderr, "round %d/%d  %-10s %-15s %s\n", round+1, rounds, w.key, c.name, msg)
 	runtime.Gosched()
+}
+
+// roundOrder is the order in which round runs n contestants: row round of
+// a balanced Latin square (Williams' design), whose rows put each
+// contestant at each place once and right after each other once, over n
+// rows for an even n and 2n for an odd one (each row then followed by its
+// reverse). A cell's figures depend a little on the cell before it (what
+// the previous contestant left to the garbage collector and the
+// scheduler), so no contestant may always follow the same one.
+func roundOrder(n, round int) []int {
+	rows := n
+	if n%2 == 1 {
+		rows = 2 * n
+	}
+	r := round % max(rows, 1)
+	order := make([]int, n)
+	for j := range order {
+		// The first row is 0, 1, n-1, 2, n-2, ...; row i adds i to each.
+		v := (j + 1) / 2
+		if j%2 == 0 && j > 0 {
+			v = n - j/2
+		}
+		order[j] = (v + r%n) % n
+	}
+	if r >= n { // the odd case's second half
+		slices.Reverse(order)
+	}
+	return order
 }
