@@ -30,16 +30,26 @@ var quickKinds = []struct {
 	{reflect.TypeFor[string](), []any{"", "a", "ab", "abc", "abcd", "héé", "日本語", "0", "1", "3", "abc ", "x y"}},
 	{reflect.TypeFor[bool](), []any{false, true}},
 	{reflect.TypeFor[level](), []any{level(0), level(3), level(-5)}},
+	{reflect.TypeFor[name](), []any{name(""), name("3"), name("héé"), name("\xff\xfe"), name("a=b")}},
+	{reflect.TypeFor[uint64](), []any{uint64(0), uint64(3), uint64(math.MaxUint64), uint64(math.MaxInt64) + 1}},
 }
 
 // level is a named integer: the validator reads it by its kind.
 type level int
 
+// name is a named string with a method: the validator reads it by its kind.
+type name string
+
+func (n name) String() string { return string(n) }
+
 // quickRuleNames and quickParams make the tags tried: each rule with each
 // parameter, and pairs of them.
 var (
 	quickRuleNames = []string{"gt", "gte", "lt", "lte", "min", "max", "len", "eq", "ne", "oneof"}
-	quickParams    = []string{"0", "3", "-1", "2.5", "0.1", "0x10", "1_0", "1e3", "", "true", "abc", "a b 3", "héé"}
+	quickParams    = []string{"0", "3", "-1", "2.5", "0.1", "0x10", "1_0", "1e3", "", "true", "abc", "a b 3", "héé",
+		"+3", " 3", "3 ", "0b11", "0o17", "0X1F", "1e2", "Inf", "-Inf", "NaN", "-0", "0x1p-2", "T", "1", "F",
+		"99999999999999999999", "18446744073709551615", "-9223372036854775808", "3.4028236e38", "1e-46",
+		"a=b", "3\t4", "3\u00a04", "3\v4", "' 3'", "0x7C", "a0x2Cb"}
 )
 
 // TestQuick holds quickRules to the validator's verdict: for every tag of
