@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 
@@ -10,23 +11,36 @@ import (
 )
 
 // Over Streamable HTTP, a client's answer nested deeper than encoding/json
-// reads (10000 levels) is still the answer: routed to the tool's request
-// (202), which fails at once rather than waits for an answer that came.
+// reads (10000 levels), alone or in a batch of answers (2025-03-26), is
+// still the answer: routed to the tool's request (202), which fails at
+// once rather than waits for an answer that came (a batch was answered
+// -32600 to null, as a batch of requests too deep).
 func TestAttackAskDeepAnswer(t *testing.T) {
 	deep := strings.Repeat("[", 10001) + strings.Repeat("]", 10001)
-	for _, tt := range []struct{ name, answer, want string }{
-		{"result", `{"jsonrpc":"2.0","id":1,"result":{"role":"assistant","content":{"type":"text","text":"x"},"model":"m","x":` + deep + `}}`,
+	batch := func(entry string) string {
+		return `[{"jsonrpc":"2.0","id":9,"result":{}}, ` + entry + "]"
+	}
+	for _, tt := range []struct{ name, version, answer, want string }{
+		{"result", "", `{"jsonrpc":"2.0","id":1,"result":{"role":"assistant","content":{"type":"text","text":"x"},"model":"m","x":` + deep + `}}`,
 			`data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"mcp: the client's answer to sampling/createMessage is not the result of one"}],"isError":true},"id":2}` + "\n\n"},
-		{"error", `{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"no","data":` + deep + `}}`,
+		{"error", "", `{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"no","data":` + deep + `}}`,
 			`data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"mcp: the client's response holds neither a result nor an error"}],"isError":true},"id":2}` + "\n\n"},
-		{"shallow, for comparison", `{"jsonrpc":"2.0","id":1,"result":{"role":"assistant","content":{"type":"text","text":"x"},"model":"m","x":[[1]]}}`,
+		{"shallow, for comparison", "", `{"jsonrpc":"2.0","id":1,"result":{"role":"assistant","content":{"type":"text","text":"x"},"model":"m","x":[[1]]}}`,
+			`data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"m says x"}]},"id":2}` + "\n\n"},
+		{"in a batch", "2025-03-26", batch(`{"jsonrpc":"2.0","id":1,"result":{"role":"assistant","content":{"type":"text","text":"x"},"model":"m","x":` + deep + `}}`),
+			`data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"mcp: the client's answer to sampling/createMessage is not the result of one"}],"isError":true},"id":2}` + "\n\n"},
+		{"in a batch, shallow", "2025-03-26", batch(`{"jsonrpc":"2.0","id":1,"result":{"role":"assistant","content":{"type":"text","text":"x"},"model":"m"}}`),
 			`data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"m says x"}]},"id":2}` + "\n\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			h, url, sid := askHTTP(t, 0)
 			s := post(t, url, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sample","arguments":{"prompt":"hi"}}}`)
 			assert.Equal(t, `data: {"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10}}`+"\n\n", s.event(t))
-			answer(t, url, sid, tt.answer)
+			header := map[string]string{"Mcp-Session-Id": sid}
+			if tt.version != "" {
+				header["Mcp-Protocol-Version"] = tt.version
+			}
+			check(t, url, exchange{body: tt.answer, header: header, status: http.StatusAccepted})
 			assert.Equal(t, tt.want, s.event(t))
 			assert.Equal(t, 0, mcp.Waiting(h))
 		})
