@@ -46,3 +46,18 @@ func TestAttackAskDeepAnswer(t *testing.T) {
 		})
 	}
 }
+
+// Over stdio, a client's answer nested deeper than the connection's
+// MaxDepth fails the tool's request at once (rpc's ErrBadResponse), and is
+// never answered.
+func TestAskDeepAnswerOverStdio(t *testing.T) {
+	deep := strings.Repeat("[", 200) + strings.Repeat("]", 200)
+	serveSteps(t, newAskers(t), `
+		--> `+askInit+`
+		<-- {"jsonrpc":"2.0","result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{},"tools":{"listChanged":true}},"serverInfo":{"name":"ask","version":"1"}},"id":1}
+		--> {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sample","arguments":{"prompt":"hi"}}}
+		<-- {"jsonrpc":"2.0","method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10},"id":1}
+		--> {"jsonrpc":"2.0","id":1,"result":{"role":"assistant","content":{"type":"text","text":"x"},"model":"m","x":`+deep+`}}
+		<-- {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"rpc: malformed response: response nested more than 128 levels deep"}],"isError":true},"id":2}
+	`)
+}
