@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/scan"
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
@@ -199,25 +200,42 @@ func clientResponses(env envelope, body []byte, rev revision) [][]byte {
 	if !rev.batches || len(bytes.TrimLeft(body, " \t\r\n")) == 0 || bytes.TrimLeft(body, " \t\r\n")[0] != '[' {
 		return nil
 	}
-	var batch []json.RawMessage
-	if json.Unmarshal(body, &batch) != nil || len(batch) == 0 {
-		return nil
-	}
-	responses := make([][]byte, len(batch))
-	for i, m := range batch {
-		if !isResponse(readEnvelope(m), m) {
+	// The entries, split at any depth (json.Unmarshal refuses one nested
+	// more than 10000 deep: such a batch went to no call, which waited).
+	var responses [][]byte
+	i := scan.SkipSpace(body, scan.SkipSpace(body, 0)+1)
+	for i < len(body) && body[i] != ']' {
+		end, st := scan.Value(body, i, 1, scan.Unlimited)
+		if st != scan.OK {
 			return nil
 		}
-		responses[i] = m
+		if m := body[i:end]; isResponse(readEnvelope(m), m) {
+			responses = append(responses, m)
+		} else {
+			return nil
+		}
+		if i = scan.SkipSpace(body, end); i < len(body) && body[i] == ',' {
+			i = scan.SkipSpace(body, i+1)
+			if i < len(body) && body[i] == ']' {
+				return nil // a trailing comma
+			}
+		} else if i >= len(body) || body[i] != ']' {
+			return nil
+		}
+	}
+	if i >= len(body) || len(responses) == 0 || scan.SkipSpace(body, i+1) != len(body) {
+		return nil
 	}
 	return responses
 }
 
 // isResponse reports whether body is a JSON-RPC response: valid JSON, an
-// object with an id, a result or an error, and no method.
+// object with an id, a result or an error, and no method. The envelope's
+// object is valid JSON at any depth (json.Valid refuses one nested more
+// than 10000 deep: such an answer went to no call, which waited).
 func isResponse(env envelope, body []byte) bool {
 	return env.object && env.method == nil && env.id != nil &&
-		(codec.Member(body, "result") != nil || codec.Member(body, "error") != nil) && json.Valid(body)
+		(codec.Member(body, "result") != nil || codec.Member(body, "error") != nil)
 }
 
 // ask sends the client the request method with params, on behalf of the

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"testing"
@@ -63,6 +64,45 @@ func FuzzClientResponse(f *testing.F) {
 			t.Fatal("a result and an error")
 		case err != nil && !errors.As(err, &e) && err.Error() != "mcp: the client's response holds neither a result nor an error":
 			t.Fatalf("error %v", err)
+		}
+	})
+}
+
+// FuzzClientResponses holds clientResponses, which splits a batch at any
+// depth, to encoding/json's split for any body it reads (nested no more
+// than 10000 deep): the same responses, byte for byte, or none.
+func FuzzClientResponses(f *testing.F) {
+	for _, seed := range []string{
+		`[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2,"error":{"code":1,"message":"x"}}]`,
+		` [ {"id":1,"result":[[1]]} ] `, `[]`, `[1]`, `[{"id":1,"result":1},]`, `[{"id":1,"result":1}`, `[{"id":1,"result":1}] x`,
+		`[{"id":1,"result":1} {"id":2,"result":1}]`, `[{"id":1,"method":"m"}]`, `{"id":1,"result":1}`, `[,{"id":1,"result":1}]`,
+	} {
+		f.Add(seed)
+	}
+	rev := revision{name: "2025-03-26", batches: true}
+	f.Fuzz(func(t *testing.T, body string) {
+		b := []byte(body)
+		got := clientResponses(readEnvelope(b), b, rev)
+		var want [][]byte
+		var batch []json.RawMessage
+		if json.Unmarshal(b, &batch) == nil && len(batch) > 0 {
+			for _, m := range batch {
+				if !isResponse(readEnvelope(m), m) {
+					want = nil
+					break
+				}
+				want = append(want, m)
+			}
+		} else if isResponse(readEnvelope(b), b) {
+			want = [][]byte{b}
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%q: %q, want %q", body, got, want)
+		}
+		for i := range got {
+			if !bytes.Equal(got[i], want[i]) {
+				t.Fatalf("%q: %q, want %q", body, got, want)
+			}
 		}
 	})
 }

@@ -3,6 +3,7 @@ package service
 import (
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,16 +30,26 @@ var quickKinds = []struct {
 	{reflect.TypeFor[string](), []any{"", "a", "ab", "abc", "abcd", "héé", "日本語", "0", "1", "3", "abc ", "x y"}},
 	{reflect.TypeFor[bool](), []any{false, true}},
 	{reflect.TypeFor[level](), []any{level(0), level(3), level(-5)}},
+	{reflect.TypeFor[name](), []any{name(""), name("3"), name("héé"), name("\xff\xfe"), name("a=b")}},
+	{reflect.TypeFor[uint64](), []any{uint64(0), uint64(3), uint64(math.MaxUint64), uint64(math.MaxInt64) + 1}},
 }
 
 // level is a named integer: the validator reads it by its kind.
 type level int
 
+// name is a named string with a method: the validator reads it by its kind.
+type name string
+
+func (n name) String() string { return string(n) }
+
 // quickRuleNames and quickParams make the tags tried: each rule with each
 // parameter, and pairs of them.
 var (
 	quickRuleNames = []string{"gt", "gte", "lt", "lte", "min", "max", "len", "eq", "ne", "oneof"}
-	quickParams    = []string{"0", "3", "-1", "2.5", "0.1", "0x10", "1_0", "1e3", "", "true", "abc", "a b 3", "héé"}
+	quickParams    = []string{"0", "3", "-1", "2.5", "0.1", "0x10", "1_0", "1e3", "", "true", "abc", "a b 3", "héé",
+		"+3", " 3", "3 ", "0b11", "0o17", "0X1F", "1e2", "Inf", "-Inf", "NaN", "-0", "0x1p-2", "T", "1", "F",
+		"99999999999999999999", "18446744073709551615", "-9223372036854775808", "3.4028236e38", "1e-46",
+		"a=b", "3\t4", "3\u00a04", "3\v4", "' 3'", "0x7C", "a0x2Cb"}
 )
 
 // TestQuick holds quickRules to the validator's verdict: for every tag of
@@ -229,4 +240,57 @@ func TestQuickAnswersAsTheValidator(t *testing.T) {
 			assert.Equal(t, wantErr, gotErr)
 		})
 	}
+}
+
+// FuzzQuickTags holds compileQuick to the validator for any validate tag:
+// on a field of each quick kind, a tag quickRules compile is one the
+// validator does not panic over, and pass agrees with its verdict for any
+// value.
+func FuzzQuickTags(f *testing.F) {
+	v := validator.New(validator.WithRequiredStructEnabled())
+	for _, tag := range []string{"gte=+5", "lt= 5", "eq=0b101,ne=0o17", "len=1_000", "oneof=1\t2", "omitempty,gt=-0",
+		"eq=Inf", "ne=NaN", "lte=0x1p-2", "eq=T", "max=-1", "required,required", "min=1e2", "eq=a=b", "oneof= ", "eq="} {
+		for k := range quickKinds {
+			f.Add(uint8(k), tag, int64(5), 2.5, "héé", true)
+		}
+	}
+	f.Fuzz(func(t *testing.T, kind uint8, tag string, i int64, fl float64, s string, b bool) {
+		k := quickKinds[int(kind)%len(quickKinds)].typ
+		if strings.ContainsAny(tag, "`\"\\") {
+			return // not a tag reflect can read back
+		}
+		typ := reflect.StructOf([]reflect.StructField{
+			{Name: "F", Type: k, Tag: reflect.StructTag(`validate:"` + tag + `"`)},
+		})
+		q := compileQuick(typ)
+		if q == nil {
+			return
+		}
+		val := reflect.New(typ).Elem()
+		fv := val.Field(0)
+		switch fv.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			fv.SetInt(i)
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			fv.SetUint(uint64(i))
+		case reflect.Float32, reflect.Float64:
+			fv.SetFloat(fl)
+		case reflect.String:
+			fv.SetString(s)
+		case reflect.Bool:
+			fv.SetBool(b)
+		}
+		var err error
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Fatalf("%s `%s`: quickRules for a tag the validator panics over: %v", k, tag, r)
+				}
+			}()
+			err = v.Struct(val.Addr().Interface())
+		}()
+		if got := q.pass(val); got != (err == nil) {
+			t.Fatalf("%s `%s` with %#v: quickRules say %v, the validator %v", k, tag, fv.Interface(), got, err)
+		}
+	})
 }

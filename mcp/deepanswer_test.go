@@ -1,0 +1,63 @@
+package mcp_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/toolrpc/toolrpc/mcp"
+)
+
+// Over Streamable HTTP, a client's answer nested deeper than encoding/json
+// reads (10000 levels), alone or in a batch of answers (2025-03-26), is
+// still the answer: routed to the tool's request (202), which fails at
+// once rather than waits for an answer that came (a batch was answered
+// -32600 to null, as a batch of requests too deep).
+func TestAttackAskDeepAnswer(t *testing.T) {
+	deep := strings.Repeat("[", 10001) + strings.Repeat("]", 10001)
+	batch := func(entry string) string {
+		return `[{"jsonrpc":"2.0","id":9,"result":{}}, ` + entry + "]"
+	}
+	for _, tt := range []struct{ name, version, answer, want string }{
+		{"result", "", `{"jsonrpc":"2.0","id":1,"result":{"role":"assistant","content":{"type":"text","text":"x"},"model":"m","x":` + deep + `}}`,
+			`data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"mcp: the client's answer to sampling/createMessage is not the result of one"}],"isError":true},"id":2}` + "\n\n"},
+		{"error", "", `{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"no","data":` + deep + `}}`,
+			`data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"mcp: the client's response holds neither a result nor an error"}],"isError":true},"id":2}` + "\n\n"},
+		{"shallow, for comparison", "", `{"jsonrpc":"2.0","id":1,"result":{"role":"assistant","content":{"type":"text","text":"x"},"model":"m","x":[[1]]}}`,
+			`data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"m says x"}]},"id":2}` + "\n\n"},
+		{"in a batch", "2025-03-26", batch(`{"jsonrpc":"2.0","id":1,"result":{"role":"assistant","content":{"type":"text","text":"x"},"model":"m","x":` + deep + `}}`),
+			`data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"mcp: the client's answer to sampling/createMessage is not the result of one"}],"isError":true},"id":2}` + "\n\n"},
+		{"in a batch, shallow", "2025-03-26", batch(`{"jsonrpc":"2.0","id":1,"result":{"role":"assistant","content":{"type":"text","text":"x"},"model":"m"}}`),
+			`data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"m says x"}]},"id":2}` + "\n\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h, url, sid := askHTTP(t, 0)
+			s := post(t, url, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sample","arguments":{"prompt":"hi"}}}`)
+			assert.Equal(t, `data: {"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10}}`+"\n\n", s.event(t))
+			header := map[string]string{"Mcp-Session-Id": sid}
+			if tt.version != "" {
+				header["Mcp-Protocol-Version"] = tt.version
+			}
+			check(t, url, exchange{body: tt.answer, header: header, status: http.StatusAccepted})
+			assert.Equal(t, tt.want, s.event(t))
+			assert.Equal(t, 0, mcp.Waiting(h))
+		})
+	}
+}
+
+// Over stdio, a client's answer nested deeper than the connection's
+// MaxDepth fails the tool's request at once (rpc's ErrBadResponse), and is
+// never answered.
+func TestAskDeepAnswerOverStdio(t *testing.T) {
+	deep := strings.Repeat("[", 200) + strings.Repeat("]", 200)
+	serveSteps(t, newAskers(t), `
+		--> `+askInit+`
+		<-- {"jsonrpc":"2.0","result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{},"tools":{"listChanged":true}},"serverInfo":{"name":"ask","version":"1"}},"id":1}
+		--> {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sample","arguments":{"prompt":"hi"}}}
+		<-- {"jsonrpc":"2.0","method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10},"id":1}
+		--> {"jsonrpc":"2.0","id":1,"result":{"role":"assistant","content":{"type":"text","text":"x"},"model":"m","x":`+deep+`}}
+		<-- {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"rpc: malformed response: response nested more than 128 levels deep"}],"isError":true},"id":2}
+	`)
+}
