@@ -107,12 +107,20 @@ func (p *clientPeer) call(ctx context.Context, method string, params json.RawMes
 // is forgotten, and a response to it, or to an id never sent, or a second
 // response, is dropped.
 type httpCalls struct {
-	mu      sync.Mutex
-	last    int64
-	pending map[int64]chan json.RawMessage
+	mu       sync.Mutex
+	last     int64
+	pending  map[int64]chan json.RawMessage
+	maxDepth int // a response nested deeper fails its call, as on a stream
 }
 
-func newHTTPCalls() *httpCalls { return &httpCalls{pending: map[int64]chan json.RawMessage{}} }
+// newHTTPCalls makes the calls of a session whose messages may nest
+// maxDepth deep (rpc.Options.MaxDepth: 0 means codec.DefaultMaxDepth).
+func newHTTPCalls(maxDepth int) *httpCalls {
+	if maxDepth <= 0 {
+		maxDepth = codec.DefaultMaxDepth
+	}
+	return &httpCalls{pending: map[int64]chan json.RawMessage{}, maxDepth: maxDepth}
+}
 
 // call sends the request on ctx's call's event stream and waits for its
 // response.
@@ -138,6 +146,10 @@ func (h *httpCalls) call(ctx context.Context, method string, params json.RawMess
 	}
 	select {
 	case response := <-reply:
+		if _, st := scan.Value(response, 0, 0, h.maxDepth); st == scan.TooDeep {
+			// What a stream's connection says of a response this deep.
+			return nil, fmt.Errorf("%w: response nested more than %d levels deep", rpc.ErrBadResponse, h.maxDepth)
+		}
 		return responseResult(response)
 	case <-ctx.Done():
 		return nil, ctx.Err()

@@ -39,7 +39,7 @@ func FuzzClientResponse(f *testing.F) {
 		if !isResponse(env, []byte(body)) {
 			return
 		}
-		h := newHTTPCalls()
+		h := newHTTPCalls(0)
 		reply := make(chan json.RawMessage, 1)
 		h.pending[1] = reply
 		delivered := h.deliver([]byte(body))

@@ -10,25 +10,27 @@ import (
 	"github.com/toolrpc/toolrpc/mcp"
 )
 
-// Over Streamable HTTP, a client's answer nested deeper than encoding/json
-// reads (10000 levels), alone or in a batch of answers (2025-03-26), is
-// still the answer: routed to the tool's request (202), which fails at
-// once rather than waits for an answer that came (a batch was answered
-// -32600 to null, as a batch of requests too deep).
+// Over Streamable HTTP, a client's answer nested deeper than the session's
+// MaxDepth (128), alone or in a batch of answers (2025-03-26), is still the
+// answer: routed to the tool's request (202), which fails at once, as over
+// stdio, rather than waits for an answer that came (one deeper than
+// encoding/json reads, 10000 levels, went to no request; a batch was
+// answered -32600 to null, as a batch of requests too deep; one 200 deep
+// was used, where stdio refuses it).
 func TestAttackAskDeepAnswer(t *testing.T) {
 	deep := strings.Repeat("[", 10001) + strings.Repeat("]", 10001)
+	deep200 := strings.Repeat("[", 200) + strings.Repeat("]", 200)
+	const tooDeep = `data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"rpc: malformed response: response nested more than 128 levels deep"}],"isError":true},"id":2}` + "\n\n"
 	batch := func(entry string) string {
 		return `[{"jsonrpc":"2.0","id":9,"result":{}}, ` + entry + "]"
 	}
 	for _, tt := range []struct{ name, version, answer, want string }{
-		{"result", "", `{"jsonrpc":"2.0","id":1,"result":{"role":"assistant","content":{"type":"text","text":"x"},"model":"m","x":` + deep + `}}`,
-			`data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"mcp: the client's answer to sampling/createMessage is not the result of one"}],"isError":true},"id":2}` + "\n\n"},
-		{"error", "", `{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"no","data":` + deep + `}}`,
-			`data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"mcp: the client's response holds neither a result nor an error"}],"isError":true},"id":2}` + "\n\n"},
+		{"result", "", `{"jsonrpc":"2.0","id":1,"result":{"role":"assistant","content":{"type":"text","text":"x"},"model":"m","x":` + deep + `}}`, tooDeep},
+		{"result 200 deep", "", `{"jsonrpc":"2.0","id":1,"result":{"role":"assistant","content":{"type":"text","text":"x"},"model":"m","x":` + deep200 + `}}`, tooDeep},
+		{"error", "", `{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"no","data":` + deep + `}}`, tooDeep},
 		{"shallow, for comparison", "", `{"jsonrpc":"2.0","id":1,"result":{"role":"assistant","content":{"type":"text","text":"x"},"model":"m","x":[[1]]}}`,
 			`data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"m says x"}]},"id":2}` + "\n\n"},
-		{"in a batch", "2025-03-26", batch(`{"jsonrpc":"2.0","id":1,"result":{"role":"assistant","content":{"type":"text","text":"x"},"model":"m","x":` + deep + `}}`),
-			`data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"mcp: the client's answer to sampling/createMessage is not the result of one"}],"isError":true},"id":2}` + "\n\n"},
+		{"in a batch", "2025-03-26", batch(`{"jsonrpc":"2.0","id":1,"result":{"role":"assistant","content":{"type":"text","text":"x"},"model":"m","x":` + deep + `}}`), tooDeep},
 		{"in a batch, shallow", "2025-03-26", batch(`{"jsonrpc":"2.0","id":1,"result":{"role":"assistant","content":{"type":"text","text":"x"},"model":"m"}}`),
 			`data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"m says x"}]},"id":2}` + "\n\n"},
 	} {

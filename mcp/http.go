@@ -576,7 +576,7 @@ func (h *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request, body []
 		return
 	}
 	c := &session{s: h.s, logLevel: -1}
-	p := &clientPeer{http: newHTTPCalls()}
+	p := &clientPeer{http: newHTTPCalls(h.opts.MaxDepth)}
 	ss := &httpSession{streams: newStreams(h, c), slots: make(chan struct{}, h.perSession), peer: p}
 	c.stream = ss.streams
 	so := h.opts

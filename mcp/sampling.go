@@ -116,7 +116,9 @@ func (r *CreateMessageResult) Text() string {
 //
 // An error response of the client is returned as an *rpc.Error; an
 // answer without a role ("user" or "assistant") and a content (a block or
-// an array of them) is an error.
+// an array of them) is an error; so is an answer nested deeper than the
+// connection's rpc.Options.MaxDepth (it wraps rpc.ErrBadResponse), over
+// stdio and Streamable HTTP alike.
 func CreateMessage(ctx context.Context, params *CreateMessageParams) (*CreateMessageResult, error) {
 	if params == nil || len(params.Messages) == 0 {
 		return nil, errors.New("mcp: CreateMessage needs params with a message at least")
