@@ -333,9 +333,12 @@ func (r *ElicitResult) Decode(v any) error {
 // 2026-07-28, through the call's retry (the error wraps
 // [ErrInputRequired] until then). An answer whose action is not
 // "accept", "decline" or "cancel", or whose content is not a flat object
-// of strings, numbers, booleans and arrays of strings, is an error; the
-// values are not checked against the form's fields (Decode them into a
-// struct of their types).
+// of strings, numbers, booleans and arrays of strings, is an error; so is
+// an accepted answer that does not fit the form (a required field
+// missing, a value of the wrong type, out of its bounds or not one of its
+// choices: the error wraps [ErrFormAnswer]), as a server should not trust
+// what a client says the user entered. Decode the values into a struct of
+// their types.
 func Elicit(ctx context.Context, params *ElicitParams) (*ElicitResult, error) {
 	if params == nil {
 		return nil, errors.New("mcp: Elicit needs params")
@@ -343,6 +346,11 @@ func Elicit(ctx context.Context, params *ElicitParams) (*ElicitResult, error) {
 	var res ElicitResult
 	if err := ask(ctx, methodElicit, params, hasFormElicitation, &res); err != nil {
 		return nil, err
+	}
+	if res.Accepted() {
+		if err := params.fits(res.Content); err != nil {
+			return nil, err
+		}
 	}
 	return &res, nil
 }

@@ -1,0 +1,111 @@
+package mcp
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"unicode/utf8"
+)
+
+// ErrFormAnswer is wrapped by the error of [Elicit] when the user's
+// accepted answer does not fit the form it was asked with: a required
+// field missing, or a value of the wrong type, out of its bounds, or not
+// one of its choices.
+var ErrFormAnswer = errors.New("mcp: the answer does not fit the form")
+
+// fits checks an accepted answer's values against the form's fields, as
+// the requestedSchema sent for them says (JSON Schema 2020-12): the
+// required fields are present, and each value present has its field's
+// type and keeps its bounds (minLength and maxLength counted in
+// characters, minimum and maximum, an integer's lack of a fraction,
+// minItems and maxItems) and choices (enum, oneOf, items). A member that
+// names no field is allowed, as the schema allows it; a string's format
+// is not checked (in JSON Schema 2020-12 it is an annotation). content
+// is an object whose values are strings, numbers, booleans or arrays of
+// strings (shaped checked it), or nil (none were sent).
+func (p *ElicitParams) fits(content json.RawMessage) error {
+	var values map[string]json.RawMessage
+	if content != nil {
+		if err := json.Unmarshal(content, &values); err != nil {
+			return fmt.Errorf("%w: %v", ErrFormAnswer, err)
+		}
+	}
+	for _, name := range p.Required {
+		if _, ok := values[name]; !ok {
+			return fmt.Errorf("%w: field %q is required", ErrFormAnswer, name)
+		}
+	}
+	for _, f := range p.Fields {
+		v, ok := values[f.fieldName()]
+		if !ok {
+			continue
+		}
+		if why := fieldFits(f, v); why != "" {
+			return fmt.Errorf("%w: field %q %s", ErrFormAnswer, f.fieldName(), why)
+		}
+	}
+	return nil
+}
+
+// fieldFits says why the value v does not fit the field f, or "".
+func fieldFits(f Field, v json.RawMessage) string {
+	var s string
+	var ss []string
+	var x float64
+	var b bool
+	switch p := f.(type) { // a field given by pointer is checked as its value
+	case *StringField:
+		f = *p
+	case *NumberField:
+		f = *p
+	case *BooleanField:
+		f = *p
+	case *EnumField:
+		f = *p
+	case *MultiEnumField:
+		f = *p
+	}
+	switch f := f.(type) {
+	case StringField:
+		if json.Unmarshal(v, &s) != nil {
+			return "must be a string"
+		}
+		n := utf8.RuneCountInString(s)
+		if f.MinLength != nil && n < *f.MinLength || f.MaxLength != nil && n > *f.MaxLength {
+			return fmt.Sprintf("has %d characters, out of its bounds", n)
+		}
+	case NumberField:
+		if v[0] != '-' && (v[0] < '0' || v[0] > '9') || json.Unmarshal(v, &x) != nil {
+			return "must be a number"
+		}
+		if f.Integer && x != math.Trunc(x) {
+			return "must be an integer"
+		}
+		if f.Minimum != nil && x < *f.Minimum || f.Maximum != nil && x > *f.Maximum {
+			return "is out of its bounds"
+		}
+	case BooleanField:
+		if json.Unmarshal(v, &b) != nil {
+			return "must be a boolean"
+		}
+	case EnumField:
+		if json.Unmarshal(v, &s) != nil || !slices.Contains(f.Values, s) {
+			return "must be one of its values"
+		}
+	case MultiEnumField:
+		if v[0] != '[' || json.Unmarshal(v, &ss) != nil {
+			return "must be an array of its values"
+		}
+		for _, s := range ss {
+			if !slices.Contains(f.Values, s) {
+				return "must be an array of its values"
+			}
+		}
+		if f.MinItems != nil && len(ss) < *f.MinItems || f.MaxItems != nil && len(ss) > *f.MaxItems {
+			return fmt.Sprintf("has %d items, out of its bounds", len(ss))
+		}
+	}
+	return ""
+}

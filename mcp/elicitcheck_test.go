@@ -1,0 +1,62 @@
+package mcp_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// formRequest is the elicitation/create the form tool of askers sends,
+// but for its id.
+const formRequest = `{"jsonrpc":"2.0","method":"elicitation/create","params":{"message":"Who?","requestedSchema":{"type":"object","properties":{"name":{"type":"string","title":"Name","maxLength":20,"default":"Ann"},"age":{"type":"integer","minimum":0},"ok":{"type":"boolean","default":false},"color":{"type":"string","oneOf":[{"const":"r","title":"Red"},{"const":"g","title":"Green"}],"default":"g"},"old":{"type":"string","enum":["a"],"enumNames":["A"]},"tags":{"type":"array","maxItems":2,"items":{"type":"string","enum":["x","y"]},"default":["x"]},"sizes":{"type":"array","items":{"anyOf":[{"const":"s","title":"Small"}]}}},"required":["name"]}},"id":%d}`
+
+// An accepted answer that does not fit the form it was asked with fails
+// the tool's Elicit (ErrFormAnswer), whatever the client says the user
+// entered: each field's type, bounds and choices, as the requestedSchema
+// sent says (lengths in characters, integers without a fraction, members
+// that name no field allowed); one that fits is the answer. It was
+// handed to the tool as it came before.
+func TestElicitAnswerFitsTheForm(t *testing.T) {
+	const misfit = "mcp: the answer does not fit the form: "
+	tests := []struct{ answer, want string }{
+		{`{"action":"accept","content":{"name":"Bo","age":3,"ok":true,"color":"r","old":"a","tags":["x","y"],"sizes":["s"],"other":1}}`, "accept Bo"},
+		{`{"action":"accept","content":{"name":"Bo","age":2.0,"tags":[]}}`, "accept Bo"},
+		{`{"action":"accept","content":{"name":"` + strings.Repeat("é", 20) + `"}}`, "accept " + strings.Repeat("é", 20)},
+		{`{"action":"decline","content":{"age":"no"}}`, "decline "},
+		{`{"action":"cancel"}`, "cancel "},
+		{`{"action":"accept","content":{}}`, misfit + `field "name" is required`},
+		{`{"action":"accept"}`, misfit + `field "name" is required`},
+		{`{"action":"accept","content":{"name":"` + strings.Repeat("é", 21) + `"}}`, misfit + `field "name" has 21 characters, out of its bounds`},
+		{`{"action":"accept","content":{"name":5}}`, misfit + `field "name" must be a string`},
+		{`{"action":"accept","content":{"name":"Bo","age":1.5}}`, misfit + `field "age" must be an integer`},
+		{`{"action":"accept","content":{"name":"Bo","age":-1}}`, misfit + `field "age" is out of its bounds`},
+		{`{"action":"accept","content":{"name":"Bo","age":"3"}}`, misfit + `field "age" must be a number`},
+		{`{"action":"accept","content":{"name":"Bo","ok":"yes"}}`, misfit + `field "ok" must be a boolean`},
+		{`{"action":"accept","content":{"name":"Bo","color":"b"}}`, misfit + `field "color" must be one of its values`},
+		{`{"action":"accept","content":{"name":"Bo","old":true}}`, misfit + `field "old" must be one of its values`},
+		{`{"action":"accept","content":{"name":"Bo","tags":["x","x","y"]}}`, misfit + `field "tags" has 3 items, out of its bounds`},
+		{`{"action":"accept","content":{"name":"Bo","tags":["z"]}}`, misfit + `field "tags" must be an array of its values`},
+		{`{"action":"accept","content":{"name":"Bo","sizes":"s"}}`, misfit + `field "sizes" must be an array of its values`},
+	}
+	var steps strings.Builder
+	steps.WriteString(`
+		--> ` + askInit + `
+		<-- {"jsonrpc":"2.0","result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{},"tools":{"listChanged":true}},"serverInfo":{"name":"ask","version":"1"}},"id":1}`)
+	for i, tt := range tests {
+		text, err := json.Marshal(tt.want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		result := `{"content":[{"type":"text","text":` + string(text) + `}]}`
+		if strings.HasPrefix(tt.want, misfit) {
+			result = strings.TrimSuffix(result, "}") + `,"isError":true}`
+		}
+		fmt.Fprintf(&steps, `
+		--> {"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"form"}}
+		<-- `+formRequest+`
+		--> {"jsonrpc":"2.0","id":%d,"result":%s}
+		<-- {"jsonrpc":"2.0","result":%s,"id":%d}`, i+2, i+1, i+1, tt.answer, result, i+2)
+	}
+	serveSteps(t, newAskers(t), steps.String()+"\n")
+}
