@@ -60,3 +60,15 @@ func TestElicitAnswerFitsTheForm(t *testing.T) {
 	}
 	serveSteps(t, newAskers(t), steps.String()+"\n")
 }
+
+// In 2026-07-28 the answer comes in the retry's inputResponses, and is
+// checked the same way.
+func TestElicitAnswerFitsTheFormModern(t *testing.T) {
+	const call = `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"form","inputResponses":{"elicitation-c73a626ee871f2b2":%s},"_meta":{` + askMeta + `}}}`
+	serveSteps(t, newAskers(t), `
+		--> `+fmt.Sprintf(call, 1, `{"action":"accept","content":{"name":"Bo","age":3}}`)+`
+		<-- {"jsonrpc":"2.0","result":{"resultType":"complete","content":[{"type":"text","text":"accept Bo"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"ask","version":"1"}}},"id":1}
+		--> `+fmt.Sprintf(call, 2, `{"action":"accept","content":{"age":-3}}`)+`
+		<-- {"jsonrpc":"2.0","result":{"resultType":"complete","content":[{"type":"text","text":"mcp: the answer does not fit the form: field \"name\" is required"}],"isError":true,"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"ask","version":"1"}}},"id":2}
+	`)
+}
