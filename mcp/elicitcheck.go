@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -20,7 +21,9 @@ var ErrFormAnswer = errors.New("mcp: the answer does not fit the form")
 // required fields are present, and each value present has its field's
 // type and keeps its bounds (minLength and maxLength counted in
 // characters, minimum and maximum, an integer's lack of a fraction,
-// minItems and maxItems) and choices (enum, oneOf, items). A member that
+// minItems and maxItems) and choices (enum, oneOf, items); numbers are
+// compared as the float64 they decode to (one beyond its range does not
+// fit). A member that
 // names no field is allowed, as the schema allows it; a string's format
 // is not checked (in JSON Schema 2020-12 it is an annotation). content
 // is an object whose values are strings, numbers, booleans or arrays of
@@ -53,7 +56,6 @@ func (p *ElicitParams) fits(content json.RawMessage) error {
 func fieldFits(f Field, v json.RawMessage) string {
 	var s string
 	var ss []string
-	var x float64
 	var b bool
 	switch p := f.(type) { // a field given by pointer is checked as its value
 	case *StringField:
@@ -77,8 +79,12 @@ func fieldFits(f Field, v json.RawMessage) string {
 			return fmt.Sprintf("has %d characters, out of its bounds", n)
 		}
 	case NumberField:
-		if v[0] != '-' && (v[0] < '0' || v[0] > '9') || json.Unmarshal(v, &x) != nil {
+		if v[0] != '-' && (v[0] < '0' || v[0] > '9') {
 			return "must be a number"
+		}
+		x, err := strconv.ParseFloat(string(v), 64) // a JSON number: shaped checked it
+		if err != nil {
+			return "is beyond a float64's range"
 		}
 		if f.Integer && x != math.Trunc(x) {
 			return "must be an integer"

@@ -32,6 +32,7 @@ func TestElicitAnswerFitsTheForm(t *testing.T) {
 		{`{"action":"accept","content":{"name":"Bo","age":1.5}}`, misfit + `field "age" must be an integer`},
 		{`{"action":"accept","content":{"name":"Bo","age":-1}}`, misfit + `field "age" is out of its bounds`},
 		{`{"action":"accept","content":{"name":"Bo","age":"3"}}`, misfit + `field "age" must be a number`},
+		{`{"action":"accept","content":{"name":"Bo","age":1e400}}`, misfit + `field "age" is beyond a float64's range`},
 		{`{"action":"accept","content":{"name":"Bo","ok":"yes"}}`, misfit + `field "ok" must be a boolean`},
 		{`{"action":"accept","content":{"name":"Bo","color":"b"}}`, misfit + `field "color" must be one of its values`},
 		{`{"action":"accept","content":{"name":"Bo","old":true}}`, misfit + `field "old" must be one of its values`},
