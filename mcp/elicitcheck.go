@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -24,7 +25,9 @@ var ErrFormAnswer = errors.New("mcp: the answer does not fit the form")
 // minItems and maxItems) and choices (enum, oneOf, items); numbers are
 // compared as the float64 they decode to (one beyond its range does not
 // fit). A member that
-// names no field is allowed, as the schema allows it; a string's format
+// names no field is allowed, as the schema allows it, but for one whose
+// name equals a field's but for case, which Decode would take for the
+// field (stricter than the schema); a string's format
 // is not checked (in JSON Schema 2020-12 it is an annotation). content
 // is an object whose values are strings, numbers, booleans or arrays of
 // strings (shaped checked it), or nil (none were sent).
@@ -49,7 +52,39 @@ func (p *ElicitParams) fits(content json.RawMessage) error {
 			return fmt.Errorf("%w: field %q %s", ErrFormAnswer, f.fieldName(), why)
 		}
 	}
+	return p.foldedMembers(values)
+}
+
+// foldedMembers refuses a member whose name is not a field's but equals
+// one but for case (Unicode simple folding, as strings.EqualFold): the
+// answer's Decode into a struct would take its value for the field's,
+// unchecked, as encoding/json matches names so. The cost is one fold of
+// each name.
+func (p *ElicitParams) foldedMembers(values map[string]json.RawMessage) error {
+	folded := make(map[string]string, len(p.Fields))
+	for _, f := range p.Fields {
+		folded[foldCase(f.fieldName())] = f.fieldName()
+	}
+	for name := range values {
+		if field, ok := folded[foldCase(name)]; ok && field != name {
+			return fmt.Errorf("%w: member %q is not field %q but would be decoded as it", ErrFormAnswer, name, field)
+		}
+	}
 	return nil
+}
+
+// foldCase maps s to a string equal to foldCase(t) exactly when
+// strings.EqualFold(s, t): each rune becomes the least of its fold orbit.
+func foldCase(s string) string {
+	b := make([]byte, 0, len(s))
+	for _, r := range s {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		b = utf8.AppendRune(b, least)
+	}
+	return string(b)
 }
 
 // fieldFits says why the value v does not fit the field f, or "".
