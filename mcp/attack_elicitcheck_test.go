@@ -45,3 +45,29 @@ func TestAttackElicitFoldedName(t *testing.T) {
 	}
 	serveSteps(t, newAskers(t), steps.String()+"\n")
 }
+
+// An array of the answer's content holds strings only: a null in one is
+// not the empty string (encoding/json decodes it so into a []string),
+// whether the member is a field's or names none; the answer is not the
+// result of an elicitation.
+func TestAttackElicitNullItem(t *testing.T) {
+	const notForm = `{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"mcp: the client's answer to elicitation/create is not the result of one"}],"isError":true},"id":2}`
+	for _, c := range []struct{ name, answer, want string }{
+		{"null in a field's array", `{"action":"accept","content":{"name":"Bo","tags":["x",null]}}`, notForm},
+		{"null alone", `{"action":"accept","content":{"name":"Bo","tags":[null]}}`, notForm},
+		{"null in another member", `{"action":"accept","content":{"name":"Bo","other":[null]}}`, notForm},
+		{"null declined", `{"action":"decline","content":{"other":["a",null]}}`, notForm},
+		{"strings", `{"action":"accept","content":{"name":"Bo","other":["", "null"]}}`, `{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"accept Bo"}]},"id":2}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			serveSteps(t, newAskers(t), `
+				--> `+askInit+`
+				<-- {"jsonrpc":"2.0","result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{},"tools":{"listChanged":true}},"serverInfo":{"name":"ask","version":"1"}},"id":1}
+				--> {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"form"}}
+				<-- `+fmt.Sprintf(formRequest, 1)+`
+				--> {"jsonrpc":"2.0","id":1,"result":`+c.answer+`}
+				<-- `+c.want+`
+			`)
+		})
+	}
+}

@@ -301,9 +301,14 @@ func (r *ElicitResult) shaped() bool {
 		switch v[0] {
 		case '"', 't', 'f', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		case '[':
-			var ss []string
-			if json.Unmarshal(v, &ss) != nil {
+			var items []json.RawMessage // a null would decode as "" into a string
+			if json.Unmarshal(v, &items) != nil {
 				return false
+			}
+			for _, item := range items {
+				if item[0] != '"' {
+					return false
+				}
 			}
 		default:
 			return false
