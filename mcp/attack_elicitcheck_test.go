@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/toolrpc/toolrpc/mcp"
 )
 
 // A member whose name differs from a field's only in case (ASCII or
@@ -68,6 +70,43 @@ func TestAttackElicitNullItem(t *testing.T) {
 				--> {"jsonrpc":"2.0","id":1,"result":`+c.answer+`}
 				<-- `+c.want+`
 			`)
+		})
+	}
+}
+
+// A form that cannot be sent as the schema it means is refused when it is
+// encoded (so Elicit fails before asking), never a panic: a Field that is
+// a nil pointer.
+func TestAttackElicitFormRefused(t *testing.T) {
+	tests := []struct {
+		name   string
+		params mcp.ElicitParams
+		want   string
+	}{
+		{"nil StringField", mcp.ElicitParams{Fields: []mcp.Field{(*mcp.StringField)(nil)}}, "mcp: an ElicitParams holds a nil Field"},
+		{"nil NumberField", mcp.ElicitParams{Fields: []mcp.Field{mcp.StringField{Name: "a"}, (*mcp.NumberField)(nil)}}, "mcp: an ElicitParams holds a nil Field"},
+		{"nil BooleanField", mcp.ElicitParams{Fields: []mcp.Field{(*mcp.BooleanField)(nil)}}, "mcp: an ElicitParams holds a nil Field"},
+		{"nil EnumField", mcp.ElicitParams{Fields: []mcp.Field{(*mcp.EnumField)(nil)}}, "mcp: an ElicitParams holds a nil Field"},
+		{"nil MultiEnumField", mcp.ElicitParams{Fields: []mcp.Field{(*mcp.MultiEnumField)(nil)}}, "mcp: an ElicitParams holds a nil Field"},
+		{"nil interface", mcp.ElicitParams{Fields: []mcp.Field{nil}}, "mcp: an ElicitParams holds a nil Field"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := func() (msg string) {
+				defer func() {
+					if p := recover(); p != nil {
+						msg = fmt.Sprint("panic: ", p)
+					}
+				}()
+				b, err := tt.params.MarshalJSON()
+				if err != nil {
+					return err.Error()
+				}
+				return string(b)
+			}()
+			if got != tt.want {
+				t.Errorf("got  %s\nwant %s", got, tt.want)
+			}
 		})
 	}
 }

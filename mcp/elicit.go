@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 
 	"github.com/toolrpc/toolrpc/codec"
@@ -243,7 +244,7 @@ func (p ElicitParams) MarshalJSON() ([]byte, error) {
 	b = append(b, `,"requestedSchema":{"type":"object","properties":{`...)
 	seen := map[string]bool{}
 	for i, f := range p.Fields {
-		if f == nil {
+		if v := reflect.ValueOf(f); f == nil || v.Kind() == reflect.Pointer && v.IsNil() {
 			return nil, errors.New("mcp: an ElicitParams holds a nil Field")
 		}
 		name := f.fieldName()
