@@ -30,6 +30,10 @@ type ElicitParams struct {
 type Field interface {
 	fieldName() string
 	appendSchema(dst []byte) ([]byte, error)
+	// plain is the field as the value of the package's type whose schema
+	// it is sent as (it may be given by pointer, or embedded in another
+	// type).
+	plain() Field
 }
 
 // StringField is a field of text.
@@ -84,6 +88,12 @@ func (f NumberField) fieldName() string    { return f.Name }
 func (f BooleanField) fieldName() string   { return f.Name }
 func (f EnumField) fieldName() string      { return f.Name }
 func (f MultiEnumField) fieldName() string { return f.Name }
+
+func (f StringField) plain() Field    { return f }
+func (f NumberField) plain() Field    { return f }
+func (f BooleanField) plain() Field   { return f }
+func (f EnumField) plain() Field      { return f }
+func (f MultiEnumField) plain() Field { return f }
 
 // appendHead appends the start of a field's schema: its type, title and
 // description.

@@ -92,19 +92,7 @@ func fieldFits(f Field, v json.RawMessage) string {
 	var s string
 	var ss []string
 	var b bool
-	switch p := f.(type) { // a field given by pointer is checked as its value
-	case *StringField:
-		f = *p
-	case *NumberField:
-		f = *p
-	case *BooleanField:
-		f = *p
-	case *EnumField:
-		f = *p
-	case *MultiEnumField:
-		f = *p
-	}
-	switch f := f.(type) {
+	switch f := f.plain().(type) { // by value, as given or embedded
 	case StringField:
 		if json.Unmarshal(v, &s) != nil {
 			return "must be a string"
