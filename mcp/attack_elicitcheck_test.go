@@ -76,7 +76,9 @@ func TestAttackElicitNullItem(t *testing.T) {
 
 // A form that cannot be sent as the schema it means is refused when it is
 // encoded (so Elicit fails before asking), never a panic: a Field that is
-// a nil pointer.
+// a nil pointer; a choice among values one of which is given twice (the
+// titled enum's oneOf would match that value twice: no answer could
+// choose it).
 func TestAttackElicitFormRefused(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -89,6 +91,9 @@ func TestAttackElicitFormRefused(t *testing.T) {
 		{"nil EnumField", mcp.ElicitParams{Fields: []mcp.Field{(*mcp.EnumField)(nil)}}, "mcp: an ElicitParams holds a nil Field"},
 		{"nil MultiEnumField", mcp.ElicitParams{Fields: []mcp.Field{(*mcp.MultiEnumField)(nil)}}, "mcp: an ElicitParams holds a nil Field"},
 		{"nil interface", mcp.ElicitParams{Fields: []mcp.Field{nil}}, "mcp: an ElicitParams holds a nil Field"},
+		{"titled enum value twice", mcp.ElicitParams{Fields: []mcp.Field{mcp.EnumField{Name: "e", Values: []string{"a", "b", "a"}, Titles: []string{"A", "B", "C"}}}}, `mcp: field e has value "a" twice`},
+		{"enum value twice", mcp.ElicitParams{Fields: []mcp.Field{&mcp.EnumField{Name: "e", Values: []string{"a", "a"}}}}, `mcp: field e has value "a" twice`},
+		{"multi-enum value twice", mcp.ElicitParams{Fields: []mcp.Field{mcp.MultiEnumField{Name: "m", Values: []string{"", ""}, Titles: []string{"A", "B"}}}}, `mcp: field m has value "" twice`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -61,7 +61,7 @@ type BooleanField struct {
 	Default                  *bool
 }
 
-// EnumField is a choice of one of Values. With Titles (as many as Values)
+// EnumField is a choice of one of Values (distinct). With Titles (as many as Values)
 // each value is shown by its title: a titled enum (oneOf, each a const and
 // its title), or, with LegacyTitles, the enumNames of 2025-06-18, which
 // later revisions deprecate.
@@ -73,7 +73,7 @@ type EnumField struct {
 	Default                  *string
 }
 
-// MultiEnumField is a choice of any of Values (an array of them), each
+// MultiEnumField is a choice of any of Values (distinct; an array of them), each
 // shown by its title when Titles are given (as many as Values).
 type MultiEnumField struct {
 	Name, Title, Description string
@@ -197,13 +197,21 @@ func (f BooleanField) appendSchema(b []byte) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// checkOptions checks the values and titles of an enum field.
+// checkOptions checks the values and titles of an enum field: values,
+// distinct, and as many titles, if any.
 func checkOptions(name string, values, titles []string) error {
 	if len(values) == 0 {
 		return fmt.Errorf("field %s has no values", name)
 	}
 	if titles != nil && len(titles) != len(values) {
 		return fmt.Errorf("field %s has %d titles for %d values", name, len(titles), len(values))
+	}
+	seen := make(map[string]bool, len(values))
+	for _, v := range values {
+		if seen[v] { // a titled enum's oneOf would match it twice: never
+			return fmt.Errorf("field %s has value %q twice", name, v)
+		}
+		seen[v] = true
 	}
 	return nil
 }
