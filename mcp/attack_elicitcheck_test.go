@@ -78,7 +78,8 @@ func TestAttackElicitNullItem(t *testing.T) {
 // encoded (so Elicit fails before asking), never a panic: a Field that is
 // a nil pointer; a choice among values one of which is given twice (the
 // titled enum's oneOf would match that value twice: no answer could
-// choose it).
+// choose it); a name or a value that is not UTF-8 text (it would be sent
+// as U+FFFD, and the answer that gives it back would not fit).
 func TestAttackElicitFormRefused(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -93,6 +94,9 @@ func TestAttackElicitFormRefused(t *testing.T) {
 		{"nil interface", mcp.ElicitParams{Fields: []mcp.Field{nil}}, "mcp: an ElicitParams holds a nil Field"},
 		{"titled enum value twice", mcp.ElicitParams{Fields: []mcp.Field{mcp.EnumField{Name: "e", Values: []string{"a", "b", "a"}, Titles: []string{"A", "B", "C"}}}}, `mcp: field e has value "a" twice`},
 		{"enum value twice", mcp.ElicitParams{Fields: []mcp.Field{&mcp.EnumField{Name: "e", Values: []string{"a", "a"}}}}, `mcp: field e has value "a" twice`},
+		{"name not UTF-8", mcp.ElicitParams{Fields: []mcp.Field{mcp.StringField{Name: "a\xff"}}, Required: []string{"a\xff"}}, `mcp: the fields of an ElicitParams need names of UTF-8 text, not "a\xff"`},
+		{"enum value not UTF-8", mcp.ElicitParams{Fields: []mcp.Field{mcp.EnumField{Name: "e", Values: []string{"a", "\xc3"}}}}, `mcp: field e has value "\xc3", not UTF-8 text`},
+		{"multi-enum value not UTF-8", mcp.ElicitParams{Fields: []mcp.Field{mcp.MultiEnumField{Name: "m", Values: []string{"\xed\xa0\x80"}}}}, `mcp: field m has value "\xed\xa0\x80", not UTF-8 text`},
 		{"multi-enum value twice", mcp.ElicitParams{Fields: []mcp.Field{mcp.MultiEnumField{Name: "m", Values: []string{"", ""}, Titles: []string{"A", "B"}}}}, `mcp: field m has value "" twice`},
 	}
 	for _, tt := range tests {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/toolrpc/toolrpc/codec"
 )
@@ -19,7 +20,7 @@ type ElicitParams struct {
 	Message string
 	// Fields are the form's fields: [StringField], [NumberField],
 	// [BooleanField], [EnumField], [MultiEnumField]. Their names must be
-	// distinct and not empty.
+	// distinct, not empty, and UTF-8 text.
 	Fields []Field
 	// Required names the fields the user must fill in.
 	Required []string
@@ -198,7 +199,7 @@ func (f BooleanField) appendSchema(b []byte) ([]byte, error) {
 }
 
 // checkOptions checks the values and titles of an enum field: values,
-// distinct, and as many titles, if any.
+// distinct, of UTF-8 text, and as many titles, if any.
 func checkOptions(name string, values, titles []string) error {
 	if len(values) == 0 {
 		return fmt.Errorf("field %s has no values", name)
@@ -210,6 +211,9 @@ func checkOptions(name string, values, titles []string) error {
 	for _, v := range values {
 		if seen[v] { // a titled enum's oneOf would match it twice: never
 			return fmt.Errorf("field %s has value %q twice", name, v)
+		}
+		if !utf8.ValidString(v) { // sent as U+FFFD: no answer would give it
+			return fmt.Errorf("field %s has value %q, not UTF-8 text", name, v)
 		}
 		seen[v] = true
 	}
@@ -268,6 +272,9 @@ func (p ElicitParams) MarshalJSON() ([]byte, error) {
 		name := f.fieldName()
 		if name == "" || seen[name] {
 			return nil, fmt.Errorf("mcp: the fields of an ElicitParams need distinct names, not %q", name)
+		}
+		if !utf8.ValidString(name) { // sent as U+FFFD: no answer would name it
+			return nil, fmt.Errorf("mcp: the fields of an ElicitParams need names of UTF-8 text, not %q", name)
 		}
 		seen[name] = true
 		if i > 0 {
