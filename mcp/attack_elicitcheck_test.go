@@ -79,7 +79,10 @@ func TestAttackElicitNullItem(t *testing.T) {
 // a nil pointer; a choice among values one of which is given twice (the
 // titled enum's oneOf would match that value twice: no answer could
 // choose it); a name or a value that is not UTF-8 text (it would be sent
-// as U+FFFD, and the answer that gives it back would not fit).
+// as U+FFFD, and the answer that gives it back would not fit); a bound of
+// a length or a count that is negative, or a field required twice (the
+// schema would not be one: JSON Schema 2020-12 has them non-negative, and
+// required's names unique).
 func TestAttackElicitFormRefused(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -97,6 +100,11 @@ func TestAttackElicitFormRefused(t *testing.T) {
 		{"name not UTF-8", mcp.ElicitParams{Fields: []mcp.Field{mcp.StringField{Name: "a\xff"}}, Required: []string{"a\xff"}}, `mcp: the fields of an ElicitParams need names of UTF-8 text, not "a\xff"`},
 		{"enum value not UTF-8", mcp.ElicitParams{Fields: []mcp.Field{mcp.EnumField{Name: "e", Values: []string{"a", "\xc3"}}}}, `mcp: field e has value "\xc3", not UTF-8 text`},
 		{"multi-enum value not UTF-8", mcp.ElicitParams{Fields: []mcp.Field{mcp.MultiEnumField{Name: "m", Values: []string{"\xed\xa0\x80"}}}}, `mcp: field m has value "\xed\xa0\x80", not UTF-8 text`},
+		{"minLength negative", mcp.ElicitParams{Fields: []mcp.Field{mcp.StringField{Name: "s", MinLength: mcp.Ptr(-1)}}}, `mcp: field s: minLength -1 is negative`},
+		{"maxLength negative", mcp.ElicitParams{Fields: []mcp.Field{&mcp.StringField{Name: "s", MaxLength: mcp.Ptr(-2)}}}, `mcp: field s: maxLength -2 is negative`},
+		{"minItems negative", mcp.ElicitParams{Fields: []mcp.Field{mcp.MultiEnumField{Name: "m", Values: []string{"a"}, MinItems: mcp.Ptr(-1)}}}, `mcp: field m: minItems -1 is negative`},
+		{"maxItems negative", mcp.ElicitParams{Fields: []mcp.Field{mcp.MultiEnumField{Name: "m", Values: []string{"a"}, MaxItems: mcp.Ptr(-1)}}}, `mcp: field m: maxItems -1 is negative`},
+		{"required twice", mcp.ElicitParams{Fields: []mcp.Field{mcp.StringField{Name: "s"}}, Required: []string{"s", "s"}}, `mcp: ElicitParams requires "s" twice`},
 		{"multi-enum value twice", mcp.ElicitParams{Fields: []mcp.Field{mcp.MultiEnumField{Name: "m", Values: []string{"", ""}, Titles: []string{"A", "B"}}}}, `mcp: field m has value "" twice`},
 	}
 	for _, tt := range tests {

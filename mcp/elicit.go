@@ -22,7 +22,7 @@ type ElicitParams struct {
 	// [BooleanField], [EnumField], [MultiEnumField]. Their names must be
 	// distinct, not empty, and UTF-8 text.
 	Fields []Field
-	// Required names the fields the user must fill in.
+	// Required names the fields the user must fill in, each once.
 	Required []string
 }
 
@@ -40,7 +40,8 @@ type Field interface {
 // StringField is a field of text.
 type StringField struct {
 	Name, Title, Description string
-	// MinLength and MaxLength bound its length when not nil.
+	// MinLength and MaxLength bound its length when not nil; they are
+	// not negative.
 	MinLength, MaxLength *int
 	// Format is "email", "uri", "date" or "date-time", or "" for none.
 	Format string
@@ -113,12 +114,16 @@ func appendHead(b []byte, typ, title, description string) []byte {
 	return b
 }
 
-// appendInt appends ,"key":n when n is not nil.
-func appendInt(b []byte, key string, n *int) []byte {
+// appendInt appends ,"key":n when n is not nil; n, a bound of the
+// field's length or count, must not be negative.
+func appendInt(b []byte, field, key string, n *int) ([]byte, error) {
 	if n == nil {
-		return b
+		return b, nil
 	}
-	return strconv.AppendInt(append(b, `,"`+key+`":`...), int64(*n), 10)
+	if *n < 0 {
+		return nil, fmt.Errorf("field %s: %s %d is negative", field, key, *n)
+	}
+	return strconv.AppendInt(append(b, `,"`+key+`":`...), int64(*n), 10), nil
 }
 
 // appendNumber appends ,"key":x when x is not nil.
@@ -161,8 +166,13 @@ func appendTitled(b []byte, values, titles []string) []byte {
 
 func (f StringField) appendSchema(b []byte) ([]byte, error) {
 	b = appendHead(b, "string", f.Title, f.Description)
-	b = appendInt(b, "minLength", f.MinLength)
-	b = appendInt(b, "maxLength", f.MaxLength)
+	b, err := appendInt(b, f.Name, "minLength", f.MinLength)
+	if err == nil {
+		b, err = appendInt(b, f.Name, "maxLength", f.MaxLength)
+	}
+	if err != nil {
+		return nil, err
+	}
 	if f.Format != "" {
 		b = codec.AppendString(append(b, `,"format":`...), f.Format)
 	}
@@ -245,8 +255,13 @@ func (f MultiEnumField) appendSchema(b []byte) ([]byte, error) {
 		return nil, err
 	}
 	b = appendHead(b, "array", f.Title, f.Description)
-	b = appendInt(b, "minItems", f.MinItems)
-	b = appendInt(b, "maxItems", f.MaxItems)
+	b, err := appendInt(b, f.Name, "minItems", f.MinItems)
+	if err == nil {
+		b, err = appendInt(b, f.Name, "maxItems", f.MaxItems)
+	}
+	if err != nil {
+		return nil, err
+	}
 	if f.Titles != nil {
 		b = appendTitled(append(b, `,"items":{"anyOf":`...), f.Values, f.Titles)
 	} else {
@@ -288,10 +303,15 @@ func (p ElicitParams) MarshalJSON() ([]byte, error) {
 	}
 	b = append(b, '}')
 	if len(p.Required) > 0 {
+		required := make(map[string]bool, len(p.Required))
 		for _, name := range p.Required {
 			if !seen[name] {
 				return nil, fmt.Errorf("mcp: ElicitParams requires %q, which is not one of its fields", name)
 			}
+			if required[name] {
+				return nil, fmt.Errorf("mcp: ElicitParams requires %q twice", name)
+			}
+			required[name] = true
 		}
 		b = appendStrings(append(b, `,"required":`...), p.Required)
 	}
