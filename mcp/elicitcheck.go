@@ -30,7 +30,9 @@ var ErrFormAnswer = errors.New("mcp: the answer does not fit the form")
 // field (stricter than the schema); a string's format
 // is not checked (in JSON Schema 2020-12 it is an annotation). content
 // is an object whose values are strings, numbers, booleans or arrays of
-// strings (shaped checked it), or nil (none were sent).
+// strings (shaped checked it), or nil (none were sent). Its cost is
+// linear in content's length: a multi-choice item is looked up in a set
+// of the field's values.
 func (p *ElicitParams) fits(content json.RawMessage) error {
 	var values map[string]json.RawMessage
 	if content != nil {
@@ -127,13 +129,17 @@ func fieldFits(f Field, v json.RawMessage) string {
 		if v[0] != '[' || json.Unmarshal(v, &ss) != nil {
 			return "must be an array of its values"
 		}
-		for _, s := range ss {
-			if !slices.Contains(f.Values, s) {
-				return "must be an array of its values"
-			}
-		}
 		if f.MinItems != nil && len(ss) < *f.MinItems || f.MaxItems != nil && len(ss) > *f.MaxItems {
 			return fmt.Sprintf("has %d items, out of its bounds", len(ss))
+		}
+		choices := make(map[string]bool, len(f.Values)) // a look-up per item, however many values
+		for _, v := range f.Values {
+			choices[v] = true
+		}
+		for _, s := range ss {
+			if !choices[s] {
+				return "must be an array of its values"
+			}
 		}
 	}
 	return ""
