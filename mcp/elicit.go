@@ -387,7 +387,8 @@ func (r *ElicitResult) Decode(v any) error {
 // of strings, numbers, booleans and arrays of strings, is an error; so is
 // an accepted answer that does not fit the form (a required field
 // missing, a value of the wrong type, out of its bounds or not one of its
-// choices: the error wraps [ErrFormAnswer]), as a server should not trust
+// choices, a member named as a field but for case, which Decode would
+// take for it: the error wraps [ErrFormAnswer]), as a server should not trust
 // what a client says the user entered. Decode the values into a struct of
 // their types.
 func Elicit(ctx context.Context, params *ElicitParams) (*ElicitResult, error) {
