@@ -14,7 +14,7 @@ import (
 // ErrFormAnswer is wrapped by the error of [Elicit] when the user's
 // accepted answer does not fit the form it was asked with: a required
 // field missing, or a value of the wrong type, out of its bounds, or not
-// one of its choices.
+// one of its choices, or a member named as a field but for case.
 var ErrFormAnswer = errors.New("mcp: the answer does not fit the form")
 
 // fits checks an accepted answer's values against the form's fields, as
