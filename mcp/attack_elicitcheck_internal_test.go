@@ -32,7 +32,7 @@ func TestAttackElicitEmbeddedField(t *testing.T) {
 	if _, err := form.MarshalJSON(); err != nil {
 		t.Fatal(err)
 	}
-	tests := []struct{ content, want string }{
+	tests := []fitsCase{
 		{`{"s":"a","p":"ab","n":2}`, ""},
 		{`{"s":"abc"}`, `mcp: the answer does not fit the form: field "s" has 3 characters, out of its bounds`},
 		{`{"s":1}`, `mcp: the answer does not fit the form: field "s" must be a string`},
@@ -40,13 +40,22 @@ func TestAttackElicitEmbeddedField(t *testing.T) {
 		{`{"s":"a","n":1.5}`, `mcp: the answer does not fit the form: field "n" must be an integer`},
 		{`{"s":"a","n":"1"}`, `mcp: the answer does not fit the form: field "n" must be a number`},
 	}
+	checkFits(t, &form, tests)
+}
+
+// fitsCase is an answer's content, and what fits says of it ("": it fits).
+type fitsCase struct{ content, want string }
+
+// checkFits checks what fits says of each content for form.
+func checkFits(t *testing.T, form *ElicitParams, tests []fitsCase) {
+	t.Helper()
 	for _, tt := range tests {
 		got := ""
 		if err := form.fits(json.RawMessage(tt.content)); err != nil {
 			got = err.Error()
 		}
 		if got != tt.want {
-			t.Errorf("%s: got %q, want %q", tt.content, got, tt.want)
+			t.Errorf("%.40s: got %q, want %q", tt.content, got, tt.want)
 		}
 	}
 }
@@ -66,7 +75,7 @@ func TestAttackElicitManyItems(t *testing.T) {
 		MultiEnumField{Name: "w", Values: values, MinItems: Ptr(1)},
 	}}
 	many := `["` + strings.Repeat(`v999","`, 9999) + `v000"]`
-	tests := []struct{ content, want string }{
+	tests := []fitsCase{
 		{`{"m":["a","b","z"]}`, `mcp: the answer does not fit the form: field "m" has 3 items, out of its bounds`},
 		{`{"m":["z","a"]}`, `mcp: the answer does not fit the form: field "m" must be an array of its values`},
 		{`{"m":["b","b"]}`, ""},
@@ -74,13 +83,5 @@ func TestAttackElicitManyItems(t *testing.T) {
 		{`{"w":["v999","v1000"]}`, `mcp: the answer does not fit the form: field "w" must be an array of its values`},
 		{`{"w":[]}`, `mcp: the answer does not fit the form: field "w" has 0 items, out of its bounds`},
 	}
-	for _, tt := range tests {
-		got := ""
-		if err := form.fits(json.RawMessage(tt.content)); err != nil {
-			got = err.Error()
-		}
-		if got != tt.want {
-			t.Errorf("%.40s: got %q, want %q", tt.content, got, tt.want)
-		}
-	}
+	checkFits(t, &form, tests)
 }

@@ -1,7 +1,6 @@
 package mcp_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -17,7 +16,7 @@ import (
 func TestAttackElicitFoldedName(t *testing.T) {
 	const misfit = "mcp: the answer does not fit the form: "
 	long := strings.Repeat("é", 21)
-	tests := []struct{ answer, want string }{
+	tests := []formAnswer{
 		{`{"action":"accept","content":{"name":"Bo","NAME":"` + long + `"}}`, misfit + `member "NAME" is not field "name" but would be decoded as it`},
 		{`{"action":"accept","content":{"name":"Bo","Name":5}}`, misfit + `member "Name" is not field "name" but would be decoded as it`},
 		{`{"action":"accept","content":{"name":"Bo","nAmE":"x","age":1}}`, misfit + `member "nAmE" is not field "name" but would be decoded as it`},
@@ -26,26 +25,7 @@ func TestAttackElicitFoldedName(t *testing.T) {
 		{`{"action":"accept","content":{"name":"Bo","colo\u0280":"x"}}`, "accept Bo"},
 		{`{"action":"accept","content":{"name":"Bo","names":"x","nam":"y"}}`, "accept Bo"},
 	}
-	var steps strings.Builder
-	steps.WriteString(`
-		--> ` + askInit + `
-		<-- {"jsonrpc":"2.0","result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{},"tools":{"listChanged":true}},"serverInfo":{"name":"ask","version":"1"}},"id":1}`)
-	for i, tt := range tests {
-		text, err := json.Marshal(tt.want)
-		if err != nil {
-			t.Fatal(err)
-		}
-		result := `{"content":[{"type":"text","text":` + string(text) + `}]}`
-		if strings.HasPrefix(tt.want, misfit) {
-			result = strings.TrimSuffix(result, "}") + `,"isError":true}`
-		}
-		fmt.Fprintf(&steps, `
-		--> {"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"form"}}
-		<-- `+formRequest+`
-		--> {"jsonrpc":"2.0","id":%d,"result":%s}
-		<-- {"jsonrpc":"2.0","result":%s,"id":%d}`, i+2, i+1, i+1, tt.answer, result, i+2)
-	}
-	serveSteps(t, newAskers(t), steps.String()+"\n")
+	serveFormAnswers(t, tests)
 }
 
 // An array of the answer's content holds strings only: a null in one is
