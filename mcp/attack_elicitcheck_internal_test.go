@@ -85,3 +85,20 @@ func TestAttackElicitManyItems(t *testing.T) {
 	}
 	checkFits(t, &form, tests)
 }
+
+// Two fields whose names differ only in case are two fields: a member
+// naming either exactly is that field's; one naming neither but folding
+// to them is refused.
+func TestAttackElicitFieldsFoldedAlike(t *testing.T) {
+	form := ElicitParams{Fields: []Field{
+		StringField{Name: "name", MaxLength: Ptr(1)},
+		NumberField{Name: "Name", Integer: true},
+	}}
+	checkFits(t, &form, []fitsCase{
+		{`{"name":"a","Name":2}`, ""},
+		{`{"name":"a"}`, ""},
+		{`{"Name":2}`, ""},
+		{`{"name":"ab"}`, `mcp: the answer does not fit the form: field "name" has 2 characters, out of its bounds`},
+		{`{"NAME":"ab"}`, `mcp: the answer does not fit the form: member "NAME" is not field "Name" but would be decoded as it`},
+	})
+}

@@ -63,12 +63,14 @@ func (p *ElicitParams) fits(content json.RawMessage) error {
 // unchecked, as encoding/json matches names so. The cost is one fold of
 // each name.
 func (p *ElicitParams) foldedMembers(values map[string]json.RawMessage) error {
+	exact := make(map[string]bool, len(p.Fields))
 	folded := make(map[string]string, len(p.Fields))
 	for _, f := range p.Fields {
+		exact[f.fieldName()] = true
 		folded[foldCase(f.fieldName())] = f.fieldName()
 	}
 	for name := range values {
-		if field, ok := folded[foldCase(name)]; ok && field != name {
+		if field, ok := folded[foldCase(name)]; ok && !exact[name] {
 			return fmt.Errorf("%w: member %q is not field %q but would be decoded as it", ErrFormAnswer, name, field)
 		}
 	}
