@@ -11,7 +11,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// fuzzForm is a form with a field of every kind and every bound.
+// fuzzForm is a form with a field of every kind and every bound, and
+// two whose names differ only in case.
 var fuzzForm = ElicitParams{
 	Message: "?",
 	Fields: []Field{
@@ -24,6 +25,7 @@ var fuzzForm = ElicitParams{
 		EnumField{Name: "l", Values: []string{"p"}, Titles: []string{"P"}, LegacyTitles: true},
 		MultiEnumField{Name: "m", Values: []string{"a", "b"}, MinItems: Ptr(1), MaxItems: Ptr(2)},
 		MultiEnumField{Name: "u", Values: []string{"a"}, Titles: []string{"A"}},
+		&labelled{StringField: StringField{Name: "S", MaxLength: Ptr(1)}}, // "s" but for case, by embedding
 	},
 	Required: []string{"s", "i"},
 }
