@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/toolrpc/toolrpc/codec"
 )
@@ -18,9 +20,9 @@ type ElicitParams struct {
 	Message string
 	// Fields are the form's fields: [StringField], [NumberField],
 	// [BooleanField], [EnumField], [MultiEnumField]. Their names must be
-	// distinct and not empty.
+	// distinct, not empty, and UTF-8 text.
 	Fields []Field
-	// Required names the fields the user must fill in.
+	// Required names the fields the user must fill in, each once.
 	Required []string
 }
 
@@ -29,12 +31,17 @@ type ElicitParams struct {
 type Field interface {
 	fieldName() string
 	appendSchema(dst []byte) ([]byte, error)
+	// plain is the field as the value of the package's type whose schema
+	// it is sent as (it may be given by pointer, or embedded in another
+	// type).
+	plain() Field
 }
 
 // StringField is a field of text.
 type StringField struct {
 	Name, Title, Description string
-	// MinLength and MaxLength bound its length when not nil.
+	// MinLength and MaxLength bound its length when not nil; they are
+	// not negative.
 	MinLength, MaxLength *int
 	// Format is "email", "uri", "date" or "date-time", or "" for none.
 	Format string
@@ -56,7 +63,7 @@ type BooleanField struct {
 	Default                  *bool
 }
 
-// EnumField is a choice of one of Values. With Titles (as many as Values)
+// EnumField is a choice of one of Values (distinct). With Titles (as many as Values)
 // each value is shown by its title: a titled enum (oneOf, each a const and
 // its title), or, with LegacyTitles, the enumNames of 2025-06-18, which
 // later revisions deprecate.
@@ -68,7 +75,7 @@ type EnumField struct {
 	Default                  *string
 }
 
-// MultiEnumField is a choice of any of Values (an array of them), each
+// MultiEnumField is a choice of any of Values (distinct; an array of them), each
 // shown by its title when Titles are given (as many as Values).
 type MultiEnumField struct {
 	Name, Title, Description string
@@ -83,6 +90,12 @@ func (f NumberField) fieldName() string    { return f.Name }
 func (f BooleanField) fieldName() string   { return f.Name }
 func (f EnumField) fieldName() string      { return f.Name }
 func (f MultiEnumField) fieldName() string { return f.Name }
+
+func (f StringField) plain() Field    { return f }
+func (f NumberField) plain() Field    { return f }
+func (f BooleanField) plain() Field   { return f }
+func (f EnumField) plain() Field      { return f }
+func (f MultiEnumField) plain() Field { return f }
 
 // appendHead appends the start of a field's schema: its type, title and
 // description.
@@ -101,12 +114,16 @@ func appendHead(b []byte, typ, title, description string) []byte {
 	return b
 }
 
-// appendInt appends ,"key":n when n is not nil.
-func appendInt(b []byte, key string, n *int) []byte {
+// appendInt appends ,"key":n when n is not nil; n, a bound of the
+// field's length or count, must not be negative.
+func appendInt(b []byte, field, key string, n *int) ([]byte, error) {
 	if n == nil {
-		return b
+		return b, nil
 	}
-	return strconv.AppendInt(append(b, `,"`+key+`":`...), int64(*n), 10)
+	if *n < 0 {
+		return nil, fmt.Errorf("field %s: %s %d is negative", field, key, *n)
+	}
+	return strconv.AppendInt(append(b, `,"`+key+`":`...), int64(*n), 10), nil
 }
 
 // appendNumber appends ,"key":x when x is not nil.
@@ -149,8 +166,13 @@ func appendTitled(b []byte, values, titles []string) []byte {
 
 func (f StringField) appendSchema(b []byte) ([]byte, error) {
 	b = appendHead(b, "string", f.Title, f.Description)
-	b = appendInt(b, "minLength", f.MinLength)
-	b = appendInt(b, "maxLength", f.MaxLength)
+	b, err := appendInt(b, f.Name, "minLength", f.MinLength)
+	if err == nil {
+		b, err = appendInt(b, f.Name, "maxLength", f.MaxLength)
+	}
+	if err != nil {
+		return nil, err
+	}
 	if f.Format != "" {
 		b = codec.AppendString(append(b, `,"format":`...), f.Format)
 	}
@@ -186,13 +208,24 @@ func (f BooleanField) appendSchema(b []byte) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// checkOptions checks the values and titles of an enum field.
+// checkOptions checks the values and titles of an enum field: values,
+// distinct, of UTF-8 text, and as many titles, if any.
 func checkOptions(name string, values, titles []string) error {
 	if len(values) == 0 {
 		return fmt.Errorf("field %s has no values", name)
 	}
 	if titles != nil && len(titles) != len(values) {
 		return fmt.Errorf("field %s has %d titles for %d values", name, len(titles), len(values))
+	}
+	seen := make(map[string]bool, len(values))
+	for _, v := range values {
+		if seen[v] { // a titled enum's oneOf would match it twice: never
+			return fmt.Errorf("field %s has value %q twice", name, v)
+		}
+		if !utf8.ValidString(v) { // sent as U+FFFD: no answer would give it
+			return fmt.Errorf("field %s has value %q, not UTF-8 text", name, v)
+		}
+		seen[v] = true
 	}
 	return nil
 }
@@ -222,8 +255,13 @@ func (f MultiEnumField) appendSchema(b []byte) ([]byte, error) {
 		return nil, err
 	}
 	b = appendHead(b, "array", f.Title, f.Description)
-	b = appendInt(b, "minItems", f.MinItems)
-	b = appendInt(b, "maxItems", f.MaxItems)
+	b, err := appendInt(b, f.Name, "minItems", f.MinItems)
+	if err == nil {
+		b, err = appendInt(b, f.Name, "maxItems", f.MaxItems)
+	}
+	if err != nil {
+		return nil, err
+	}
 	if f.Titles != nil {
 		b = appendTitled(append(b, `,"items":{"anyOf":`...), f.Values, f.Titles)
 	} else {
@@ -243,12 +281,15 @@ func (p ElicitParams) MarshalJSON() ([]byte, error) {
 	b = append(b, `,"requestedSchema":{"type":"object","properties":{`...)
 	seen := map[string]bool{}
 	for i, f := range p.Fields {
-		if f == nil {
+		if v := reflect.ValueOf(f); f == nil || v.Kind() == reflect.Pointer && v.IsNil() {
 			return nil, errors.New("mcp: an ElicitParams holds a nil Field")
 		}
 		name := f.fieldName()
 		if name == "" || seen[name] {
 			return nil, fmt.Errorf("mcp: the fields of an ElicitParams need distinct names, not %q", name)
+		}
+		if !utf8.ValidString(name) { // sent as U+FFFD: no answer would name it
+			return nil, fmt.Errorf("mcp: the fields of an ElicitParams need names of UTF-8 text, not %q", name)
 		}
 		seen[name] = true
 		if i > 0 {
@@ -262,10 +303,15 @@ func (p ElicitParams) MarshalJSON() ([]byte, error) {
 	}
 	b = append(b, '}')
 	if len(p.Required) > 0 {
+		required := make(map[string]bool, len(p.Required))
 		for _, name := range p.Required {
 			if !seen[name] {
 				return nil, fmt.Errorf("mcp: ElicitParams requires %q, which is not one of its fields", name)
 			}
+			if required[name] {
+				return nil, fmt.Errorf("mcp: ElicitParams requires %q twice", name)
+			}
+			required[name] = true
 		}
 		b = appendStrings(append(b, `,"required":`...), p.Required)
 	}
@@ -301,9 +347,14 @@ func (r *ElicitResult) shaped() bool {
 		switch v[0] {
 		case '"', 't', 'f', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		case '[':
-			var ss []string
-			if json.Unmarshal(v, &ss) != nil {
+			var items []json.RawMessage // a null would decode as "" into a string
+			if json.Unmarshal(v, &items) != nil {
 				return false
+			}
+			for _, item := range items {
+				if item[0] != '"' {
+					return false
+				}
 			}
 		default:
 			return false
@@ -336,7 +387,8 @@ func (r *ElicitResult) Decode(v any) error {
 // of strings, numbers, booleans and arrays of strings, is an error; so is
 // an accepted answer that does not fit the form (a required field
 // missing, a value of the wrong type, out of its bounds or not one of its
-// choices: the error wraps [ErrFormAnswer]), as a server should not trust
+// choices, a member named as a field but for case, which Decode would
+// take for it: the error wraps [ErrFormAnswer]), as a server should not trust
 // what a client says the user entered. Decode the values into a struct of
 // their types.
 func Elicit(ctx context.Context, params *ElicitParams) (*ElicitResult, error) {

@@ -7,13 +7,14 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"unicode"
 	"unicode/utf8"
 )
 
 // ErrFormAnswer is wrapped by the error of [Elicit] when the user's
 // accepted answer does not fit the form it was asked with: a required
 // field missing, or a value of the wrong type, out of its bounds, or not
-// one of its choices.
+// one of its choices, or a member named as a field but for case.
 var ErrFormAnswer = errors.New("mcp: the answer does not fit the form")
 
 // fits checks an accepted answer's values against the form's fields, as
@@ -24,10 +25,14 @@ var ErrFormAnswer = errors.New("mcp: the answer does not fit the form")
 // minItems and maxItems) and choices (enum, oneOf, items); numbers are
 // compared as the float64 they decode to (one beyond its range does not
 // fit). A member that
-// names no field is allowed, as the schema allows it; a string's format
+// names no field is allowed, as the schema allows it, but for one whose
+// name equals a field's but for case, which Decode would take for the
+// field (stricter than the schema); a string's format
 // is not checked (in JSON Schema 2020-12 it is an annotation). content
 // is an object whose values are strings, numbers, booleans or arrays of
-// strings (shaped checked it), or nil (none were sent).
+// strings (shaped checked it), or nil (none were sent). Its cost is
+// linear in content's length: a multi-choice item is looked up in a set
+// of the field's values.
 func (p *ElicitParams) fits(content json.RawMessage) error {
 	var values map[string]json.RawMessage
 	if content != nil {
@@ -49,7 +54,41 @@ func (p *ElicitParams) fits(content json.RawMessage) error {
 			return fmt.Errorf("%w: field %q %s", ErrFormAnswer, f.fieldName(), why)
 		}
 	}
+	return p.foldedMembers(values)
+}
+
+// foldedMembers refuses a member whose name is not a field's but equals
+// one but for case (Unicode simple folding, as strings.EqualFold): the
+// answer's Decode into a struct would take its value for the field's,
+// unchecked, as encoding/json matches names so. The cost is one fold of
+// each name.
+func (p *ElicitParams) foldedMembers(values map[string]json.RawMessage) error {
+	exact := make(map[string]bool, len(p.Fields))
+	folded := make(map[string]string, len(p.Fields))
+	for _, f := range p.Fields {
+		exact[f.fieldName()] = true
+		folded[foldCase(f.fieldName())] = f.fieldName()
+	}
+	for name := range values {
+		if field, ok := folded[foldCase(name)]; ok && !exact[name] {
+			return fmt.Errorf("%w: member %q is not field %q but would be decoded as it", ErrFormAnswer, name, field)
+		}
+	}
 	return nil
+}
+
+// foldCase maps s to a string equal to foldCase(t) exactly when
+// strings.EqualFold(s, t): each rune becomes the least of its fold orbit.
+func foldCase(s string) string {
+	b := make([]byte, 0, len(s))
+	for _, r := range s {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		b = utf8.AppendRune(b, least)
+	}
+	return string(b)
 }
 
 // fieldFits says why the value v does not fit the field f, or "".
@@ -57,19 +96,7 @@ func fieldFits(f Field, v json.RawMessage) string {
 	var s string
 	var ss []string
 	var b bool
-	switch p := f.(type) { // a field given by pointer is checked as its value
-	case *StringField:
-		f = *p
-	case *NumberField:
-		f = *p
-	case *BooleanField:
-		f = *p
-	case *EnumField:
-		f = *p
-	case *MultiEnumField:
-		f = *p
-	}
-	switch f := f.(type) {
+	switch f := f.plain().(type) { // by value, as given or embedded
 	case StringField:
 		if json.Unmarshal(v, &s) != nil {
 			return "must be a string"
@@ -104,13 +131,17 @@ func fieldFits(f Field, v json.RawMessage) string {
 		if v[0] != '[' || json.Unmarshal(v, &ss) != nil {
 			return "must be an array of its values"
 		}
-		for _, s := range ss {
-			if !slices.Contains(f.Values, s) {
-				return "must be an array of its values"
-			}
-		}
 		if f.MinItems != nil && len(ss) < *f.MinItems || f.MaxItems != nil && len(ss) > *f.MaxItems {
 			return fmt.Sprintf("has %d items, out of its bounds", len(ss))
+		}
+		choices := make(map[string]bool, len(f.Values)) // a look-up per item, however many values
+		for _, v := range f.Values {
+			choices[v] = true
+		}
+		for _, s := range ss {
+			if !choices[s] {
+				return "must be an array of its values"
+			}
 		}
 	}
 	return ""

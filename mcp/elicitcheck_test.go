@@ -19,7 +19,7 @@ const formRequest = `{"jsonrpc":"2.0","method":"elicitation/create","params":{"m
 // handed to the tool as it came before.
 func TestElicitAnswerFitsTheForm(t *testing.T) {
 	const misfit = "mcp: the answer does not fit the form: "
-	tests := []struct{ answer, want string }{
+	tests := []formAnswer{
 		{`{"action":"accept","content":{"name":"Bo","age":3,"ok":true,"color":"r","old":"a","tags":["x","y"],"sizes":["s"],"other":1}}`, "accept Bo"},
 		{`{"action":"accept","content":{"name":"Bo","age":2.0,"tags":[]}}`, "accept Bo"},
 		{`{"action":"accept","content":{"name":"` + strings.Repeat("é", 20) + `"}}`, "accept " + strings.Repeat("é", 20)},
@@ -40,6 +40,18 @@ func TestElicitAnswerFitsTheForm(t *testing.T) {
 		{`{"action":"accept","content":{"name":"Bo","tags":["z"]}}`, misfit + `field "tags" must be an array of its values`},
 		{`{"action":"accept","content":{"name":"Bo","sizes":"s"}}`, misfit + `field "sizes" must be an array of its values`},
 	}
+	serveFormAnswers(t, tests)
+}
+
+// formAnswer is an answer to the form tool's question, and the text of
+// the tool's result it gives (an isError one when it is a misfit).
+type formAnswer struct{ answer, want string }
+
+// serveFormAnswers calls the form tool once for each answer, over stdio,
+// and checks the result each gives.
+func serveFormAnswers(t *testing.T, tests []formAnswer) {
+	t.Helper()
+	const misfit = "mcp: the answer does not fit the form: "
 	var steps strings.Builder
 	steps.WriteString(`
 		--> ` + askInit + `
