@@ -399,10 +399,8 @@ func Elicit(ctx context.Context, params *ElicitParams) (*ElicitResult, error) {
 	if err := ask(ctx, methodElicit, params, hasFormElicitation, &res); err != nil {
 		return nil, err
 	}
-	if res.Accepted() {
-		if err := params.fits(res.Content); err != nil {
-			return nil, err
-		}
+	if err := params.Check(&res); err != nil {
+		return nil, err
 	}
 	return &res, nil
 }

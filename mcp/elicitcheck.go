@@ -17,6 +17,18 @@ import (
 // one of its choices, or a member named as a field but for case.
 var ErrFormAnswer = errors.New("mcp: the answer does not fit the form")
 
+// Check reports whether res, the user's answer to the form p (read with
+// [InputResponse], say, when a tool asks several things at once with
+// [ElicitRequest]), fits it: nil when it does, when it was declined or
+// cancelled, or when res is nil; otherwise an error wrapping
+// [ErrFormAnswer] that says why, as [Elicit] checks its answer.
+func (p *ElicitParams) Check(res *ElicitResult) error {
+	if res == nil || !res.Accepted() {
+		return nil
+	}
+	return p.fits(res.Content)
+}
+
 // fits checks an accepted answer's values against the form's fields, as
 // the requestedSchema sent for them says (JSON Schema 2020-12): the
 // required fields are present, and each value present has its field's

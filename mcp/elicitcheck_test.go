@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/toolrpc/toolrpc/mcp"
 )
 
 // formRequest is the elicitation/create the form tool of askers sends,
@@ -84,4 +88,37 @@ func TestElicitAnswerFitsTheFormModern(t *testing.T) {
 		--> `+fmt.Sprintf(call, 2, `{"action":"accept","content":{"age":-3}}`)+`
 		<-- {"jsonrpc":"2.0","result":{"resultType":"complete","content":[{"type":"text","text":"mcp: the answer does not fit the form: field \"name\" is required"}],"isError":true,"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"ask","version":"1"}}},"id":2}
 	`)
+}
+
+// Check is the check Elicit makes, for an answer read otherwise (with
+// InputResponse): nil for no answer, a declined or cancelled one and one
+// that fits; ErrFormAnswer, saying why, for an accepted one that does not.
+func TestElicitParamsCheck(t *testing.T) {
+	form := &mcp.ElicitParams{Message: "PIN?", Fields: []mcp.Field{
+		mcp.StringField{Name: "pin", MinLength: mcp.Ptr(4), MaxLength: mcp.Ptr(4)},
+	}, Required: []string{"pin"}}
+	tests := []struct {
+		name string
+		res  *mcp.ElicitResult
+		want string
+	}{
+		{"none", nil, ""},
+		{"declined", &mcp.ElicitResult{Action: "decline", Content: json.RawMessage(`{"pin":1}`)}, ""},
+		{"cancelled", &mcp.ElicitResult{Action: "cancel"}, ""},
+		{"fits", &mcp.ElicitResult{Action: "accept", Content: json.RawMessage(`{"pin":"1234"}`)}, ""},
+		{"too short", &mcp.ElicitResult{Action: "accept", Content: json.RawMessage(`{"pin":"12"}`)},
+			`mcp: the answer does not fit the form: field "pin" has 2 characters, out of its bounds`},
+		{"missing", &mcp.ElicitResult{Action: "accept"}, `mcp: the answer does not fit the form: field "pin" is required`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := form.Check(tt.res)
+			if tt.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorIs(t, err, mcp.ErrFormAnswer)
+			assert.EqualError(t, err, tt.want)
+		})
+	}
 }

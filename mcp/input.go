@@ -131,7 +131,9 @@ func declares(caps json.RawMessage, method string) bool {
 // reports whether there was one. An answer that is not the result of a
 // request (not an object, or not what result takes; for an
 // [*ElicitResult] or a [*CreateMessageResult], not of the shape the
-// protocol gives it) is an error.
+// protocol gives it) is an error. An elicitation's answer is not checked
+// against its form here, which InputResponse does not know: call
+// [ElicitParams.Check] with the form asked.
 func InputResponse(ctx context.Context, key string, result any) (bool, error) {
 	req := rpc.RequestFromContext(ctx)
 	if req == nil {
