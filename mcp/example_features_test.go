@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -196,4 +197,22 @@ func ExampleToolResult() {
 	exampleServe(s, `"method":"tools/call","params":{"name":"media"}`)
 	// Output:
 	// {"jsonrpc":"2.0","result":{"content":[{"type":"audio","data":"UklGRg==","mimeType":"audio/wav"},{"type":"resource","resource":{"uri":"test://static-text","mimeType":"text/plain","text":"hi"}},{"type":"resource_link","uri":"test://static-binary","name":"static-binary","mimeType":"image/png"}]},"id":1}
+}
+
+// A tool that asks several things at once (ElicitRequest) reads each
+// answer with InputResponse, and checks it against its form with Check,
+// as Elicit does itself.
+func ExampleElicitParams_Check() {
+	form := &mcp.ElicitParams{
+		Message:  "Which size?",
+		Fields:   []mcp.Field{mcp.EnumField{Name: "size", Values: []string{"S", "M", "L"}}},
+		Required: []string{"size"},
+	}
+	for _, content := range []string{`{"size":"M"}`, `{"size":"XL"}`} {
+		res := &mcp.ElicitResult{Action: "accept", Content: json.RawMessage(content)}
+		fmt.Println(form.Check(res))
+	}
+	// Output:
+	// <nil>
+	// mcp: the answer does not fit the form: field "size" must be one of its values
 }
