@@ -36,8 +36,8 @@ func (p *ElicitParams) Check(res *ElicitResult) error {
 // characters, minimum and maximum, an integer's lack of a fraction,
 // minItems and maxItems) and choices (enum, oneOf, items); numbers are
 // compared as the float64 they decode to (one beyond its range does not
-// fit). A member that
-// names no field is allowed, as the schema allows it, but for one whose
+// fit; one too small for it is 0, an integer). A member that names no
+// field is allowed, as the schema allows it, but for one whose
 // name equals a field's but for case, which Decode would take for the
 // field (stricter than the schema); a string's format
 // is not checked (in JSON Schema 2020-12 it is an annotation). content
