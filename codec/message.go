@@ -98,11 +98,11 @@ func (d *Decoder) Decode(frame []byte) (msgs []Message, batch bool) {
 		st = scan.Syntax
 	}
 	if st != scan.OK {
-		var ok bool
-		if st != scan.TooDeep {
-			m = frameError(st, maxDepth)
-		} else if m, ok = deepResponse(frame, i, maxDepth); !ok {
-			m = frameError(st, maxDepth)
+		m = frameError(st, maxDepth)
+		if st == scan.TooDeep {
+			if r, ok := deepResponse(frame, maxDepth); ok {
+				m = r
+			}
 		}
 	}
 	d.msgs = append(d.msgs, m)
