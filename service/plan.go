@@ -91,15 +91,15 @@ func (s *Service) plan(name string, rcvr, fn reflect.Value) (*method, error) {
 		if t.Kind() == reflect.Pointer {
 			p.ptr, dt = true, t.Elem()
 		}
-		p.validate = dt.Kind() == reflect.Struct && (s.customValid || hasValidateTags(dt))
+		checked := dt // the struct validated: the parameter's, or its elements'
 		if dt.Kind() == reflect.Slice || dt.Kind() == reflect.Array {
-			p.validate = elemStruct(dt) && (s.customValid || hasValidateTags(dt))
-		}
-		if p.validate && !s.customValid {
-			p.quick = compileQuick(derefAll(dt))
-			if dt.Kind() == reflect.Slice || dt.Kind() == reflect.Array {
-				p.quick = compileQuick(derefAll(dt.Elem()))
+			if checked = dt.Elem(); checked.Kind() == reflect.Pointer {
+				checked = checked.Elem()
 			}
+		}
+		p.validate = checked.Kind() == reflect.Struct && (s.customValid || hasValidateTags(dt))
+		if p.validate && !s.customValid {
+			p.quick = compileQuick(checked)
 		}
 		m.validate = m.validate || p.validate
 		m.params = append(m.params, p)
@@ -176,14 +176,6 @@ func bindModeOf(ps []param) bindMode {
 func implementsDecoding(t reflect.Type) bool {
 	pt := reflect.PointerTo(t)
 	return pt.Implements(unmarshalerType) || pt.Implements(textUnmarshalerType)
-}
-
-func elemStruct(t reflect.Type) bool {
-	e := t.Elem()
-	if e.Kind() == reflect.Pointer {
-		e = e.Elem()
-	}
-	return e.Kind() == reflect.Struct
 }
 
 // encodable reports the kinds encoding/json can never encode.
