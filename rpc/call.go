@@ -95,6 +95,12 @@ func (in *inbound) notify(ctx context.Context, method string, params any) error 
 	if err != nil {
 		return err
 	}
+	return in.send(ctx, line)
+}
+
+// send writes line, a message of in's to the peer, before in's answer:
+// ErrAnswered once that is written.
+func (in *inbound) send(ctx context.Context, line []byte) error {
 	in.notifyMu.Lock()
 	defer in.notifyMu.Unlock()
 	if in.state.Load() == stateDone {

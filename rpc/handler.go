@@ -1,10 +1,11 @@
 package rpc
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+
+	"github.com/toolrpc/toolrpc/codec"
 )
 
 // A Handler answers the requests and notifications a connection receives.
@@ -178,14 +179,12 @@ func Send(ctx context.Context, message json.RawMessage) error {
 	if r, ok := in.out.(*httpReply); ok && (!r.sse || in.req.ID == nil) {
 		return ErrNoStream
 	}
-	var line bytes.Buffer
-	if err := json.Compact(&line, message); err != nil || line.Len() == 0 || line.Bytes()[0] != '{' {
+	buf := getBuffer()
+	defer putBuffer(buf)
+	line, err := codec.AppendValue(*buf, message) // checked (UTF-8 too) and compacted
+	*buf = line
+	if err != nil || len(line) == 0 || line[0] != '{' {
 		return errors.New("rpc: Send takes one JSON object")
 	}
-	in.notifyMu.Lock()
-	defer in.notifyMu.Unlock()
-	if in.state.Load() == stateDone {
-		return ErrAnswered
-	}
-	return in.out.notify(ctx, line.Bytes())
+	return in.send(ctx, line)
 }

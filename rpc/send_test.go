@@ -20,12 +20,13 @@ import (
 // on one line, before the call's response; over HTTP as an event of the
 // response, and not at all (ErrNoStream) to a client that takes no event
 // stream; never after the response (ErrAnswered), never for a context of
-// no call (ErrNoCall), and never a message that is not one JSON object.
+// no call (ErrNoCall), and never a message that is not one JSON object
+// (invalid UTF-8 is not JSON: json.Compact let it through before).
 func TestSend(t *testing.T) {
 	late := make(chan context.Context, 1)
 	h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
 		var errs []string
-		for _, m := range []string{"{\n \"jsonrpc\": \"2.0\", \"id\": 7,\n \"method\": \"ask\"\n}", `[1]`, `{`, ``} {
+		for _, m := range []string{"{\n \"jsonrpc\": \"2.0\", \"id\": 7,\n \"method\": \"ask\"\n}", `[1]`, `{`, ``, "{\"a\":\"\xff\"}"} {
 			if err := rpc.Send(ctx, json.RawMessage(m)); err != nil {
 				errs = append(errs, err.Error())
 			}
@@ -39,7 +40,7 @@ func TestSend(t *testing.T) {
 	var out bytes.Buffer
 	require.NoError(t, rpc.Serve(context.Background(), strings.NewReader(`{"jsonrpc":"2.0","method":"m","id":1}`+"\n"), &out, h, &rpc.Options{Logger: quiet}))
 	assert.Equal(t, `{"jsonrpc":"2.0","id":7,"method":"ask"}`+"\n"+
-		`{"jsonrpc":"2.0","result":["rpc: Send takes one JSON object","rpc: Send takes one JSON object","rpc: Send takes one JSON object"],"id":1}`+"\n", out.String())
+		`{"jsonrpc":"2.0","result":["rpc: Send takes one JSON object","rpc: Send takes one JSON object","rpc: Send takes one JSON object","rpc: Send takes one JSON object"],"id":1}`+"\n", out.String())
 	assert.ErrorIs(t, rpc.Send(<-late, json.RawMessage(`{}`)), rpc.ErrAnswered)
 	assert.ErrorIs(t, rpc.Send(context.Background(), json.RawMessage(`{}`)), rpc.ErrNoCall)
 
@@ -47,8 +48,8 @@ func TestSend(t *testing.T) {
 	defer hh.Close()
 	for accept, want := range map[string]string{
 		"text/event-stream": `data: {"jsonrpc":"2.0","id":7,"method":"ask"}` + "\n\n" +
-			`data: {"jsonrpc":"2.0","result":["rpc: Send takes one JSON object","rpc: Send takes one JSON object","rpc: Send takes one JSON object"],"id":1}` + "\n\n",
-		"application/json": `{"jsonrpc":"2.0","result":["` + strings.Repeat(rpc.ErrNoStream.Error()+`","`, 3) + rpc.ErrNoStream.Error() + `"],"id":1}` + "\n",
+			`data: {"jsonrpc":"2.0","result":["rpc: Send takes one JSON object","rpc: Send takes one JSON object","rpc: Send takes one JSON object","rpc: Send takes one JSON object"],"id":1}` + "\n\n",
+		"application/json": `{"jsonrpc":"2.0","result":["` + strings.Repeat(rpc.ErrNoStream.Error()+`","`, 4) + rpc.ErrNoStream.Error() + `"],"id":1}` + "\n",
 	} {
 		req := httptest.NewRequest("POST", "/", strings.NewReader(`{"jsonrpc":"2.0","method":"m","id":1}`))
 		req.Header.Set("Content-Type", "application/json")
