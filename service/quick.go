@@ -1,6 +1,7 @@
 package service
 
 import (
+	"cmp"
 	"reflect"
 	"slices"
 	"strconv"
@@ -235,26 +236,26 @@ func (r *quickRule) holds(v reflect.Value) bool {
 				c = 2 // only eq and ne take strings: unequal is all they ask
 			}
 		default:
-			c = compare(int64(utf8.RuneCountInString(v.String())), r.i)
+			c = cmp.Compare(int64(utf8.RuneCountInString(v.String())), r.i)
 		}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		if r.op == opOneOf {
 			var buf [20]byte
 			return slices.Contains(r.set, string(strconv.AppendInt(buf[:0], v.Int(), 10)))
 		}
-		c = compare(v.Int(), r.i)
+		c = cmp.Compare(v.Int(), r.i)
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		if r.op == opOneOf {
 			var buf [20]byte
 			return slices.Contains(r.set, string(strconv.AppendUint(buf[:0], v.Uint(), 10)))
 		}
-		c = compare(v.Uint(), r.u)
+		c = cmp.Compare(v.Uint(), r.u)
 	case reflect.Float32, reflect.Float64:
 		x := v.Float()
 		if x != x || r.f != r.f {
 			c = 2 // NaN: every comparison is false, != true
 		} else {
-			c = compare(x, r.f)
+			c = cmp.Compare(x, r.f)
 		}
 	case reflect.Bool:
 		if v.Bool() != r.b {
@@ -276,15 +277,4 @@ func (r *quickRule) holds(v reflect.Value) bool {
 		return c == 0 || c == -1
 	}
 	return false
-}
-
-// compare is -1, 0 or 1 as a is less than, equal to or greater than b.
-func compare[T int64 | uint64 | float64](a, b T) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
