@@ -43,6 +43,17 @@ func (b *batch) record(slot int, line []byte) {
 	}
 }
 
+// givenUp reports whether the batch's transport has given it up (see
+// serveFrame): its requests not started are then never run.
+func (b *batch) givenUp() bool {
+	select {
+	case <-b.giveUp: // a nil channel (a stream's batch) is never ready
+		return true
+	default:
+		return false
+	}
+}
+
 // claim returns the next request of the batch no worker has taken, or nil.
 // The specification lets a batch's entries run in any order and with any
 // parallelism: workers take them one after another, so that a batch of

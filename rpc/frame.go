@@ -106,6 +106,10 @@ func (s *core) serveAlone(ctx context.Context, m *codec.Message, out replier) {
 		out.reply(w.line)
 		return
 	}
+	if ctx.Err() != nil { // given up already: never run, as in a batch
+		s.refuseCall(w.in, codec.RequestCancelled)
+		return
+	}
 	watch := watchTransport(w.in, ctx)
 	s.run(w.in)
 	watch.end()

@@ -332,3 +332,36 @@ func TestShutdownCancelsEveryNotificationOfConcurrentFrames(t *testing.T) {
 		s.running.Wait()
 	})
 }
+
+// A request whose transport has already given up when it would start is
+// never run, alone as in a batch (a request cancelled before it starts is
+// never run): it is settled, answered as cancelled to an answer dropped.
+// Alone it always ran before; in a batch when a worker took it at once.
+func TestServeFrameDoesNotRunWhatItsTransportGaveUp(t *testing.T) {
+	var ran sync.Map
+	h := HandlerFunc(func(_ context.Context, req *Request) (any, error) {
+		ran.Store(string(req.ID), true)
+		return "ok", nil
+	})
+	s := newCore(context.Background(), h, slog.New(slog.DiscardHandler), &Options{})
+	defer func() {
+		s.beginStop()
+		s.stop()
+		s.closeJobs()
+		s.running.Wait()
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, frame := range []string{
+		`{"jsonrpc":"2.0","method":"m","id":1}`,
+		`[{"jsonrpc":"2.0","method":"m","id":2}]`,
+	} {
+		for _, line := range <-serveAsync(ctx, s, frame) {
+			assert.Contains(t, line, `"code":-32800`, frame)
+		}
+	}
+	ran.Range(func(id, _ any) bool {
+		t.Errorf("the request with id %s ran", id)
+		return true
+	})
+}

@@ -138,14 +138,18 @@ func (s *core) worker(j work) {
 
 // drainBatch runs the requests of b no worker has claimed, one after
 // another; once the core shuts down it answers them ServerShuttingDown
-// instead, as queued requests are.
+// instead, as queued requests are, and once b's transport has given it up
+// it settles them unrun, as startJob does.
 func (s *core) drainBatch(b *batch) {
 	for in := b.claim(); in != nil; in = b.claim() {
-		if s.stopping.Load() {
+		switch {
+		case s.stopping.Load():
 			s.refuseCall(in, codec.ServerShuttingDown)
-			continue
+		case b.givenUp():
+			s.refuseCall(in, codec.RequestCancelled) // its id freed; the answer is dropped
+		default:
+			s.run(in)
 		}
-		s.run(in)
 	}
 }
 
