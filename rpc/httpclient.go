@@ -355,32 +355,38 @@ func settle(answer []byte, calls []*outbound, isBatch bool) error {
 		return fmt.Errorf("%w: %s", ErrBadResponse, "the answer is not what was asked for")
 	}
 	for i := range msgs {
-		m := &msgs[i]
-		if m.Kind != codec.Response {
+		if msgs[i].Kind != codec.Response {
 			return fmt.Errorf("%w: %s", ErrBadResponse, "the answer holds something other than a response")
 		}
+	}
+	var refused error // a lone answer's error to id null
+	eachResponse(msgs, func(m *codec.Message) {
 		id, ok := ourID(m.ID)
 		if !ok && m.Err == nil && m.Error != nil && (m.ID == nil || string(m.ID) == "null") {
 			// An error to id null: about a request the server could not
 			// read. Alone, the call's; in a batch, as on a stream (see
-			// pendingCalls.routeUnidentified), it fails the calls still
-			// unanswered when it comes.
+			// pendingCalls.routeUnidentified), it fails the calls the
+			// array answers no other way.
 			_, err := responseOf(m)
 			if !isBatch {
-				return err
+				refused = err
+				return
 			}
 			for _, o := range calls {
 				if !o.settled() {
 					o.finish(nil, err)
 				}
 			}
-			continue
+			return
 		}
 		for _, o := range calls {
 			if ok && o.id == id && !o.settled() {
 				o.finish(responseOf(m))
 			}
 		}
+	})
+	if refused != nil {
+		return refused
 	}
 	for _, o := range calls {
 		if !o.settled() {

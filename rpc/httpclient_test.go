@@ -217,12 +217,12 @@ func TestHTTPClientEventStreams(t *testing.T) {
 	assert.NoError(t, rpc.NewHTTPClient(noContent.URL, nil).Notify(context.Background(), "m", nil))
 }
 
-// A batch's answer is taken as the stream client takes it, message by
-// message in order, over both transports: an error with id null among the
-// responses (an entry the server could not read) fails the batch's calls
-// still unanswered when it comes, as an error with id null fails the
-// batches under way on a stream; a result with id null or an unknown id is
-// dropped.
+// A batch's answer is taken alike over both transports, its responses
+// matched by id in whatever order they come (JSON-RPC 2.0, section 6): an
+// error with id null among them (an entry the server could not read) fails
+// the batch's calls that no response to their id answers, wherever it
+// stands in the array (before, it failed those answered after it); a
+// result with id null or an unknown id is dropped.
 func TestBatchAnswersAlikeOverBothTransports(t *testing.T) {
 	const refusal = `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}`
 	tests := []struct {
@@ -230,8 +230,9 @@ func TestBatchAnswersAlikeOverBothTransports(t *testing.T) {
 		want         []string // each call's result, or its error's code
 	}{
 		{"an error with id null last", `[{"jsonrpc":"2.0","result":1,"id":1},` + refusal + `]`, []string{"1", "error -32600"}},
-		{"an error with id null first", `[` + refusal + `,{"jsonrpc":"2.0","result":1,"id":1}]`, []string{"error -32600", "error -32600"}},
-		{"an error with id null between", `[{"jsonrpc":"2.0","result":2,"id":2},` + refusal + `,{"jsonrpc":"2.0","result":1,"id":1}]`, []string{"error -32600", "2"}},
+		{"an error with id null first", `[` + refusal + `,{"jsonrpc":"2.0","result":1,"id":1}]`, []string{"1", "error -32600"}},
+		{"an error with id null between", `[{"jsonrpc":"2.0","result":2,"id":2},` + refusal + `,{"jsonrpc":"2.0","result":1,"id":1}]`, []string{"1", "2"}},
+		{"an error with id null, nothing else", `[` + refusal + `]`, []string{"error -32600", "error -32600"}},
 		{"results with id null and unknown ids dropped", `[{"jsonrpc":"2.0","result":3,"id":null},{"jsonrpc":"2.0","result":4,"id":7},` +
 			`{"jsonrpc":"2.0","result":1,"id":1},{"jsonrpc":"2.0","error":{"code":-32001,"message":"x"},"id":2}]`, []string{"1", "error -32001"}},
 	}

@@ -69,6 +69,21 @@ func responseOf(m *codec.Message) ([]byte, error) {
 	return m.Result, nil
 }
 
+// eachResponse calls f with each response of a batch's messages, those to
+// an id first, then those to null: a batch's answers may come in any
+// order, matched by their ids (JSON-RPC 2.0, section 6), so an error to
+// id null, which fails the calls still unanswered, is only about those
+// the array does not answer otherwise.
+func eachResponse(msgs []codec.Message, f func(*codec.Message)) {
+	for _, toNull := range []bool{false, true} {
+		for i := range msgs {
+			if m := &msgs[i]; m.Kind == codec.Response && toNull == (m.ID == nil || string(m.ID) == "null") {
+				f(m)
+			}
+		}
+	}
+}
+
 // routeUnidentified handles a response with id null (or none): the peer
 // could not read a request of ours — a line over its size limit, say — and
 // cannot say which. A well-formed error fails the calls it can only be

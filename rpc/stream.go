@@ -77,6 +77,7 @@ func (c *Conn) readFrame(frame []byte) {
 		}
 		return
 	}
+	eachResponse(msgs, c.calls.route) // accept leaves a batch's responses alone
 	b := newBatch(len(msgs), c)
 	size := batchCost + cap(frame) + len(msgs)*int(unsafe.Sizeof(span{})) + b.fill(c.core, msgs, c.accept)
 	c.enqueue(work{batch: b, size: size + cap(b.arena)})
@@ -87,7 +88,9 @@ func (c *Conn) readFrame(frame []byte) {
 func (c *Conn) accept(m *codec.Message, b *batch) work {
 	switch {
 	case m.Kind == codec.Response:
-		c.calls.route(m)
+		if b == nil { // a batch's are routed before it is filled (see readFrame)
+			c.calls.route(m)
+		}
 		return work{}
 	case m.Kind == codec.Notification && string(m.Method) == ProgressNotification && c.calls.routeProgress(m.Params):
 		return work{}
