@@ -414,7 +414,7 @@ func startHeader(w http.ResponseWriter) {
 // get answers a GET: the session's server stream, or the resumption of a
 // stream of its (Last-Event-ID).
 func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
-	if !acceptsEvents(r.Header.Values("Accept")) {
+	if !rpc.AcceptsEventStream(r.Header.Values("Accept")) {
 		refuse(w, http.StatusNotAcceptable, "Accept must allow text/event-stream")
 		return
 	}
@@ -486,24 +486,6 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 	sts.mu.Unlock()
 	startHeader(w)
 	sts.pump(r.Context(), w, st, c)
-}
-
-// acceptsEvents reports whether Accept headers allow text/event-stream:
-// none allow anything.
-func acceptsEvents(values []string) bool {
-	if len(values) == 0 {
-		return true
-	}
-	for _, v := range values {
-		for part := range bytes.SplitSeq([]byte(v), []byte(",")) {
-			t, _, _ := bytes.Cut(bytes.TrimSpace(part), []byte(";"))
-			switch string(bytes.TrimSpace(t)) {
-			case "text/event-stream", "text/*", "*/*":
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // CloseStream closes the connection that the answer of the call ctx
@@ -657,7 +639,7 @@ func (p *postWriter) finish() {
 func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *httpSession, env envelope, body []byte, release func()) {
 	sts := ss.streams
 	accept := r.Header.Values("Accept")
-	p := &postWriter{ss: sts, sse: len(accept) > 0 && acceptsEvents(accept), header: http.Header{}, wake: make(chan struct{}, 1)}
+	p := &postWriter{ss: sts, sse: len(accept) > 0 && rpc.AcceptsEventStream(accept), header: http.Header{}, wake: make(chan struct{}, 1)}
 	sts.mu.Lock()
 	if sts.closed {
 		sts.mu.Unlock()

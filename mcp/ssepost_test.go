@@ -42,7 +42,8 @@ func TestHTTPAnswerResumable(t *testing.T) {
 // nothing before its answer: an event stream (a priming event, then the
 // answer's) in a session that negotiated 2025-11-25, from a client that
 // accepts events, unless HTTPOptions.PreferJSON; JSON where the client
-// accepts JSON alone, in the older revisions, and with PreferJSON; 202
+// accepts JSON alone (or refuses events with q=0), in the older
+// revisions, and with PreferJSON; 202
 // for a notification or a response, whatever it accepts.
 func TestHTTPPostAnswer(t *testing.T) {
 	const (
@@ -64,6 +65,8 @@ func TestHTTPPostAnswer(t *testing.T) {
 		{"events alone", "2025-11-25", false, "text/event-stream", ping, 200, answered(1, pong), "text/event-stream"},
 		{"any", "2025-11-25", false, "*/*", ping, 200, answered(1, pong), "text/event-stream"},
 		{"JSON alone", "2025-11-25", false, "application/json", ping, 200, pong + "\n", "application/json"},
+		{"events refused (q=0)", "2025-11-25", false, "application/json, text/event-stream;q=0", ping, 200, pong + "\n", "application/json"},
+		{"any but events", "2025-11-25", false, "*/*, text/event-stream;q=0", ping, 200, pong + "\n", "application/json"},
 		{"no Accept", "2025-11-25", false, "-", ping, 200, pong + "\n", "application/json"},
 		{"PreferJSON", "2025-11-25", true, both, ping, 200, pong + "\n", "application/json"},
 		{"2025-06-18", "2025-06-18", false, both, ping, 200, pong + "\n", "application/json"},

@@ -46,9 +46,38 @@ func accepted(values []string) (json, sse bool) {
 			return false, true
 		}
 	}
-	// The q of the most specific range seen for each type, and how
-	// specific it was (0: none seen).
-	var jsonRank, sseRank int
+	json, sse, sseRank := acceptRanks(values)
+	return json, sse && sseRank > 1
+}
+
+// AcceptsEventStream reports whether Accept headers values allow
+// text/event-stream, by the same reading as the handler's (RFC 9110,
+// 12.5.1: the most specific range that matches it decides, a q of 0
+// refuses), but with */* allowing it too and no header allowing
+// anything: for a transport that prefers an event stream where the client
+// takes one (MCP's Streamable HTTP).
+func AcceptsEventStream(values []string) bool {
+	if len(values) == 0 {
+		return true
+	}
+	if len(values) == 1 {
+		switch values[0] {
+		case "*/*", "text/event-stream", "application/json, text/event-stream", "text/event-stream, application/json":
+			return true
+		case "application/json":
+			return false
+		}
+	}
+	_, sse, sseRank := acceptRanks(values)
+	return sse && sseRank > 0
+}
+
+// acceptRanks reads Accept headers values: whether application/json and
+// whether text/event-stream are accepted, each by the most specific range
+// that matches it, and how specific the one for text/event-stream was (3:
+// text/event-stream, 2: text/*, 1: */*, 0: none).
+func acceptRanks(values []string) (json, sse bool, sseRank int) {
+	jsonRank := 0
 	for _, v := range values {
 		for part := range strings.SplitSeq(v, ",") {
 			t, params, err := mime.ParseMediaType(strings.TrimSpace(part))
@@ -76,14 +105,14 @@ func accepted(values []string) (json, sse bool) {
 				}
 			}
 			switch t {
-			case "text/event-stream", "text/*":
+			case "text/event-stream", "text/*", "*/*":
 				if rank > sseRank {
 					sseRank, sse = rank, ok
 				}
 			}
 		}
 	}
-	return json, sse
+	return json, sse, sseRank
 }
 
 // qAccepts reads a media range's q parameter (RFC 9110, 12.4.2): whether
