@@ -201,44 +201,45 @@ func responseResult(response []byte) (json.RawMessage, error) {
 	return nil, errors.New("mcp: the client's response holds neither a result nor an error")
 }
 
-// clientResponses returns the responses body holds, when it is nothing
-// else: one response, or, in 2025-03-26 (the one revision with batches:
-// "an array batching one or more responses"), an array of them. It is nil
-// for any other body.
-func clientResponses(env envelope, body []byte, rev revision) [][]byte {
+// clientResponses returns the responses body holds: one response, or, in
+// 2025-03-26 (the one revision with batches), those of an array, and
+// whether the array holds anything else too (requests, notifications, or
+// entries that are none: a batch may mix them, and its other entries are
+// served as any batch's). It is nil, false for any other body, and nil,
+// true for a batch of no response.
+func clientResponses(env envelope, body []byte, rev revision) (responses [][]byte, others bool) {
 	if isResponse(env, body) {
-		return [][]byte{body}
+		return [][]byte{body}, false
 	}
 	if !rev.batches || len(bytes.TrimLeft(body, " \t\r\n")) == 0 || bytes.TrimLeft(body, " \t\r\n")[0] != '[' {
-		return nil
+		return nil, false
 	}
 	// The entries, split at any depth (json.Unmarshal refuses one nested
 	// more than 10000 deep: such a batch went to no call, which waited).
-	var responses [][]byte
 	i := scan.SkipSpace(body, scan.SkipSpace(body, 0)+1)
 	for i < len(body) && body[i] != ']' {
 		end, st := scan.Value(body, i, 1, scan.Unlimited)
 		if st != scan.OK {
-			return nil
+			return nil, false
 		}
 		if m := body[i:end]; isResponse(readEnvelope(m), m) {
 			responses = append(responses, m)
 		} else {
-			return nil
+			others = true
 		}
 		if i = scan.SkipSpace(body, end); i < len(body) && body[i] == ',' {
 			i = scan.SkipSpace(body, i+1)
 			if i < len(body) && body[i] == ']' {
-				return nil // a trailing comma
+				return nil, false // a trailing comma
 			}
 		} else if i >= len(body) || body[i] != ']' {
-			return nil
+			return nil, false
 		}
 	}
-	if i >= len(body) || len(responses) == 0 || scan.SkipSpace(body, i+1) != len(body) {
-		return nil
+	if i >= len(body) || len(responses) == 0 && !others || scan.SkipSpace(body, i+1) != len(body) {
+		return nil, false
 	}
-	return responses
+	return responses, others
 }
 
 // isResponse reports whether body is a JSON-RPC response: valid JSON, an

@@ -1,13 +1,17 @@
 package mcp_test
 
 import (
+	"context"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/toolrpc/toolrpc/internal/wiretest"
 	"github.com/toolrpc/toolrpc/mcp"
+	"github.com/toolrpc/toolrpc/rpc"
 )
 
 // Over Streamable HTTP, a client's answer nested deeper than the session's
@@ -62,4 +66,29 @@ func TestAskDeepAnswerOverStdio(t *testing.T) {
 		--> {"jsonrpc":"2.0","id":1,"result":{"role":"assistant","content":{"type":"text","text":"x"},"model":"m","x":`+deep+`}}
 		<-- {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"rpc: malformed response: response nested more than 128 levels deep"}],"isError":true},"id":2}
 	`)
+}
+
+// In 2025-03-26 a batch may mix the client's answers with its requests:
+// each answer goes to the tool's request waiting for it, the requests are
+// served as any batch's (the answer was dropped with them before, and the
+// tool waited).
+func TestAskAnswerInAMixedBatch(t *testing.T) {
+	h := newAskers(t).NewHTTPHandler(context.Background(), &mcp.HTTPOptions{RPC: rpc.Options{Logger: wiretest.Quiet()}})
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() {
+		srv.Close()
+		_ = h.Close()
+	})
+	url := srv.URL
+	resp := check(t, url, exchange{body: strings.Replace(askInit, "2025-11-25", "2025-03-26", 1), status: 200,
+		want: `{"jsonrpc":"2.0","result":{"protocolVersion":"2025-03-26","capabilities":{"logging":{},"tools":{"listChanged":true}},"serverInfo":{"name":"ask","version":"1"}},"id":1}` + "\n"})
+	sid := resp.Header.Get("Mcp-Session-Id")
+	s := post(t, url, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sample","arguments":{"prompt":"hi"}}}`)
+	assert.Equal(t, `data: {"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10}}`+"\n\n", s.event(t))
+	check(t, url, exchange{
+		body:   `[{"jsonrpc":"2.0","id":1,"result":{"role":"assistant","content":{"type":"text","text":"x"},"model":"m"}},{"jsonrpc":"2.0","id":5,"method":"ping"}]`,
+		header: map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-03-26"},
+		status: http.StatusOK, want: `[{"jsonrpc":"2.0","result":{},"id":5}]` + "\n"})
+	assert.Equal(t, `data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"m says x"}]},"id":2}`+"\n\n", s.event(t))
+	assert.Equal(t, 0, mcp.Waiting(h))
 }

@@ -487,20 +487,23 @@ func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, env env
 		refuse(w, status, reason)
 		return
 	}
-	if responses := clientResponses(env, body, rev); responses != nil {
-		// The client's answers to tools' requests (CreateMessage, Elicit):
-		// each to the call waiting for it, if one is; accepted either way,
-		// as any response (one to a call that ended is dropped).
-		defer release()
-		defer h.release(ss)
-		for _, response := range responses {
-			if !ss.peer.http.deliver(response) {
-				cmp.Or(h.opts.Logger, slog.Default()).Debug("mcp: a response to no request waiting", "id", codec.Echo(codec.Member(response, "id")))
-			}
+	// The client's answers to tools' requests (CreateMessage, Elicit):
+	// each to the call waiting for it, if one is; accepted either way, as
+	// any response (one to a call that ended is dropped).
+	responses, others := clientResponses(env, body, rev)
+	for _, response := range responses {
+		if !ss.peer.http.deliver(response) {
+			cmp.Or(h.opts.Logger, slog.Default()).Debug("mcp: a response to no request waiting", "id", codec.Echo(codec.Member(response, "id")))
 		}
+	}
+	if responses != nil && !others {
+		release()
+		h.release(ss)
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
+	// What else a batch holds is served as any batch is (its responses
+	// dropped there: delivered above).
 	h.postSession(w, r, ss, env, body, release)
 }
 
