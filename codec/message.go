@@ -373,20 +373,7 @@ func Member(obj []byte, name string) []byte {
 // checked again, so that a long one costs a search for its end. Of a name
 // given twice, the last is kept, as Members keeps it.
 func CheckedMembers(obj []byte, names []string, values [][]byte) {
-	clear(values)
-	mem := scan.ObjectMembers(obj, scan.SkipSpace(obj, 0))
-	for {
-		key, at, done, st := mem.Next()
-		if done || st != scan.OK {
-			return
-		}
-		mem.End = scan.Skip(obj, at)
-		for j, name := range names {
-			if string(key) == name {
-				values[j] = obj[at:mem.End]
-			}
-		}
-	}
+	members(obj, names, values, false)
 }
 
 // Members is [Member] for several names in one scan: it sets values[i] to
@@ -394,6 +381,12 @@ func CheckedMembers(obj []byte, names []string, values [][]byte) {
 // reports whether obj is a valid JSON object (when it is not, every value
 // is nil). values must be as long as names.
 func Members(obj []byte, names []string, values [][]byte) bool {
+	return members(obj, names, values, true)
+}
+
+// members is Members when check, and CheckedMembers (values skipped, the
+// object taken as valid) when not.
+func members(obj []byte, names []string, values [][]byte, check bool) bool {
 	clear(values)
 	i := scan.SkipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
@@ -406,12 +399,14 @@ func Members(obj []byte, names []string, values [][]byte) bool {
 			break
 		}
 		if done {
-			if scan.SkipSpace(obj, mem.End) == len(obj) {
+			if !check || scan.SkipSpace(obj, mem.End) == len(obj) {
 				return true
 			}
 			break
 		}
-		if mem.End, st = scan.Value(obj, at, 1, scan.Unlimited); st != scan.OK {
+		if !check {
+			mem.End = scan.Skip(obj, at)
+		} else if mem.End, st = scan.Value(obj, at, 1, scan.Unlimited); st != scan.OK {
 			break
 		}
 		for j, name := range names {
@@ -420,7 +415,9 @@ func Members(obj []byte, names []string, values [][]byte) bool {
 			}
 		}
 	}
-	clear(values)
+	if check {
+		clear(values)
+	}
 	return false
 }
 

@@ -107,7 +107,7 @@ func TestAttackAskOtherSession(t *testing.T) {
 	other := resp.Header.Get("Mcp-Session-Id")
 	require.NotEqual(t, sid, other)
 	s := post(t, url, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sample","arguments":{"prompt":"hi"}}}`)
-	assert.Equal(t, `data: {"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10}}`+"\n\n", s.event(t))
+	assert.Equal(t, `data: {"jsonrpc":"2.0","method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10},"id":1}`+"\n\n", s.event(t))
 	answer(t, url, other, `{"jsonrpc":"2.0","id":1,"result":{"role":"assistant","content":{"type":"text","text":"intruder"},"model":"x"}}`)
 	answer(t, url, other, `{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"intruder"}}`)
 	assert.Equal(t, 1, mcp.Waiting(h))

@@ -136,12 +136,11 @@ func (h *httpCalls) call(ctx context.Context, method string, params json.RawMess
 		delete(h.pending, id)
 		h.mu.Unlock()
 	}()
-	line := strconv.AppendInt([]byte(`{"jsonrpc":"2.0","id":`), id, 10)
-	line = append(line, `,"method":`...)
-	line = codec.AppendString(line, method)
-	line = append(line, `,"params":`...)
-	line = append(append(line, params...), '}')
-	if err := rpc.Send(ctx, line); err != nil {
+	line, err := codec.AppendRequest(nil, strconv.AppendInt(nil, id, 10), method, params)
+	if err == nil {
+		err = rpc.Send(ctx, line)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("mcp: %s cannot be sent: %w", method, err)
 	}
 	select {

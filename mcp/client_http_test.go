@@ -105,13 +105,13 @@ func answer(t *testing.T, url, session, body string) {
 func TestAskOverHTTP(t *testing.T) {
 	h, url, sid := askHTTP(t, 0)
 	s := post(t, url, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sample","arguments":{"prompt":"hi"}}}`)
-	assert.Equal(t, `data: {"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10}}`+"\n\n", s.event(t))
+	assert.Equal(t, `data: {"jsonrpc":"2.0","method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10},"id":1}`+"\n\n", s.event(t))
 	assert.Equal(t, 1, mcp.Waiting(h))
 	answer(t, url, sid, `{"jsonrpc":"2.0","id":1,"result":{"role":"assistant","content":{"type":"text","text":"hello"},"model":"m1"}}`)
 	assert.Equal(t, `data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"m1 says hello"}]},"id":2}`+"\n\n", s.event(t))
 
 	s = post(t, url, sid, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"form"}}`)
-	assert.Equal(t, `data: {"jsonrpc":"2.0","id":2,"method":"elicitation/create","params":{"message":"Who?","requestedSchema":{"type":"object","properties":{"name":{"type":"string","title":"Name","maxLength":20,"default":"Ann"},"age":{"type":"integer","minimum":0},"ok":{"type":"boolean","default":false},"color":{"type":"string","oneOf":[{"const":"r","title":"Red"},{"const":"g","title":"Green"}],"default":"g"},"old":{"type":"string","enum":["a"],"enumNames":["A"]},"tags":{"type":"array","maxItems":2,"items":{"type":"string","enum":["x","y"]},"default":["x"]},"sizes":{"type":"array","items":{"anyOf":[{"const":"s","title":"Small"}]}}},"required":["name"]}}}`+"\n\n", s.event(t))
+	assert.Equal(t, `data: {"jsonrpc":"2.0","method":"elicitation/create","params":{"message":"Who?","requestedSchema":{"type":"object","properties":{"name":{"type":"string","title":"Name","maxLength":20,"default":"Ann"},"age":{"type":"integer","minimum":0},"ok":{"type":"boolean","default":false},"color":{"type":"string","oneOf":[{"const":"r","title":"Red"},{"const":"g","title":"Green"}],"default":"g"},"old":{"type":"string","enum":["a"],"enumNames":["A"]},"tags":{"type":"array","maxItems":2,"items":{"type":"string","enum":["x","y"]},"default":["x"]},"sizes":{"type":"array","items":{"anyOf":[{"const":"s","title":"Small"}]}}},"required":["name"]}},"id":2}`+"\n\n", s.event(t))
 	answer(t, url, sid, `{"jsonrpc":"2.0","id":2,"error":{"code":-1,"message":"the user said no","data":{"why":"busy"}}}`)
 	assert.Equal(t, `data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"the user said no"}],"isError":true},"id":3}`+"\n\n", s.event(t))
 	assert.Equal(t, 0, mcp.Waiting(h))
@@ -144,7 +144,7 @@ func (i impatient) Impatient(ctx context.Context) (string, error) {
 func TestAttackAskResponses(t *testing.T) {
 	h, url, sid := askHTTP(t, 4096)
 	s := post(t, url, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sample","arguments":{"prompt":"hi"}}}`)
-	assert.Equal(t, `data: {"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10}}`+"\n\n", s.event(t))
+	assert.Equal(t, `data: {"jsonrpc":"2.0","method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10},"id":1}`+"\n\n", s.event(t))
 	for _, id := range []string{`99`, `0`, `-1`, `"1"`, `1.0`, `1e0`, `null`, `{}`, `9223372036854775808`} {
 		answer(t, url, sid, `{"jsonrpc":"2.0","id":`+id+`,"result":{"role":"assistant","content":{"type":"text","text":"wrong"},"model":"x"}}`)
 	}
@@ -183,7 +183,7 @@ func TestAttackAskAfterGivingUp(t *testing.T) {
 		want: `{"jsonrpc":"2.0","result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{},"tools":{"listChanged":true}},"serverInfo":{"name":"ask","version":"1"}},"id":1}` + "\n"})
 	sid := resp.Header.Get("Mcp-Session-Id")
 	s := post(t, ts.URL, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"impatient"}}`)
-	assert.Equal(t, `data: {"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"?"}}],"maxTokens":1}}`+"\n\n", s.event(t))
+	assert.Equal(t, `data: {"jsonrpc":"2.0","method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"?"}}],"maxTokens":1},"id":1}`+"\n\n", s.event(t))
 	close(giveUp)
 	assert.Equal(t, `data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"gave up: context canceled"}]},"id":2}`+"\n\n", s.event(t))
 	assert.Equal(t, 0, mcp.Waiting(h))
@@ -221,7 +221,7 @@ func TestAskModernHTTP(t *testing.T) {
 func TestAskBatchedAnswers(t *testing.T) {
 	h, url, sid := askHTTP(t, 0)
 	s := post(t, url, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sample","arguments":{"prompt":"hi"}}}`)
-	assert.Equal(t, `data: {"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10}}`+"\n\n", s.event(t))
+	assert.Equal(t, `data: {"jsonrpc":"2.0","method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10},"id":1}`+"\n\n", s.event(t))
 	batch := `[{"jsonrpc":"2.0","id":1,"result":{"role":"assistant","content":{"type":"text","text":"batched"},"model":"m"}},{"jsonrpc":"2.0","id":9,"result":{}}]`
 	check(t, url, exchange{body: batch, header: map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"}, status: http.StatusAccepted})
 	assert.Equal(t, 1, mcp.Waiting(h))
