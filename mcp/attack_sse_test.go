@@ -97,17 +97,21 @@ func TestAttackSSEBatchConcurrency(t *testing.T) {
 		other := &sseRig{t: t, s: r.s, h: r.h, sid: r.initialize("2025-03-26")}
 		third := &sseRig{t: t, s: r.s, h: r.h, sid: r.initialize("2025-03-26")}
 		var dones []chan struct{}
+		var ws []*httprec.Recorder
 		for _, x := range []*sseRig{r, other, third} {
-			_, _, done := x.open(http.MethodPost, batch, nil)
-			dones = append(dones, done)
+			w, _, done := x.open(http.MethodPost, batch, nil)
+			dones, ws = append(dones, done), append(ws, w)
 		}
 		synctest.Wait()
-		assert.LessOrEqual(t, l.most.Load(), int32(2), "RPC.Concurrency: 2")
+		assert.Equal(t, int32(2), l.most.Load(), "RPC.Concurrency: 2, one call of each of two sessions")
 		close(l.release)
 		for _, d := range dones {
 			<-d
 		}
-		assert.LessOrEqual(t, l.most.Load(), int32(2), "RPC.Concurrency: 2")
+		assert.Equal(t, int32(2), l.most.Load(), "RPC.Concurrency: 2")
+		for _, w := range ws {
+			assert.Equal(t, 3, strings.Count(w.String(), "slow done"), "every call answered: %s", w.String())
+		}
 	})
 }
 
@@ -435,7 +439,6 @@ func TestAttackSSEStreamOfEndedSession(t *testing.T) {
 			r.h.ServeHTTP(w, req)
 		}()
 		synctest.Wait() // the call sent its step: the stream began
-		require.Equal(t, int32(0), l.running.Load())
 		rec := serveDirect(r.h, exchange{method: http.MethodDelete, header: map[string]string{"Mcp-Session-Id": r.sid}})
 		require.Equal(t, 204, rec.Code)
 		time.Sleep(3 * time.Second) // both graces: the session has ended

@@ -3,7 +3,6 @@ package mcp_test
 import (
 	"bufio"
 	"context"
-	"github.com/toolrpc/toolrpc/internal/wiretest/httprec"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +12,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/toolrpc/toolrpc/internal/wiretest/httprec"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -633,7 +634,9 @@ func TestHTTPStreamResumeOverTCP(t *testing.T) {
 	defer srv.Close()
 	sid := initialize(t, srv.URL)
 
-	req, err := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(waitCall))
+	ctx, cancel := context.WithTimeout(context.Background(), wiretest.Hang) // fails, not hangs
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, strings.NewReader(waitCall))
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -649,15 +652,15 @@ func TestHTTPStreamResumeOverTCP(t *testing.T) {
 		require.NoError(t, err, got.String())
 		got.WriteString(line)
 	}
-	require.NoError(t, resp.Body.Close()) // the client goes
-	<-closedConns                         // the server saw it go
+	require.NoError(t, resp.Body.Close())                       // the client goes
+	wiretest.Receive(t, closedConns, "the server seeing it go") // the server saw it go
 	select {
 	case err := <-g.ended:
 		t.Fatalf("the call ended with its client: %v", err)
 	default:
 	}
 	close(g.release)
-	require.NoError(t, <-g.ended)
+	require.NoError(t, wiretest.Receive(t, g.ended, "the call's end"))
 	check(t, srv.URL, exchange{method: http.MethodGet, header: map[string]string{"Mcp-Session-Id": sid, "Last-Event-ID": "1-1", "Accept": "text/event-stream"},
 		status: 200, want: waitAnswer, got: map[string]string{"Content-Type": "text/event-stream"}})
 }
