@@ -75,6 +75,9 @@ type replier interface {
 	// inputEnded is closed once no message can come from the peer any
 	// more (see InputEnded); nil when the transport has no such moment.
 	inputEnded() <-chan struct{}
+	// sendable is nil when a message of its own (Send) can reach the
+	// peer during a call, a request (with an id) or not; else why not.
+	sendable(request bool) error
 }
 
 // newCore makes a dispatch core answering with h (nil: every request is

@@ -48,6 +48,8 @@ func (o *frameOut) logger() *slog.Logger { return slog.New(slog.DiscardHandler) 
 
 func (o *frameOut) inputEnded() <-chan struct{} { return nil }
 
+func (o *frameOut) sendable(bool) error { return nil }
+
 func (o *frameOut) taken() []string {
 	o.mu.Lock()
 	defer o.mu.Unlock()

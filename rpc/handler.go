@@ -176,8 +176,8 @@ func Send(ctx context.Context, message json.RawMessage) error {
 	if in == nil {
 		return ErrNoCall
 	}
-	if r, ok := in.out.(*httpReply); ok && (!r.sse || in.req.ID == nil) {
-		return ErrNoStream
+	if err := in.out.sendable(in.req.ID != nil); err != nil {
+		return err
 	}
 	buf := getBuffer()
 	defer putBuffer(buf)

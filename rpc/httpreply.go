@@ -112,6 +112,15 @@ func (o *httpReply) logger() *slog.Logger { return o.log }
 // away cancels its calls.
 func (o *httpReply) inputEnded() <-chan struct{} { return nil }
 
+// sendable is ErrNoStream unless the call is a request whose client takes
+// an event stream: a notification's POST is answered 202 at once.
+func (o *httpReply) sendable(request bool) error {
+	if !o.sse || !request {
+		return ErrNoStream
+	}
+	return nil
+}
+
 // isError reports whether line, a response the core encoded, is an error.
 func isError(line []byte) bool {
 	return bytes.HasPrefix(line, errorPrefix)
