@@ -61,20 +61,23 @@ func Logging(opts *LoggingOptions) Middleware {
 			}()
 			result, err = next.Handle(ctx, req)
 			panicked = false
-			switch {
-			case ctx.Err() != nil && rpc.CancelledSilently(ctx):
+			if ctx.Err() != nil && rpc.CancelledSilently(ctx) {
 				record(ctx, logger, req, start, slog.LevelInfo, slog.String("outcome", "cancelled"))
-			case err == nil:
+				return result, err
+			}
+			// What the wire says, even where the handler's return is not
+			// its answer (a call the peer cancelled with $/cancelRequest).
+			switch e := rpc.ErrorFor(ctx, err); {
+			case e == nil:
 				record(ctx, logger, req, start, resultLevel, slog.String("outcome", "result"))
 			default:
-				e := rpc.ErrorFor(ctx, err)
 				level := errorLevel(e.Code)
 				if e.Code == codec.MethodNotFound && req.IsNotification() {
 					level = slog.LevelDebug
 				}
 				outcome := []slog.Attr{slog.String("outcome", "error"),
 					slog.Int("code", int(e.Code)), slog.String("error", e.Message)}
-				if err != error(e) {
+				if err != nil && err != error(e) {
 					outcome = append(outcome, slog.Any("cause", err))
 				}
 				record(ctx, logger, req, start, level, outcome...)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"regexp"
 	"strings"
@@ -363,6 +364,57 @@ func TestDefaultStack(t *testing.T) {
 	assert.Equal(t, []string{"rpc call count", "rpc call panic", "rpc: handler panicked panic", "rpc call ok"}, msgs,
 		"Logging (inside Recover) records the panic on its way out; Recover logs it with its stack")
 	assert.Equal(t, "DEBUG", logs.Records(t)[0]["level"], "results are logged at Debug by default")
+}
+
+// A call the peer cancels with $/cancelRequest while it runs is answered
+// -32800 whatever its handler returns, and the log says so: a handler that
+// returns the context's cause wrapped (fmt.Errorf with %w of
+// context.Cause(ctx)), an error object of its own, a plain error or a
+// result. (The log said -32603 Internal error for the first.)
+func TestLoggingSaysWhatTheWireSays(t *testing.T) {
+	tests := []struct {
+		name  string
+		ret   func(ctx context.Context) (any, error)
+		cause string // "": none recorded
+	}{
+		{"the context's error", func(ctx context.Context) (any, error) { return nil, ctx.Err() }, "context canceled"},
+		{"the cause, wrapped", func(ctx context.Context) (any, error) {
+			return nil, fmt.Errorf("reading the notes: %w", context.Cause(ctx))
+		}, "reading the notes: rpc: cancelled by the peer"},
+		{"an error object", func(context.Context) (any, error) {
+			return nil, codec.NewError(-32050, "gave up")
+		}, "jsonrpc error -32050: gave up"},
+		{"a plain error", func(context.Context) (any, error) { return nil, errors.New("disk full") }, "disk full"},
+		{"a result", func(context.Context) (any, error) { return "done anyway", nil }, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var logs wiretest.Logs
+			h := middleware.Logging(&middleware.LoggingOptions{Logger: logs.Logger()})(
+				rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+					_ = rpc.Notify(ctx, "started", nil)
+					<-ctx.Done()
+					return tt.ret(ctx)
+				}))
+			wiretest.Steps(t, h, `
+				--> {"jsonrpc":"2.0","method":"work","id":1}
+				<-- {"jsonrpc":"2.0","method":"started"}
+				--> {"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}
+				<-- {"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":1}`, nil)
+			records := logs.Records(t)
+			require.Len(t, records, 1)
+			r := records[0]
+			assert.Equal(t, "INFO", r["level"])
+			assert.Equal(t, "error", r["outcome"])
+			assert.Equal(t, float64(codec.RequestCancelled), r["code"])
+			assert.Equal(t, "Request cancelled", r["error"])
+			if tt.cause == "" {
+				assert.NotContains(t, r, "cause")
+			} else {
+				assert.Equal(t, tt.cause, r["cause"])
+			}
+		})
+	}
 }
 
 func TestLoggingLevels(t *testing.T) {

@@ -42,18 +42,32 @@ func (s *core) responseLine(dst []byte, in *inbound, result any, err error) (lin
 }
 
 // ErrorFor returns the error object a connection answers with when a
-// handler, given ctx, returns err: the *Error err is or wraps; for a
-// context error once ctx was cancelled, RequestCancelled (the peer
-// cancelled) or ServerShuttingDown; for PanicError, InternalError naming the
-// panic value's type; for any other error, InternalError naming its type.
+// handler, given ctx, returns err: RequestCancelled, whatever err is, for a
+// call the peer cancelled with [CancelRequest] while it ran (that is its
+// answer); else the *Error err is or wraps; for a context error once ctx
+// was cancelled — context.Canceled, context.DeadlineExceeded, or an error
+// wrapping the context's cause (ErrCancelled, ErrShutdown, as
+// fmt.Errorf("...: %w", context.Cause(ctx)) makes) — RequestCancelled (the
+// peer cancelled) or ServerShuttingDown; for PanicError, InternalError
+// naming the panic value's type; for any other error, InternalError naming
+// its type. For a nil err it returns nil, unless the call is answered
+// RequestCancelled as above.
 //
-// Middleware uses it to know the code a call will be answered with.
+// Middleware uses it to know the code a call will be answered with: what
+// it logs is what the wire says.
 func ErrorFor(ctx context.Context, err error) *Error {
+	if in := callFrom(ctx); in != nil && in.state.Load() == stateCancelledLSP {
+		return codec.NewError(codec.RequestCancelled, "")
+	}
+	if err == nil {
+		return nil
+	}
 	var e *Error
 	if errors.As(err, &e) && e != nil {
 		return e
 	}
-	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, ErrCancelled) || errors.Is(err, ErrShutdown)) {
 		switch cause := context.Cause(ctx); {
 		case errors.Is(cause, ErrCancelled):
 			return codec.NewError(codec.RequestCancelled, "")

@@ -76,3 +76,51 @@ func TestCallErrorsUnderRPCNames(t *testing.T) {
 	assert.Equal(t, "a rule", why.Reason)
 	assert.Equal(t, "jsonrpc error -32600: Invalid Request: a rule", e.Error())
 }
+
+// ErrorFor maps a handler's error to the answer: a context error once the
+// context ended — context.Canceled, context.DeadlineExceeded, or the
+// context's cause wrapped, as fmt.Errorf("...: %w", context.Cause(ctx))
+// makes — is said by the cause; anything else is what it was.
+func TestErrorFor(t *testing.T) {
+	ended := func(cause error) context.Context {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		cancel(cause)
+		return ctx
+	}
+	live := context.Background()
+	tests := []struct {
+		name string
+		ctx  context.Context
+		err  error
+		want *rpc.Error // nil: none
+	}{
+		{"no error", live, nil, nil},
+		{"no error, the peer cancelled", ended(rpc.ErrCancelled), nil, nil},
+		{"the peer cancelled: ctx.Err()", ended(rpc.ErrCancelled), context.Canceled, rpc.NewError(-32800, "")},
+		{"the peer cancelled: the cause wrapped", ended(rpc.ErrCancelled),
+			fmt.Errorf("reading: %w", rpc.ErrCancelled), rpc.NewError(-32800, "")},
+		{"shutting down: the cause wrapped", ended(rpc.ErrShutdown),
+			fmt.Errorf("reading: %w", rpc.ErrShutdown), rpc.NewError(-32000, "")},
+		{"shutting down: ctx.Err()", ended(rpc.ErrShutdown), context.Canceled, rpc.NewError(-32000, "")},
+		{"a cause of the handler's own", ended(errors.New("mine")), context.Canceled,
+			rpc.NewError(-32603, "").WithData(map[string]string{"exception": "*errors.errorString", "message": "context canceled"})},
+		{"the cause while the context lives", live, rpc.ErrCancelled,
+			rpc.NewError(-32603, "").WithData(map[string]string{"exception": "*errors.errorString", "message": "rpc: cancelled by the peer"})},
+		{"an error object", ended(rpc.ErrCancelled), rpc.NewError(-32050, "gave up"), rpc.NewError(-32050, "gave up")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := rpc.ErrorFor(tt.ctx, tt.err)
+			if tt.want == nil {
+				assert.Nil(t, got)
+				return
+			}
+			require.NotNil(t, got)
+			want, err := json.Marshal(tt.want)
+			require.NoError(t, err)
+			have, err := json.Marshal(got)
+			require.NoError(t, err)
+			assert.JSONEq(t, string(want), string(have))
+		})
+	}
+}
