@@ -26,7 +26,8 @@ package toolrpc_test
 //     directory.
 //   - ```json: valid JSON.
 //   - Nothing else is allowed: a block of another kind fails the test,
-//     unless it is marked <!-- not tested: REASON -->.
+//     unless it is marked <!-- not tested: REASON -->; so does an indented
+//     code block (TestDocsNoIndentedCode), which could hold nothing marked.
 //
 // The README's quick start has its own, stricter test (TestReadmeQuickStart).
 
@@ -325,5 +326,21 @@ func TestReadmeIsShort(t *testing.T) {
 	assert.LessOrEqual(t, bytes.Count(readme, []byte("\n")), 300, "README.md's lines")
 	for _, page := range docPages(t)[1:] {
 		assert.Contains(t, string(readme), "]("+filepath.ToSlash(page)+")", "README's map of the docs names %s", page)
+	}
+}
+
+// indentedCode matches an indented code block: a line of four spaces or a
+// tab and text, after a blank line.
+var indentedCode = regexp.MustCompile("(?m)^\n(?:    |\t)[^ \t\n].*$")
+
+// No page holds an indented code block, which the convention of
+// TestDocsCodeBlocks could not see.
+func TestDocsNoIndentedCode(t *testing.T) {
+	for _, page := range docPages(t) {
+		text, err := os.ReadFile(page)
+		require.NoError(t, err)
+		for _, m := range indentedCode.FindAll(docFence.ReplaceAll(text, nil), -1) {
+			t.Errorf("%s: an indented code block, not fenced: %q", page, bytes.TrimSpace(m))
+		}
 	}
 }
