@@ -77,12 +77,12 @@ func TestReadmeQuickStart(t *testing.T) {
 		"go test -race ./...        # every test, with the race detector\n"}, blocks[3], "the two commands")
 }
 
-// TestReadmeRules holds the README's table of rules: each row's params,
+// TestDocsRules holds the table of rules of docs/tools-and-schemas.md: each row's params,
 // sent to the calculator, are answered -32602 with exactly the row's data,
 // and the method's published params schema holds, at the row's JSON
 // Pointer, exactly the row's value.
-func TestReadmeRules(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
+func TestDocsRules(t *testing.T) {
+	readme, err := os.ReadFile("docs/tools-and-schemas.md")
 	require.NoError(t, err)
 	row := regexp.MustCompile("(?m)^\\| `(\\w+)` \\| `([^`]+)` \\| .+ \\| `(/[^`]*)`: `([^`]+)` \\| `(\\[.*\\])` \\|$")
 	rows := row.FindAllStringSubmatch(string(readme), -1)
