@@ -18,7 +18,7 @@ import (
 )
 
 // The answers of the bad-input table, as the JSON-RPC 2.0 specification
-// (section 5.1) and the README's error table write them.
+// (section 5.1) and the table of docs/errors.md write them.
 const (
 	badParseError = `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}`
 
@@ -30,7 +30,7 @@ const (
 
 // badInvalid is the -32600 answer to id (a raw token; "null" when the id is
 // absent, itself invalid, or given twice) for the rule reason: the
-// specification's message, and the rule in data (README, "Errors").
+// specification's message, and the rule in data (docs/errors.md).
 func badInvalid(id, reason string) string {
 	return `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"` + reason + `"}},"id":` + id + `}`
 }
@@ -59,7 +59,7 @@ func badResult(result, id string) string {
 	return `{"jsonrpc":"2.0","result":` + result + `,"id":` + id + `}`
 }
 
-// badLimit is the -32600 answer, id null, of a limit passed: the README's
+// badLimit is the -32600 answer, id null, of a limit passed: docs/limits.md's
 // "the limit in data.reason".
 func badLimit(reason string) string { return badInvalid(`null`, reason) }
 
@@ -302,7 +302,7 @@ func badInputRows(t *testing.T) []badRow {
 			<-- ` + badResult(`{"a":1,"a":2}`, `"dp1"`) + `
 			--> {"jsonrpc":"2.0","method":"echo","params":[{"b":{"c":1,"c":1}}],"id":"dp2"}
 			<-- ` + badResult(`[{"b":{"c":1,"c":1}}]`, `"dp2"`)},
-		// README, "Params": a member given twice is refused, -32602 with
+		// docs/tools-and-schemas.md, "Params": a member given twice is refused, -32602 with
 		// rule "duplicate" in data (the message as service's tests hold it).
 		{name: "duplicate members inside params are refused by service", h: tools, tr: `
 			--> {"jsonrpc":"2.0","method":"add","params":{"a":1,"b":2,"a":3},"id":"ds1"}
@@ -361,7 +361,7 @@ func badInputRows(t *testing.T) []badRow {
 			<-- ` + badResult(`[123456789012345678901234567890,1e400,-0.0,1E-400]`, `"hp1"`) + `
 			--> {"jsonrpc":"2.0","method":"echo","params":{"n":` + bigNumber + `},"id":"hp2"}
 			<-- ` + badResult(`{"n":`+bigNumber+`}`, `"hp2"`)},
-		// README, "Params": numbers must fit their Go type (rule "range").
+		// docs/tools-and-schemas.md, "Params": numbers must fit their Go type (rule "range").
 		{name: "huge numbers in params are refused by service when they do not fit", h: tools, tr: `
 			--> {"jsonrpc":"2.0","method":"add","params":{"a":100000000000000000000000,"b":1},"id":"hs1"}
 			<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"a","rule":"range","param":"int","message":"100000000000000000000000 does not fit in int"}]},"id":"hs1"}
@@ -542,7 +542,7 @@ func badInputRows(t *testing.T) []badRow {
 		}},
 		{name: "a batch of 1000 requests is answered on one line", in: badLines(batchOfRequests),
 			want: []string{batchOfAnswers}},
-		// README: a request whose id is in flight is answered -32600 with
+		// docs/wire.md: a request whose id is in flight is answered -32600 with
 		// that id, and a batch's ids stay in flight until it is answered;
 		// 7.0 is another id. The message is TestDuplicateIDInFlight's.
 		{name: "a batch repeating one id", tr: `
@@ -654,7 +654,7 @@ func badInputRows(t *testing.T) []badRow {
 			<-- ` + badParseError},
 
 		// Messages the server must not answer.
-		// README: responses are routed to our calls, an unexpected one
+		// docs/wire.md: responses are routed to our calls, an unexpected one
 		// dropped, never answered; malformed ones too.
 		{name: "responses sent to the server are never answered", tr: `
 			--> {"jsonrpc":"2.0","result":19,"id":1}

@@ -50,5 +50,5 @@
 //     frames, message classification, encoding.
 //
 // Nothing in them imports this package. This package also holds the
-// end-to-end tests; README.md is the tour.
+// end-to-end tests; README.md is the front door and docs/ the tour, a page a topic.
 package toolrpc

@@ -905,7 +905,7 @@ func TestJRPC2ClientCalculatorBatch(t *testing.T) {
 }
 
 // jrpc2's client sends "params": null for nil params of a typed nil (a nil
-// slice or map); toolrpc refuses it as its README says (params, when present,
+// slice or map); toolrpc refuses it as docs/wire.md says (params, when present,
 // must be an object or an array): -32600 with the id for a call, and for a
 // notification -32600 with id null. jrpc2's own server reads null as no params.
 func TestJRPC2ClientCalculatorNullParams(t *testing.T) {

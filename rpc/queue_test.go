@@ -66,7 +66,7 @@ func liveHeap() uint64 {
 }
 
 // The memory a connection holds for the messages it read stays under the
-// bound README states: (Concurrency + 3) messages of at most MaxFrameSize
+// bound docs/limits.md states ("Memory"): (Concurrency + 3) messages of at most MaxFrameSize
 // (and MaxBatch entries of decodedEntry bytes), plus the queue's
 // MaxQueueBytes, 16 times that while a call of ours awaits the peer. The
 // input is the costliest kind for its size: tiny requests, each far larger
@@ -77,7 +77,7 @@ func TestQueueMemoryIsBounded(t *testing.T) {
 	const (
 		maxFrame     = 64 << 10
 		concurrency  = 1
-		decodedEntry = 400     // README's figure for a message's decoded form
+		decodedEntry = 400     // docs/limits.md's figure for a message's decoded form
 		fixedBuffers = 1 << 20 // the reader's buffer, the decoder's storage
 	)
 	tests := []struct {

@@ -158,7 +158,7 @@ func TestMethodShapes(t *testing.T) {
 
 func TestBinding(t *testing.T) {
 	tests := []struct{ name, transcript string }{
-		// The README's params table, column "no params", and Register's
+		// The params table of docs/tools-and-schemas.md, column "no params", and Register's
 		// doc comment, shape by shape.
 		{"absent params: the zero value, then validated", `
 			--> {"jsonrpc":"2.0","method":"add","id":1}
