@@ -146,6 +146,8 @@ func TestBindIntegerNotations(t *testing.T) {
 		U64 uint64  `json:"u64"`
 		L   level   `json:"l"`
 		P   *uint32 `json:"p"`
+		Q   int     `json:"q,string"`
+		QU  uint    `json:"qu,string"`
 	}
 	bd := binder{cache: map[reflect.Type]*decodeFunc{}}
 	dec, err := bd.decoder(reflect.TypeFor[ints]())
@@ -174,6 +176,9 @@ func TestBindIntegerNotations(t *testing.T) {
 		{in: `{"u":-1.0}`, err: "u: -1.0 does not fit in uint"},
 		{in: `{"i":1e400}`, err: "i: 1e400 does not fit in int"},
 		{in: `{"l":4e4}`, err: "l: 4e4 does not fit in bind.level"},
+		{in: `{"q":"3"}`, want: ints{Q: 3}},
+		{in: `{"q":"3.0"}`, err: "q: expected an integer, got 3.0"},
+		{in: `{"qu":"-0"}`, err: "qu: -0 does not fit in uint"},
 	}
 	for _, tt := range tests {
 		var v ints
