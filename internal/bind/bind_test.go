@@ -245,3 +245,33 @@ func TestBindRecursiveTypes(t *testing.T) {
 	require.Nil(t, fe)
 	assert.Equal(t, "c", v.Children[0].Children[0].Name)
 }
+
+// TestBindEveryMemberProblem: an object's members are all decoded, and each
+// problem is reported with its path, in the order of the input; an array
+// stops at its first.
+func TestBindEveryMemberProblem(t *testing.T) {
+	dec := targetDecoder(t)
+	_, fe := bindTarget(dec, []byte(`{"i8":"x","zz":1,"nest_ptr":{"x":"1","q":2},"i8":3,"slice":[1,"a","b"],"u16":-1.0,"s":"ok"}`))
+	require.NotNil(t, fe)
+	fe.finish()
+	var got []string
+	for _, e := range append([]*Error{fe}, fe.Others()...) {
+		got = append(got, e.Error())
+	}
+	assert.Equal(t, []string{
+		"i8: expected an integer, got a string",
+		`zz: unknown field "zz"`,
+		"nest_ptr.x: expected an integer, got a string",
+		`nest_ptr.q: unknown field "q"`,
+		`i8: member "i8" given more than once`,
+		"slice[1]: expected an integer, got a string",
+		"u16: -1.0 does not fit in uint16",
+	}, got)
+	assert.Zero(t, fe.Omitted())
+
+	in := []byte("{" + strings.Repeat(`"zz":1,`, 2*MaxErrors) + `"s":"ok"}`)
+	_, fe = bindTarget(dec, in)
+	require.NotNil(t, fe)
+	assert.Len(t, fe.Others(), MaxErrors-1)
+	assert.Equal(t, MaxErrors, fe.Omitted())
+}
