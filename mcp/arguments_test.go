@@ -31,3 +31,17 @@ func TestArgumentsMeta(t *testing.T) {
 		--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"hello","arguments":{},"_meta":{}},"id":7}
 		<-- {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"hello, world"}]},"id":7}`, nil)
 }
+
+// An integer argument is an integer in any notation (7.0, 2e0), exactly as
+// the params binder reads one; a fraction is refused, as a tool error
+// naming the argument.
+func TestArgumentsIntegerNotations(t *testing.T) {
+	s, _ := newServer(nil)
+	wiretest.Serve(t, s.Handler(), `
+		--> {"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}},"id":1}
+		<-- {"jsonrpc":"2.0","result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{},"tools":{"listChanged":true}},"serverInfo":{"name":"kit","title":"Test kit","version":"1.0.0"},"instructions":"Use add to add."},"id":1}
+		--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"point","arguments":{"a":7.0,"b":2e0}},"id":2}
+		<-- {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"{\"x\":3,\"y\":1,\"label\":\"<q&a>\"}"}],"structuredContent":{"x":3,"y":1,"label":"<q&a>"}},"id":2}
+		--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"point","arguments":{"a":7.5,"b":2}},"id":3}
+		<-- {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"Invalid arguments:\n- a: expected an integer, got 7.5"}],"isError":true},"id":3}`, nil)
+}

@@ -102,3 +102,23 @@ func TestAttackElicitFieldsFoldedAlike(t *testing.T) {
 		{`{"NAME":"ab"}`, `mcp: the answer does not fit the form: member "NAME" is not field "Name" but would be decoded as it`},
 	})
 }
+
+// An integer field's answer is an integer in any notation (3.0, 3e0, -0.0),
+// read exactly: 2.5 is not one, nor is 9007199254740993.5, which a float64
+// rounds to an integer.
+func TestElicitIntegerNotations(t *testing.T) {
+	form := ElicitParams{Fields: []Field{NumberField{Name: "n", Integer: true, Minimum: Ptr(0.0)}}}
+	const misfit = `mcp: the answer does not fit the form: field "n" `
+	checkFits(t, &form, []fitsCase{
+		{`{"n":3}`, ""},
+		{`{"n":3.0}`, ""},
+		{`{"n":3e0}`, ""},
+		{`{"n":30e-1}`, ""},
+		{`{"n":-0.0}`, ""},
+		{`{"n":9007199254740993.0}`, ""},
+		{`{"n":2.5}`, misfit + "must be an integer"},
+		{`{"n":9007199254740993.5}`, misfit + "must be an integer"},
+		{`{"n":1e-400}`, misfit + "must be an integer"},
+		{`{"n":-1.0}`, misfit + "is out of its bounds"},
+	})
+}

@@ -4,11 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/toolrpc/toolrpc/internal/scan"
 )
 
 // ErrFormAnswer is wrapped by the error of [Elicit] when the user's
@@ -34,9 +35,12 @@ func (p *ElicitParams) Check(res *ElicitResult) error {
 // required fields are present, and each value present has its field's
 // type and keeps its bounds (minLength and maxLength counted in
 // characters, minimum and maximum, an integer's lack of a fraction,
-// minItems and maxItems) and choices (enum, oneOf, items); numbers are
-// compared as the float64 they decode to (one beyond its range does not
-// fit; one too small for it is 0, an integer). A member that names no
+// minItems and maxItems) and choices (enum, oneOf, items); whether a
+// number is an integer is read exactly in decimal, as the params binder
+// reads it (3.0 and 3e0 are integers; 2.5, 9007199254740993.5 and 1e-400
+// are not), and numbers are compared with their bounds as the float64
+// they decode to (one beyond its range does not fit; one too small for it
+// is 0). A member that names no
 // field is allowed, as the schema allows it, but for one whose
 // name equals a field's but for case, which Decode would take for the
 // field (stricter than the schema); a string's format
@@ -125,7 +129,7 @@ func fieldFits(f Field, v json.RawMessage) string {
 		if err != nil {
 			return "is beyond a float64's range"
 		}
-		if f.Integer && x != math.Trunc(x) {
+		if _, _, st := scan.Integer(v); f.Integer && st == scan.Fraction { // exact, not x's rounding
 			return "must be an integer"
 		}
 		if f.Minimum != nil && x < *f.Minimum || f.Maximum != nil && x > *f.Maximum {

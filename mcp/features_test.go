@@ -170,7 +170,7 @@ func TestFeaturesLegacy(t *testing.T) {
 		--> {"jsonrpc":"2.0","method":"prompts/get","params":{"name":"code","arguments":{"language":"go","style":"terse"}},"id":22}
 		<-- {"jsonrpc":"2.0","result":{"description":"code in go","messages":[{"role":"assistant","content":{"type":"text","text":"I write go"}},{"role":"user","content":{"type":"resource_link","uri":"test://static-text","name":"static-text","title":"T"}},{"role":"user","content":{"type":"audio","data":"CQ==","mimeType":"audio/wav"}}]},"id":22}
 		--> {"jsonrpc":"2.0","method":"prompts/get","params":{"name":"code","arguments":{"style":1,"x":"y"}},"id":23}
-		<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"style","rule":"type","param":"string","message":"expected a string, got a number"}]},"id":23}
+		<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"style","rule":"type","param":"string","message":"expected a string, got a number"},{"field":"x","rule":"unknown","message":"unknown field \"x\""},{"field":"language","rule":"required","message":"language is required"}]},"id":23}
 		--> {"jsonrpc":"2.0","method":"prompts/get","params":{"name":"code","arguments":{"language":"cobol"}},"id":24}
 		<-- {"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"exception":"*errors.errorString","message":"no"}},"id":24}
 		--> {"jsonrpc":"2.0","method":"prompts/get","params":{"name":"nope"},"id":25}

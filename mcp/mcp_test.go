@@ -47,7 +47,7 @@ func TestLegacyEra(t *testing.T) {
 		--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"boom"},"id":11}
 		<-- {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"the tool failed: index 7 out of range"}],"isError":true},"id":11}
 		--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"add","arguments":{"a":"1","c":3}},"id":12}
-		<-- {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"Invalid arguments:\n- a: expected a number, got a string"}],"isError":true},"id":12}
+		<-- {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"Invalid arguments:\n- a: expected a number, got a string\n- c: unknown field \"c\"\n- b is required"}],"isError":true},"id":12}
 		--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"point","arguments":{"a":1,"b":0}},"id":13}
 		<-- {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"Invalid arguments:\n- b must not be 0"}],"isError":true},"id":13}
 		--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"tags","arguments":{"x":"1","y":"2"}},"id":14}

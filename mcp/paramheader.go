@@ -1,15 +1,14 @@
 package mcp
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/textproto"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/scan"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/schema"
 )
@@ -206,14 +205,16 @@ func headerMatches(kind, header string, raw []byte) bool {
 }
 
 // safeInteger returns the integer the JSON number s is, when it is one
-// within ±(2^53-1) (42.0 and 4.2e1 are 42).
+// within ±(2^53-1) (42.0 and 4.2e1 are 42), read exactly as the params
+// binder reads an integer ([scan.Integer]).
 func safeInteger(s string) (int64, bool) {
-	if len(s) > 64 || s == "" || (s[0] != '-' && (s[0] < '0' || s[0] > '9')) || !json.Valid([]byte(s)) {
-		return 0, false // not a JSON number (the length bounds the parse)
+	b := []byte(s)
+	if end, st := scan.Number(b, 0); st != scan.OK || end != len(b) {
+		return 0, false // not a JSON number
 	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f > maxSafeInteger || f < -maxSafeInteger || f != float64(int64(f)) {
+	n, ok := scan.Int64(b)
+	if !ok || n > maxSafeInteger || n < -maxSafeInteger {
 		return 0, false
 	}
-	return int64(f), true
+	return n, true
 }

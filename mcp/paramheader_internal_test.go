@@ -79,3 +79,29 @@ func jsonInt(n int64) string {
 	b, _ := json.Marshal(n)
 	return string(b)
 }
+
+// TestSafeInteger: an argument is an integer as the params binder reads
+// one, exactly, whatever its notation, within ±(2^53-1).
+func TestSafeInteger(t *testing.T) {
+	for _, tt := range []struct {
+		s  string
+		n  int64
+		ok bool
+	}{
+		{"42", 42, true},
+		{"42.0", 42, true},
+		{"4.2e1", 42, true},
+		{"-0.0", 0, true},
+		{"9007199254740991.0", 9007199254740991, true},
+		{"9007199254740990.5", 0, false}, // a float64 reads it 9007199254740990
+		{"9007199254740992", 0, false},
+		{"2.5", 0, false},
+		{"1e400", 0, false},
+		{"4.2e1 ", 0, false},
+		{"", 0, false},
+	} {
+		if n, ok := safeInteger(tt.s); n != tt.n || ok != tt.ok {
+			t.Errorf("safeInteger(%q) = %d, %v; want %d, %v", tt.s, n, ok, tt.n, tt.ok)
+		}
+	}
+}

@@ -430,11 +430,11 @@ func splitPath(p string) []segment {
 
 // canonical reports whether every number in the JSON text b is written so
 // that the binder and exact arithmetic read the same value: an integer
-// without fraction or exponent (30 digits at most), any other number with 6
-// significant digits at most and a magnitude between 1e-30 and 1e30. The
-// binder refuses an integral value written otherwise into an integer (1.0),
-// and numbers are compared after rounding to the Go type: the schema cannot
-// say either (see the package documentation).
+// (in any notation: 3, 3.0, 3e0, -0.0, as the binder reads it) of 30
+// digits at most, any other number with 6 significant digits at most and
+// a magnitude between 1e-30 and 1e30. Numbers are compared after rounding
+// to the Go type: the schema cannot say that (see the package
+// documentation).
 func canonical(b []byte) bool {
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
@@ -454,11 +454,20 @@ func canonical(b []byte) bool {
 			}
 			continue
 		}
+		if e := strings.IndexAny(s, "eE"); e >= 0 && len(strings.TrimLeft(s[e+1:], "+-0")) > 3 {
+			return false // an exponent big.Rat would spend long on, far beyond 1e30
+		}
 		r, ok := new(big.Rat).SetString(s)
-		if !ok || r.IsInt() {
+		if !ok {
 			return false
 		}
 		abs := new(big.Rat).Abs(r)
+		if r.IsInt() {
+			if len(abs.Num().String()) > 30 {
+				return false
+			}
+			continue
+		}
 		if abs.Cmp(new(big.Rat).SetFloat64(1e-30)) < 0 || abs.Cmp(new(big.Rat).SetFloat64(1e30)) > 0 {
 			return false
 		}

@@ -716,7 +716,18 @@ func (g *gen) integer(t reflect.Type, ps []string) any {
 	if g.r.IntN(10) == 0 {
 		return g.pick(num("1.5"), "1", true)
 	}
-	return num(g.either(bounds, xs))
+	n := g.either(bounds, xs)
+	switch g.r.IntN(8) { // an integer in another notation is that integer
+	case 0:
+		n += ".0"
+	case 1:
+		n += "e0"
+	case 2:
+		if n == "0" {
+			n = "-0.0"
+		}
+	}
+	return num(n)
 }
 
 func (g *gen) float(ps []string) any {

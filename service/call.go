@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"reflect"
 	"strconv"
+	"strings"
 
+	"github.com/toolrpc/toolrpc/internal/bind"
 	"github.com/toolrpc/toolrpc/internal/scan"
 )
 
@@ -92,7 +94,7 @@ func (m *method) bind(ctx context.Context, params json.RawMessage, args []reflec
 	// bindPositional a struct whose field j holds parameter j.
 	v, fe := m.decode(params)
 	if fe != nil {
-		return nil, invalidParams(&FieldError{Field: fe.Field, Rule: fe.Rule, Param: fe.Param, Message: fe.Message})
+		return nil, m.decodeProblems(ctx, v, fe, named)
 	}
 	switch m.mode {
 	case bindNone:
@@ -114,6 +116,52 @@ func (m *method) bind(ctx context.Context, params json.RawMessage, args []reflec
 		}
 	}
 	return args, nil
+}
+
+// decodeProblems is the InvalidParams error for params that decoding
+// found problems in, fe and its others. Named params of a struct are
+// decoded member by member to the end, so they are validated too, but for
+// the members that have a decoding problem (their value is not what was
+// sent): one answer lists the unknown member, the one of the wrong type
+// and the one too long, the decoding problems first.
+func (m *method) decodeProblems(ctx context.Context, v reflect.Value, fe *bind.Error, named bool) error {
+	var p problems
+	spoilt := map[string]bool{}
+	for _, e := range append([]*bind.Error{fe}, fe.Others()...) {
+		p.add(&FieldError{Field: e.Field, Rule: e.Rule, Param: e.Param, Message: e.Message})
+		spoilt[topSegment(e.Field)] = true
+	}
+	p.more += fe.Omitted()
+	if !named || m.mode != bindStruct || !m.validate || spoilt[""] {
+		return p.err()
+	}
+	var vp problems
+	if err := m.svc.validate.check(ctx, v, "", &vp); err != nil {
+		return err
+	}
+	for _, e := range vp.list {
+		if !spoilt[topSegment(e.Field)] {
+			p.add(e)
+		}
+	}
+	p.more += vp.more // not exact when some of them were spoilt: a bound
+	return p.err()
+}
+
+// topSegment is the first segment of the JSON path field: the member of
+// the params it lies under (items of items[2].qty; ["a.b"] of ["a.b"].c),
+// or "" for the params as a whole.
+func topSegment(field string) string {
+	if field == "" || field[0] != '[' {
+		if k := strings.IndexAny(field, ".["); k >= 0 {
+			return field[:k]
+		}
+		return field
+	}
+	if end, _, st := scan.String([]byte(field), 1); st == scan.OK && end < len(field) && field[end] == ']' {
+		return field[:end+1]
+	}
+	return field // an index: not a member's
 }
 
 // argValue is the argument for p, decoded into *v.

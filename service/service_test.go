@@ -234,6 +234,21 @@ func TestBinding(t *testing.T) {
 			<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"F","rule":"range","param":"float32","message":"1e39 does not fit in float32"}]},"id":9}
 			--> {"jsonrpc":"2.0","method":"sizes","params":{"n":-128,"u":18446744073709551615,"F":1.5},"id":10}
 			<-- {"jsonrpc":"2.0","result":{"n":-128,"u":18446744073709551615,"F":1.5},"id":10}`},
+		{"an integral number in any notation is that integer; a fraction is not", `
+			--> {"jsonrpc":"2.0","method":"sum","params":[3.0,3e0,30e-1,0.3e1,-0.0],"id":1}
+			<-- {"jsonrpc":"2.0","result":12,"id":1}
+			--> {"jsonrpc":"2.0","method":"add","params":{"a":14278.0,"b":14278e0},"id":2}
+			<-- {"jsonrpc":"2.0","result":28556,"id":2}
+			--> {"jsonrpc":"2.0","method":"sizes","params":{"n":-1.28e2,"u":1.8446744073709551615e19},"id":3}
+			<-- {"jsonrpc":"2.0","result":{"n":-128,"u":18446744073709551615,"F":0},"id":3}
+			--> {"jsonrpc":"2.0","method":"sizes","params":{"u":-0.0,"F":3.0},"id":4}
+			<-- {"jsonrpc":"2.0","result":{"n":0,"u":0,"F":3},"id":4}
+			--> {"jsonrpc":"2.0","method":"sum","params":[3.0,2.5],"id":5}
+			<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"[1]","rule":"type","param":"integer","message":"expected an integer, got 2.5"}]},"id":5}
+			--> {"jsonrpc":"2.0","method":"sizes","params":{"n":1.28e2},"id":6}
+			<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"n","rule":"range","param":"int8","message":"1.28e2 does not fit in int8"}]},"id":6}
+			--> {"jsonrpc":"2.0","method":"sizes","params":{"u":-1.0},"id":7}
+			<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"u","rule":"range","param":"uint","message":"-1.0 does not fit in uint"}]},"id":7}`},
 		{"shapes that need the other kind of params", `
 			--> {"jsonrpc":"2.0","method":"sum","params":{"a":1},"id":1}
 			<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"","rule":"shape","param":"array","message":"the method takes positional params (an array)"}]},"id":1}

@@ -56,7 +56,17 @@ type FieldError struct {
 // Every problem is still found (every element of a params array is
 // validated, so the count is exact), but only the first MaxFieldErrors are
 // described.
-const MaxFieldErrors = 100
+//
+// Decoding problems are listed too, all of them: each member of named
+// params (and of an object within them) that is unknown, given twice, of
+// the wrong type or out of range is a problem of its own; an array (a
+// params array included) stops at its first. The decoding problems come
+// first, in the order of the input; then, for named params of a struct,
+// what validation finds in the members that decoded without a problem (a
+// member at fault is not validated: its value is not what was sent). So
+// {"title":"","tags":[6 items],"colour":1} is answered with colour
+// (unknown), title (required) and tags (max) in one list.
+const MaxFieldErrors = 100 // bind.MaxErrors too (TestMaxFieldErrors)
 
 // MaxFieldText is the most bytes of a [FieldError]'s Field, Param or Message;
 // a longer one (a path many levels deep, the text of a custom decoder's

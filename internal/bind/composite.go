@@ -1,11 +1,21 @@
 package bind
 
 import (
+	"bytes"
 	"encoding/base64"
 	"fmt"
 	"reflect"
 	"strconv"
+
+	"github.com/toolrpc/toolrpc/codec"
 )
+
+// integerKinds are the kinds that decodeInt and decodeUint decode.
+var integerKinds = [...]bool{
+	reflect.Int: true, reflect.Int8: true, reflect.Int16: true, reflect.Int32: true, reflect.Int64: true,
+	reflect.Uint: true, reflect.Uint8: true, reflect.Uint16: true, reflect.Uint32: true, reflect.Uint64: true, reflect.Uintptr: true,
+	reflect.UnsafePointer: false,
+}
 
 // quotedDecoder decodes a value given as a JSON string holding it (the
 // ",string" option of encoding/json).
@@ -17,6 +27,15 @@ func quotedDecoder(dec decodeFunc) decodeFunc {
 		s, end, fe := str(b, i)
 		if fe != nil {
 			return i, fe
+		}
+		if integerKinds[v.Kind()] && bytes.ContainsAny(s, ".eE") {
+			// A quoted integer is plain digits, as encoding/json and the
+			// published pattern have it: only a JSON number may be an
+			// integer in another notation (3.0, 3e0).
+			return i, &Error{Rule: "type", Param: "integer", Message: "expected an integer, got " + codec.Echo(s)}
+		}
+		if v.Kind() >= reflect.Uint && v.Kind() <= reflect.Uintptr && len(s) > 0 && s[0] == '-' {
+			return i, rangeError(s, v.Type()) // not even -0, as the published pattern has it
 		}
 		if v.Kind() == reflect.String {
 			// The string holds a JSON string.

@@ -267,6 +267,9 @@ func structDecoder(fields []field) decodeFunc {
 			seen = make([]uint64, (len(fields)+63)/64)
 		}
 		// eachMember's loop, with the body inlined: this is the hot path.
+		// A member's problem is gathered, its value skipped, and the
+		// members after it decoded still: every problem is reported.
+		var probs *Error
 		m := scan.ObjectMembers(b, i)
 		for {
 			name, at, done, st := m.Next()
@@ -274,30 +277,38 @@ func structDecoder(fields []field) decodeFunc {
 				return at, syntaxError()
 			}
 			if done {
+				if probs != nil {
+					return i, probs
+				}
 				return m.End, nil
 			}
+			var fe *Error
 			if fi := lookup(name); fi >= 0 {
 				f := &fields[fi]
 				if seen[fi/64]&(1<<(fi%64)) != 0 {
-					return at, duplicate(name).under(f.Name)
+					fe = duplicate(name).under(f.Name)
+				} else {
+					seen[fi/64] |= 1 << (fi % 64)
+					fv, vfe := f.value(v)
+					if vfe != nil {
+						fe = vfe.under(f.Name)
+					} else if m.End, fe = f.dec(d, b, at, fv); fe != nil {
+						fe = fe.under(f.Name)
+					}
 				}
-				seen[fi/64] |= 1 << (fi % 64)
-				fv, fe := f.value(v)
-				if fe != nil {
-					return at, fe.under(f.Name)
+				if fe == nil {
+					continue
 				}
-				if m.End, fe = f.dec(d, b, at, fv); fe != nil {
-					return at, fe.under(f.Name)
-				}
-				continue
+			} else if !(skipMeta && string(name) == "_meta") && !d.allowUnknown {
+				fe = (&Error{Rule: "unknown", Message: "unknown field " + quoted(name)}).under(fieldSegment(name))
 			}
-			if !(skipMeta && string(name) == "_meta") && !d.allowUnknown {
-				fe := &Error{Rule: "unknown", Message: "unknown field " + quoted(name)}
-				return at, fe.under(fieldSegment(name))
-			}
-			var fe *Error
-			if m.End, fe = rawEnd(b, at); fe != nil {
+			if fe != nil && fe.Rule == "syntax" {
 				return at, fe
+			}
+			probs = gather(probs, fe)
+			var sfe *Error
+			if m.End, sfe = rawEnd(b, at); sfe != nil {
+				return at, sfe
 			}
 		}
 	}

@@ -34,6 +34,47 @@ type Error struct {
 	Message string
 
 	path []string // segments, innermost first, while decoding
+
+	// also are the further problems found after this one, in the order of
+	// the input, at most MaxErrors-1 of them; omitted counts the rest.
+	also    []*Error
+	omitted int
+}
+
+// MaxErrors is the most problems one decoding reports (this one and
+// [Error.Others]); those beyond it are only counted ([Error.Omitted]).
+// Package service lists as many (its MaxFieldErrors).
+const MaxErrors = 100
+
+// Others returns the further problems that decoding found after e, in the
+// order of the input: the members of an object are all decoded, and each
+// one that is unknown, given twice or cannot be decoded is a problem of
+// its own. An array, a map or positional params stop at their first.
+func (e *Error) Others() []*Error { return e.also }
+
+// Omitted is how many problems were found beyond the MaxErrors reported.
+func (e *Error) Omitted() int { return e.omitted }
+
+// gather adds the problem fe (with its others), if any, to the list first
+// began, or begins it with fe: bounded by MaxErrors, counting the rest.
+func gather(first, fe *Error) *Error {
+	if fe == nil {
+		return first
+	}
+	if first == nil {
+		return fe
+	}
+	first.omitted += fe.omitted
+	for _, x := range append([]*Error{fe}, fe.also...) {
+		if len(first.also) < MaxErrors-1 {
+			x.also, x.omitted = nil, 0
+			first.also = append(first.also, x)
+		} else {
+			first.omitted++
+		}
+	}
+	fe.also = nil
+	return first
 }
 
 // Error returns the path at fault, if any, and the message.
@@ -48,11 +89,17 @@ func (e *Error) Error() string {
 // name, or "[2]", or `["key"]`), and returns e.
 func (e *Error) under(seg string) *Error {
 	e.path = append(e.path, seg)
+	for _, x := range e.also {
+		x.path = append(x.path, seg)
+	}
 	return e
 }
 
-// finish sets Field from the segments gathered.
+// finish sets Field from the segments gathered, in e and its others.
 func (e *Error) finish() {
+	for _, x := range e.also {
+		x.finish()
+	}
 	if len(e.path) == 0 {
 		return
 	}

@@ -17,7 +17,9 @@ import (
 // The decoder takes the params as they came: absent (empty, or only white
 // space), an object or an array; the caller refuses anything else, and an
 // object or an array where the parameters cannot take it. It returns a
-// pointer to the values decoded, or the first problem found:
+// pointer to the values decoded, or the first problem found with the
+// others after it ([Error.Others]: every member of an object is decoded,
+// an array stops at its first problem):
 //   - ts empty: the params must be absent, [] or {} (an object with only
 //     "_meta" too); the value is the zero Value;
 //   - spread: the params must be an array of one value per type, exactly

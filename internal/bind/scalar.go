@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding"
 	"encoding/json"
-	"math"
 	"reflect"
 	"strconv"
 
@@ -43,21 +42,33 @@ func number(b []byte, i int) (tok []byte, end int, integer bool, fe *Error) {
 }
 
 // numberToken scans the number at b[i] for a decoder of want ("integer" or
-// "number"). After a null, tok is nil (the value is left as it is); an
-// integer must have no fraction or exponent.
+// "number"). After a null, tok is nil (the value is left as it is).
 func numberToken(b []byte, i int, want string) (tok []byte, end int, integer bool, fe *Error) {
 	if !isNumberStart(b, i) {
 		end, fe = nullOr(b, i, want)
 		return nil, end, false, fe
 	}
 	tok, end, integer, fe = number(b, i)
-	if fe == nil && want == "integer" && !integer {
-		fe = &Error{Rule: "type", Param: "integer", Message: "expected an integer, got " + codec.Echo(tok)}
-	}
 	if fe != nil {
 		return nil, i, false, fe
 	}
 	return tok, end, integer, nil
+}
+
+// integerToken scans the number at b[i] for an integer decoder and reads
+// it with [scan.Integer]: an integral value in any notation (3, 3.0, 3e0)
+// is that integer; one with a fraction (2.5) is not an integer; tok is
+// nil after a null or an error.
+func integerToken(b []byte, i int) (tok []byte, end int, neg bool, mag uint64, st scan.IntStatus, fe *Error) {
+	tok, end, _, fe = numberToken(b, i, "integer")
+	if tok == nil {
+		return nil, end, false, 0, 0, fe
+	}
+	neg, mag, st = scan.Integer(tok)
+	if st == scan.Fraction {
+		return nil, i, false, 0, 0, &Error{Rule: "type", Param: "integer", Message: "expected an integer, got " + codec.Echo(tok)}
+	}
+	return tok, end, neg, mag, st, nil
 }
 
 func isNumberStart(b []byte, i int) bool {
@@ -98,11 +109,20 @@ func decodeInt(_ decodeState, b []byte, i int, v reflect.Value) (int, *Error) {
 		v.SetInt(n)
 		return end, nil
 	}
-	tok, end, _, fe := numberToken(b, i, "integer")
+	tok, end, neg, mag, st, fe := integerToken(b, i)
 	if tok == nil {
 		return end, fe
 	}
-	n, ok := parseInt(tok)
+	n, ok := int64(0), st == scan.Int
+	switch {
+	case !ok:
+	case neg && mag <= 1<<63:
+		n = int64(-mag) // -mag wraps to the two's complement
+	case !neg && mag < 1<<63:
+		n = int64(mag)
+	default:
+		ok = false
+	}
 	if !ok || v.OverflowInt(n) {
 		return i, rangeError(tok, v.Type())
 	}
@@ -110,50 +130,15 @@ func decodeInt(_ decodeState, b []byte, i int, v reflect.Value) (int, *Error) {
 	return end, nil
 }
 
-// parseInt parses a valid JSON integer token.
-func parseInt(tok []byte) (int64, bool) {
-	neg := tok[0] == '-'
-	if neg {
-		tok = tok[1:]
-	}
-	u, ok := parseUint(tok)
-	switch {
-	case !ok:
-		return 0, false
-	case neg && u <= 1<<63:
-		return -int64(u), true
-	case !neg && u < 1<<63:
-		return int64(u), true
-	}
-	return 0, false
-}
-
-// parseUint parses the digits of a valid JSON integer token.
-func parseUint(tok []byte) (uint64, bool) {
-	var n uint64
-	for _, c := range tok {
-		d := uint64(c - '0')
-		if n > (math.MaxUint64-d)/10 {
-			return 0, false
-		}
-		n = n*10 + d
-	}
-	return n, true
-}
-
 func decodeUint(_ decodeState, b []byte, i int, v reflect.Value) (int, *Error) {
-	tok, end, _, fe := numberToken(b, i, "integer")
+	tok, end, neg, mag, st, fe := integerToken(b, i)
 	if tok == nil {
 		return end, fe
 	}
-	n, ok := uint64(0), tok[0] != '-'
-	if ok {
-		n, ok = parseUint(tok)
-	}
-	if !ok || v.OverflowUint(n) {
+	if st != scan.Int || neg || v.OverflowUint(mag) {
 		return i, rangeError(tok, v.Type())
 	}
-	v.SetUint(n)
+	v.SetUint(mag)
 	return end, nil
 }
 
@@ -182,7 +167,7 @@ func exactFloat(tok []byte, integer bool) (float64, bool) {
 	if !integer {
 		return 0, false
 	}
-	n, ok := parseInt(tok)
+	n, ok := scan.Int64(tok)
 	return float64(n), ok && n > -1<<53 && n < 1<<53
 }
 

@@ -1,0 +1,82 @@
+package service_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolrpc/toolrpc/internal/wiretest"
+	"github.com/toolrpc/toolrpc/service"
+)
+
+// Note is the params of Notes.Add: validated, with a nested struct.
+type Note struct {
+	Title string   `json:"title" validate:"required"`
+	Tags  []string `json:"tags" validate:"max=5"`
+	Pages int      `json:"pages" validate:"gte=0"`
+	Meta  NoteMeta `json:"meta"`
+}
+
+// NoteMeta is nested in a Note.
+type NoteMeta struct {
+	Author string `json:"author" validate:"max=3"`
+	Year   int    `json:"year"`
+}
+
+// Notes serves Add.
+type Notes struct{}
+
+// Add takes a Note.
+func (Notes) Add(n Note) int { return len(n.Tags) }
+
+// Many takes many fields, for the bound.
+func (Notes) Many(m map[string]int) int { return len(m) }
+
+// One answer lists every problem of named params: each unknown member,
+// each one given twice, each value of the wrong type or out of range,
+// nested ones too, in the order of the input, and then what validation
+// finds in the members that decoded (not in those already at fault).
+func TestEveryProblemListed(t *testing.T) {
+	svc := service.New(nil)
+	require.NoError(t, svc.Register("", Notes{}))
+	six := `["a","b","c","d","e","f"]`
+	// 150 unknown members and a missing title: 100 listed, 51 counted.
+	many := make([]string, 150)
+	for k := range many {
+		many[k] = fmt.Sprintf(`"x%d":1`, k)
+	}
+	more := make([]string, 0, service.MaxFieldErrors+1)
+	for k := range service.MaxFieldErrors {
+		more = append(more, entry(fmt.Sprintf("x%d", k), "unknown", "", fmt.Sprintf(`unknown field \"x%d\"`, k)))
+	}
+	more = append(more, entry("", "more", "51", "51 more problems not listed"))
+	wiretest.Serve(t, svc, `
+		--> {"jsonrpc":"2.0","method":"add","params":{"title":"","tags":`+six+`,"colour":1},"id":1}
+		<-- `+invalid(1,
+		entry("colour", "unknown", "", `unknown field \"colour\"`),
+		entry("title", "required", "", "title is required"),
+		entry("tags", "max", "5", "tags must be at most 5 items long"))+`
+		--> {"jsonrpc":"2.0","method":"add","params":{"colour":1,"title":"t","pages":"2","meta":{"year":2.5,"author":"abcd","x":1},"tags":[1]},"id":2}
+		<-- `+invalid(2,
+		entry("colour", "unknown", "", `unknown field \"colour\"`),
+		entry("pages", "type", "integer", "expected an integer, got a string"),
+		entry("meta.year", "type", "integer", "expected an integer, got 2.5"),
+		entry("meta.x", "unknown", "", `unknown field \"x\"`),
+		entry("tags[0]", "type", "string", "expected a string, got a number"))+`
+		--> {"jsonrpc":"2.0","method":"add","params":{"title":"t","title":"u","pages":-1},"id":3}
+		<-- `+invalid(3,
+		entry("title", "duplicate", "", `member \"title\" given more than once`),
+		entry("pages", "gte", "0", "pages must be at least 0"))+`
+		--> {"jsonrpc":"2.0","method":"add","params":{"title":"t","meta":{"author":"abcd"}},"id":4}
+		<-- `+invalid(4, entry("meta.author", "max", "3", "meta.author must be at most 3 characters long"))+`
+		--> {"jsonrpc":"2.0","method":"add","params":{"colour":1},"id":5}
+		<-- `+invalid(5,
+		entry("colour", "unknown", "", `unknown field \"colour\"`),
+		entry("title", "required", "", "title is required"))+`
+		--> {"jsonrpc":"2.0","method":"add","params":{`+strings.Join(many, ",")+`},"id":6}
+		<-- `+invalid(6, more...)+`
+		--> {"jsonrpc":"2.0","method":"add","params":["t",[1],"x",{}],"id":7}
+		<-- `+invalid(7, entry("tags[0]", "type", "string", "expected a string, got a number")), nil)
+}
