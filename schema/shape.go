@@ -205,7 +205,7 @@ func keyShape(kt reflect.Type) (*Schema, error) {
 }
 
 // quotedShape is the schema of a field with the ",string" option: a string
-// holding the JSON of its value, or null.
+// holding the JSON of its value (not null: the field is not a pointer).
 func quotedShape(t reflect.Type) *Schema {
 	if s := opaque(t); s != nil {
 		return &Schema{Type: []string{"string"}, XValidate: s.XValidate}
@@ -223,11 +223,15 @@ func quotedShape(t reflect.Type) *Schema {
 	default: // a string
 		inner = jsonStringToken
 	}
-	return &Schema{Type: []string{"string"}, Pattern: "^(?:null|" + inner + ")$"}
+	return &Schema{Type: []string{"string"}, Pattern: "^(?:" + inner + ")$"}
 }
 
 // nullValue is what the binder makes of a JSON null for type t, and
-// whether it takes null at all.
+// whether it takes null at all: only where Go has a null of its own (a
+// pointer, a slice, an interface; a map is refused, as the official MCP Go
+// SDK's schemas do) or the type decodes itself; a string, a number, a
+// boolean, a struct, an array or a map refuses null as any other wrong
+// type.
 func nullValue(t reflect.Type) (v reflect.Value, ok bool) {
 	switch {
 	case t.Kind() == reflect.Pointer:
@@ -242,6 +246,9 @@ func nullValue(t reflect.Type) (v reflect.Value, ok bool) {
 		}()
 		err := p.Interface().(json.Unmarshaler).UnmarshalJSON([]byte("null"))
 		return p.Elem(), err == nil
+	case t.Kind() == reflect.Slice && !reflect.PointerTo(t).Implements(textUnmarshalerType), t.Kind() == reflect.Interface:
+	default:
+		return reflect.Value{}, false
 	}
 	return reflect.Zero(t), true
 }

@@ -29,7 +29,7 @@ func decodeBool(_ decodeState, b []byte, i int, v reflect.Value) (int, *Error) {
 			return i, syntaxError()
 		}
 	}
-	return nullOr(b, i, "boolean")
+	return typeError(b, i, "boolean")
 }
 
 // number scans the number token at b[i].
@@ -43,11 +43,11 @@ func number(b []byte, i int) (tok []byte, end int, integer bool, fe *Error) {
 }
 
 // numberToken scans the number at b[i] for a decoder of want ("integer" or
-// "number"). After a null, tok is nil (the value is left as it is); an
+// "number"). tok is nil when fe is not (null included); an
 // integer must have no fraction or exponent.
 func numberToken(b []byte, i int, want string) (tok []byte, end int, integer bool, fe *Error) {
 	if !isNumberStart(b, i) {
-		end, fe = nullOr(b, i, want)
+		end, fe = typeError(b, i, want)
 		return nil, end, false, fe
 	}
 	tok, end, integer, fe = number(b, i)
@@ -197,7 +197,7 @@ func str(b []byte, i int) ([]byte, int, *Error) {
 
 func decodeString(_ decodeState, b []byte, i int, v reflect.Value) (int, *Error) {
 	if i >= len(b) || b[i] != '"' {
-		return nullOr(b, i, "string")
+		return typeError(b, i, "string")
 	}
 	s, end, fe := str(b, i)
 	if fe != nil {
@@ -245,7 +245,7 @@ func decodeNumber(_ decodeState, b []byte, i int, v reflect.Value) (int, *Error)
 		v.SetString(string(s))
 		return end, nil
 	}
-	return nullOr(b, i, "number")
+	return typeError(b, i, "number")
 }
 
 func decodeUnmarshaler(_ decodeState, b []byte, i int, v reflect.Value) (int, *Error) {
@@ -261,7 +261,7 @@ func decodeUnmarshaler(_ decodeState, b []byte, i int, v reflect.Value) (int, *E
 
 func decodeTextUnmarshaler(_ decodeState, b []byte, i int, v reflect.Value) (int, *Error) {
 	if i >= len(b) || b[i] != '"' {
-		return nullOr(b, i, "string")
+		return typeError(b, i, "string")
 	}
 	s, end, fe := str(b, i)
 	if fe != nil {
