@@ -68,9 +68,9 @@ func TestParamHeaderListed(t *testing.T) {
 			`"not":{"type":"object","properties":{"zone":{"const":""}},"additionalProperties":false}}},"required":["target"],"additionalProperties":false}},` +
 			`{"name":"route","inputSchema":{"type":"object","properties":{` +
 			`"region":{"type":"string","minLength":1,"x-mcp-header":"Region"},` +
-			`"count":{"type":["integer","null"],"minimum":-9223372036854775808,"maximum":9223372036854775807,"x-mcp-header":"Count"},` +
+			`"count":{"type":["integer","null"],"x-mcp-header":"Count"},` +
 			`"flag":{"type":["boolean","null"],"x-mcp-header":"Flag"},` +
-			`"level":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},` +
+			`"level":{"type":"integer"}},` +
 			`"required":["region"],"additionalProperties":false}}],` +
 			`"ttlMs":0,"cacheScope":"public",` +
 			`"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"steps","version":"1.0.0"}}},"id":1}`)})
