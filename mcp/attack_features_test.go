@@ -451,7 +451,7 @@ func TestAttackPromptArguments(t *testing.T) {
 		--> `+get(`{"language":["go"]}`, 2)+`
 		<-- `+invalid(`{"field":"language","rule":"type","param":"string","message":"expected a string, got an array"}`, 2)+`
 		--> `+get(`{"language":null}`, 3)+`
-		<-- `+invalid(`{"field":"language","rule":"required","message":"language is required"}`, 3)+`
+		<-- `+invalid(`{"field":"language","rule":"type","param":"string","message":"expected a string, got null"}`, 3)+`
 		--> `+get(`{"language":"go","zzz":"1"}`, 4)+`
 		<-- `+invalid(`{"field":"zzz","rule":"unknown","message":"unknown field \"zzz\""}`, 4)+`
 		--> `+get(`null`, 5)+`

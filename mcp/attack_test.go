@@ -240,13 +240,13 @@ func TestAttackCursors(t *testing.T) {
 	}
 	wiretest.Serve(t, s.Handler(), `
 		--> `+list(`"cG9pbnQ"`, 1)+`
-		<-- {"jsonrpc":"2.0","result":{"tools":[{"name":"raw","inputSchema":{"type":"object"}},`+entry("rich")+`,{"name":"tags","inputSchema":{"type":"object","additionalProperties":{"type":["string","null"]}}}]},"id":1}
+		<-- {"jsonrpc":"2.0","result":{"tools":[{"name":"raw","inputSchema":{"type":"object"}},`+entry("rich")+`,{"name":"tags","inputSchema":{"type":"object","additionalProperties":{"type":"string"}}}]},"id":1}
 		--> `+list(`"dGFncw"`, 2)+`
 		<-- {"jsonrpc":"2.0","result":{"tools":[]},"id":2}
 		--> `+list(`"enp6"`, 3)+`
 		<-- {"jsonrpc":"2.0","result":{"tools":[]},"id":3}
 		--> `+list(`"YQ"`, 4)+`
-		<-- {"jsonrpc":"2.0","result":{"tools":[{"name":"add","inputSchema":{"type":"object","properties":{"a":{"description":"the first addend","type":"number"},"b":{"type":"number"}},"required":["a","b"],"additionalProperties":false}},`+entry("boom")+`,{"name":"point","inputSchema":{"type":"object","properties":{"a":{"type":["integer","null"],"minimum":-9223372036854775808,"maximum":9223372036854775807},"b":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807,"not":{"const":0}}},"required":["b"],"additionalProperties":false}}],"nextCursor":"cG9pbnQ"},"id":4}
+		<-- {"jsonrpc":"2.0","result":{"tools":[{"name":"add","inputSchema":{"type":"object","properties":{"a":{"description":"the first addend","type":"number"},"b":{"type":"number"}},"required":["a","b"],"additionalProperties":false}},`+entry("boom")+`,{"name":"point","inputSchema":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer","not":{"const":0}}},"required":["b"],"additionalProperties":false}}],"nextCursor":"cG9pbnQ"},"id":4}
 		--> `+list(`"cG9pbnQ="`, 5)+`
 		<-- `+invalid+`,"id":5}
 		--> `+list(`"+/+/"`, 6)+`

@@ -27,7 +27,7 @@ func TestBatches(t *testing.T) {
 			--> {"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}},"id":1}
 			<-- {"jsonrpc":"2.0","result":{"protocolVersion":"2025-03-26",` + caps + `
 			--> [{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}},"id":2},{"jsonrpc":"2.0","method":"ping","id":3},{"jsonrpc":"2.0","method":"tools/list","params":{"cursor":"cmF3"},"id":4}]
-			<-- [{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"3"}]},"id":2},{"jsonrpc":"2.0","result":{},"id":3},{"jsonrpc":"2.0","result":{"tools":[{"name":"rich","inputSchema":{"type":"object","additionalProperties":false}},{"name":"tags","inputSchema":{"type":"object","additionalProperties":{"type":["string","null"]}}}]},"id":4}]
+			<-- [{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"3"}]},"id":2},{"jsonrpc":"2.0","result":{},"id":3},{"jsonrpc":"2.0","result":{"tools":[{"name":"rich","inputSchema":{"type":"object","additionalProperties":false}},{"name":"tags","inputSchema":{"type":"object","additionalProperties":{"type":"string"}}}]},"id":4}]
 			--> [{"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}},"id":5},{"jsonrpc":"2.0","method":"ping","id":6}]
 			<-- [{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"initialize must not be part of a JSON-RPC batch: send it on its own"}},"id":5},{"jsonrpc":"2.0","result":{},"id":6}]
 			--> [{"jsonrpc":"2.0","method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-06-18"}},"id":7}]

@@ -410,7 +410,7 @@ func TestFeatureRegistration(t *testing.T) {
 		value any
 		want  string
 	}{
-		{badPromptArgs{}, `mcp: prompt count: argument n is of JSON type [integer null]: a prompt's arguments are strings`},
+		{badPromptArgs{}, `mcp: prompt count: argument n is of JSON type [integer]: a prompt's arguments are strings`},
 		{badPromptResult{}, `mcp: prompt number: it must return a string, a PromptResult or a *PromptResult (and an error, or not)`},
 		{badPromptMap{}, `mcp: prompt tags: its arguments must be one struct of string fields, or none`},
 		{badPromptPositional{}, `mcp: prompt two: its arguments must be one struct of string fields, or none`},

@@ -64,13 +64,13 @@ func TestParamHeaderListed(t *testing.T) {
 	srv := newMirrored(t)
 	check(t, srv.URL, exchange{body: `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + modernMeta + `}}`,
 		header: modernHeaders("tools/list", ""), status: 200,
-		want: streamed(`{"jsonrpc":"2.0","result":{"resultType":"complete","tools":[{"name":"place","inputSchema":{"type":"object","properties":{"target":{"type":"object","properties":{"zone":{"type":["string","null"],"x-mcp-header":"Zone"}},"additionalProperties":false,` +
-			`"not":{"type":"object","properties":{"zone":{"enum":["",null]}},"additionalProperties":false}}},"required":["target"],"additionalProperties":false}},` +
+		want: streamed(`{"jsonrpc":"2.0","result":{"resultType":"complete","tools":[{"name":"place","inputSchema":{"type":"object","properties":{"target":{"type":"object","properties":{"zone":{"type":"string","x-mcp-header":"Zone"}},"additionalProperties":false,` +
+			`"not":{"type":"object","properties":{"zone":{"const":""}},"additionalProperties":false}}},"required":["target"],"additionalProperties":false}},` +
 			`{"name":"route","inputSchema":{"type":"object","properties":{` +
 			`"region":{"type":"string","minLength":1,"x-mcp-header":"Region"},` +
-			`"count":{"type":["integer","null"],"minimum":-9223372036854775808,"maximum":9223372036854775807,"x-mcp-header":"Count"},` +
+			`"count":{"type":["integer","null"],"x-mcp-header":"Count"},` +
 			`"flag":{"type":["boolean","null"],"x-mcp-header":"Flag"},` +
-			`"level":{"type":["integer","null"],"minimum":-9223372036854775808,"maximum":9223372036854775807}},` +
+			`"level":{"type":"integer"}},` +
 			`"required":["region"],"additionalProperties":false}}],` +
 			`"ttlMs":0,"cacheScope":"public",` +
 			`"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"steps","version":"1.0.0"}}},"id":1}`)})
@@ -182,8 +182,8 @@ func TestParamHeaderRefused(t *testing.T) {
 		want  string
 	}{
 		{badToken{}, `mcp: tool bad: x-mcp-header "Bad Name" of s is not an HTTP field-name token`},
-		{badNumber{}, `mcp: tool bad: x-mcp-header "N" of n: the property's type is [number null], and only a string, an integer or a boolean may be mirrored in a header`},
-		{badObject{}, `mcp: tool bad: x-mcp-header "O" of o: the property's type is [], and only a string, an integer or a boolean may be mirrored in a header`},
+		{badNumber{}, `mcp: tool bad: x-mcp-header "N" of n: the property's type is [number], and only a string, an integer or a boolean may be mirrored in a header`},
+		{badObject{}, `mcp: tool bad: x-mcp-header "O" of o: the property's type is [object], and only a string, an integer or a boolean may be mirrored in a header`},
 		{badTwice{}, `mcp: tool bad: x-mcp-header "a" of b is used twice (regardless of case)`},
 		{badItems{}, `mcp: tool bad: x-mcp-header "Zone" at l.zone: only a property reached from the root by properties alone may be mirrored in a header`},
 		{badTag{}, `mcp tag "Header=X": want header=Name`},

@@ -39,12 +39,16 @@
 //
 // # Absent members and null
 //
-// An absent member leaves its field at the zero value, and null decodes to
-// the zero value too (to nil for pointers, slices, maps and interfaces;
-// json.RawMessage keeps "null"; UnmarshalJSON decides for its types).
-// Validator then checks that value like any other. So a member is required
-// when its zero value fails its rules, and null is allowed where the value
-// null decodes to passes them. The generator finds out by running the
+// An absent member leaves its field at the zero value. JSON null binds
+// only where Go has a null: it decodes to nil for pointers, slices and
+// interfaces (json.RawMessage keeps "null"; UnmarshalJSON decides for its
+// types). For a string, a number, a boolean, a struct, an array or a map
+// null is a wrong type, refused like any other ("expected a string, got
+// null"), and the schema does not admit it (as the official MCP Go SDK's
+// schemas: a slice is ["array","null"], a map "object"). Validator then
+// checks the value bound like any other. So a member is required when its
+// zero value fails its rules, and null is allowed where the binder takes
+// it and the value null decodes to passes them. The generator finds out by running the
 // validator on those values, which gives validator's exact meaning:
 // `validate:"gt=0"` on an int makes the member required and refuses null,
 // `gte=0` does neither; any rule on a pointer (except after omitempty)
@@ -70,8 +74,8 @@
 //     time.Duration); on an array, its fixed length decides at once;
 //   - eq, ne: const and not const (on a string its text, on a slice or map
 //     its length); oneof: enum (of integers, those validator can match);
-//   - unique: uniqueItems, and not both null and the zero value (which
-//     decode to the same element);
+//   - unique: uniqueItems (an element of a scalar type takes no null, so
+//     equal elements come from equal JSON values only);
 //   - alpha, alphanum, alphaunicode, alphanumunicode, numeric, number,
 //     hexadecimal, ascii, printascii, startswith, endswith, contains,
 //     excludes, startsnotwith, endsnotwith, containsany, excludesall:

@@ -27,10 +27,7 @@ func Example() {
 	//   "properties": {
 	//     "a": {
 	//       "description": "the dividend",
-	//       "type": [
-	//         "number",
-	//         "null"
-	//       ]
+	//       "type": "number"
 	//     },
 	//     "b": {
 	//       "description": "the divisor",
@@ -64,9 +61,9 @@ func ExampleGenerator_For() {
 	fmt.Println("since:", string(b))
 	fmt.Println("required:", s.Required)
 	// Output:
-	// limit: {"anyOf":[{"enum":[null,0]},{"type":"integer","minimum":1,"maximum":50}]}
+	// limit: {"type":"integer","minimum":0,"maximum":50}
 	// tags:  {"type":["array","null"],"items":{"type":"string","pattern":"^[a-zA-Z0-9]+$"},"maxItems":5}
-	// since: {"anyOf":[{"enum":[null,""]},{"type":"string","format":"date"}],"x-validate":"datetime=2006-01-02"}
+	// since: {"anyOf":[{"const":""},{"type":"string","format":"date"}],"x-validate":"datetime=2006-01-02"}
 	// required: [query]
 }
 

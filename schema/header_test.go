@@ -21,7 +21,7 @@ type badHeader struct {
 // headers, SEP-2243); any other mcp tag is refused.
 func TestHeaderTag(t *testing.T) {
 	assert.JSONEq(t, `{`+dialect+`"type":"object","properties":{
-		"region":{"description":"mirrored","type":["string","null"],"x-mcp-header":"Region"}},
+		"region":{"description":"mirrored","type":"string","x-mcp-header":"Region"}},
 		"additionalProperties":false}`, schemaOf[headed](t, nil))
 	_, err := schema.New(nil).For(reflect.TypeFor[badHeader]())
 	assert.EqualError(t, err, `schema: field Region: mcp tag "Region": want header=Name`)

@@ -152,3 +152,5 @@ func TestAnchorAcrossTheDocument(t *testing.T) {
 type pointRef struct{}
 
 func (pointRef) JSONSchema() *schema.Schema { return &schema.Schema{Ref: "#point"} }
+
+func (*pointRef) UnmarshalJSON([]byte) error { return nil }

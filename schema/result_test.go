@@ -47,19 +47,19 @@ func TestForResult(t *testing.T) {
 	got, err := json.Marshal(s)
 	require.NoError(t, err)
 	want := `{"$schema":"https://json-schema.org/draft/2020-12/schema",` +
-		`"$defs":{"Inner":{"type":"object","properties":{"x":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"y":{"type":"string"}},"required":["x","y"],"additionalProperties":false}},` +
+		`"$defs":{"Inner":{"type":"object","properties":{"x":{"type":"integer"},"y":{"type":"string"}},"required":["x","y"],"additionalProperties":false}},` +
 		`"type":"object",` +
-		`"properties":{"id":{"description":"the id","type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},` +
+		`"properties":{"id":{"description":"the id","type":"integer"},` +
 		`"name":{"type":"string"},"count":{"type":"integer","minimum":0,"maximum":255},"ratio":{"type":"number"},` +
 		`"ok":{"type":"boolean"},"quoted":{"type":"string"},"when":{"type":"string","format":"date-time"},` +
 		`"blob":{"type":["string","null"],"pattern":"` + jsonPattern(t, s, "blob") + `","contentEncoding":"base64"},` +
 		`"tags":{"type":["array","null"],"items":{"type":"string"}},` +
-		`"pair":{"type":"array","items":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"minItems":2,"maxItems":2},` +
-		`"by_name":{"type":["object","null"],"additionalProperties":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},` +
+		`"pair":{"type":"array","items":{"type":"integer"},"minItems":2,"maxItems":2},` +
+		`"by_name":{"type":["object","null"],"additionalProperties":{"type":"integer"}},` +
 		`"next":{"anyOf":[{"type":"null"},{"$ref":"#"}]},"any":true,"raw":true,` +
-		`"level":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},` +
+		`"level":{"type":"integer"},` +
 		`"extra":{"type":["object","null"],"additionalProperties":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/Inner"}]}},` +
-		`"pa":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"pb":{"type":"string"}},` +
+		`"pa":{"type":"integer"},"pb":{"type":"string"}},` +
 		`"required":["id","ratio","ok","quoted","when","blob","tags","pair","by_name","next","any","raw","level"],"additionalProperties":false}`
 	assert.JSONEq(t, want, string(got))
 }

@@ -319,9 +319,9 @@ func oneOf(c class, r rule) (*Schema, bool) {
 var oneofValues = regexp.MustCompile(`'[^']*'|\S+`)
 
 // unique maps unique on a slice or array: no two elements equal. Where the
-// binder makes two different JSON values equal (null and 0 both decode to
-// 0), uniqueItems alone would say too little; where it makes equal JSON
-// values different (two pointers), it would say too much.
+// binder made two different JSON values equal, uniqueItems alone would say
+// too little; where it makes equal JSON values different (two pointers to
+// structs), it would say too much.
 func unique(t reflect.Type, c class, r rule) (*Schema, bool) {
 	if r.param != "" || (c != cSlice && c != cArray && c != cBytes) {
 		return &Schema{}, false
@@ -340,14 +340,9 @@ func unique(t reflect.Type, c class, r rule) (*Schema, bool) {
 		return &Schema{}, false
 	}
 	if scalar(e) {
-		zero := map[class]string{cBool: "false", cString: `""`}[classOf(e)]
-		if zero == "" {
-			zero = "0"
-		}
-		return &Schema{UniqueItems: true, Not: &Schema{AllOf: []*Schema{
-			{Contains: &Schema{Const: json.RawMessage(zero)}},
-			{Contains: &Schema{Type: nullType}},
-		}}}, true
+		// Null is refused for a scalar: equal Go values come from equal
+		// JSON values only, so uniqueItems says it all.
+		return &Schema{UniqueItems: true}, true
 	}
 	if sameWhenEqual(e) {
 		return &Schema{UniqueItems: true}, false

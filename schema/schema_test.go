@@ -39,26 +39,26 @@ func TestMappings(t *testing.T) {
 		"s":{"type":"string","minLength":1},
 		"b":{"const":true},
 		"f":{"type":"number","not":{"const":0}},
-		"l":{"type":"array","items":{"type":["integer","null"],"minimum":-9223372036854775808,"maximum":9223372036854775807}},
-		"m":{"type":"object","additionalProperties":{"type":["integer","null"],"minimum":-9223372036854775808,"maximum":9223372036854775807}},
-		"p":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},
-		"in":{"type":"object","properties":{"x":{"type":["integer","null"],"minimum":-9223372036854775808,"maximum":9223372036854775807}},
+		"l":{"type":"array","items":{"type":"integer"}},
+		"m":{"type":"object","additionalProperties":{"type":"integer"}},
+		"p":{"type":"integer"},
+		"in":{"type":"object","properties":{"x":{"type":"integer"}},
 			"additionalProperties":false,
-			"not":{"type":"object","properties":{"x":{"enum":[0,null]}},"additionalProperties":false}}},
+			"not":{"type":"object","properties":{"x":{"const":0}},"additionalProperties":false}}},
 		"required":["s","b","f","l","m","p","in"],"additionalProperties":false}`,
 		schemaOf[requiredKinds](t, nil))
 
 	type absentIsZero struct {
 		Gt    int  `json:"gt" validate:"gt=0"`   // 0 fails: required, no null
-		Gte   int  `json:"gte" validate:"gte=0"` // 0 passes: optional, null is 0
+		Gte   int  `json:"gte" validate:"gte=0"` // 0 passes: optional; null is refused
 		Min   *int `json:"min" validate:"min=3"` // any rule on a nil pointer fails
 		OptMn *int `json:"opt" validate:"omitempty,min=3"`
 	}
 	assert.JSONEq(t, `{`+dialect+`"type":"object","properties":{
-		"gt":{"type":"integer","exclusiveMinimum":0,"maximum":9223372036854775807},
-		"gte":{"type":["integer","null"],"minimum":0,"maximum":9223372036854775807},
-		"min":{"type":"integer","minimum":3,"maximum":9223372036854775807},
-		"opt":{"type":["integer","null"],"minimum":3,"maximum":9223372036854775807}},
+		"gt":{"type":"integer","exclusiveMinimum":0},
+		"gte":{"type":"integer","minimum":0},
+		"min":{"type":"integer","minimum":3},
+		"opt":{"type":["integer","null"],"minimum":3}},
 		"required":["gt","min"],"additionalProperties":false}`,
 		schemaOf[absentIsZero](t, nil))
 
@@ -70,12 +70,11 @@ func TestMappings(t *testing.T) {
 		Other string   `json:"other" validate:"omitempty,nefield=Name"`
 	}
 	assert.JSONEq(t, `{`+dialect+`"type":"object","properties":{
-		"mode":{"enum":[null,"","fast","slow"]},
+		"mode":{"enum":["","fast","slow"]},
 		"name":{"type":"string","minLength":2,"maxLength":4,"pattern":"^[a-zA-Z]+$"},
 		"tags":{"type":["array","null"],"items":{"type":"string","minLength":1},"maxItems":2},
-		"ids":{"anyOf":[{"type":"null"},{"type":"array","items":{"type":["string","null"]},"uniqueItems":true,
-			"not":{"allOf":[{"contains":{"const":""}},{"contains":{"type":"null"}}]}}]},
-		"other":{"anyOf":[{"enum":[null,""]},{"type":"string"}],"x-validate":"nefield=Name"}},
+		"ids":{"type":["array","null"],"items":{"type":"string"},"uniqueItems":true},
+		"other":{"anyOf":[{"const":""},{"type":"string"}],"x-validate":"nefield=Name"}},
 		"required":["name"],"additionalProperties":false}`,
 		schemaOf[strings](t, nil))
 }
@@ -108,19 +107,19 @@ func TestDefinitions(t *testing.T) {
 		schemaOf[tree](t, nil))
 	// Repeated: in $defs, once.
 	assert.JSONEq(t, `{`+dialect+`"type":"object","properties":{
-		"from":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/point"}]},
-		"to":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/point"}]},
-		"path":{"type":["array","null"],"items":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/point"}]}}},
+		"from":{"$ref":"#/$defs/point"},
+		"to":{"$ref":"#/$defs/point"},
+		"path":{"type":["array","null"],"items":{"$ref":"#/$defs/point"}}},
 		"additionalProperties":false,
 		"$defs":{"point":{"type":"object","properties":{
-			"X":{"type":["integer","null"],"minimum":-9223372036854775808,"maximum":9223372036854775807},
-			"Y":{"type":["integer","null"],"minimum":-9223372036854775808,"maximum":9223372036854775807}},
+			"X":{"type":"integer"},
+			"Y":{"type":"integer"}},
 			"additionalProperties":false}}}`,
 		schemaOf[shapes](t, nil))
 	// Open objects.
 	assert.JSONEq(t, `{`+dialect+`"type":"object","properties":{
-		"X":{"type":["integer","null"],"minimum":-9223372036854775808,"maximum":9223372036854775807},
-		"Y":{"type":["integer","null"],"minimum":-9223372036854775808,"maximum":9223372036854775807}}}`,
+		"X":{"type":"integer"},
+		"Y":{"type":"integer"}}}`,
 		schemaOf[point](t, &schema.Options{AllowUnknownFields: true}))
 }
 
@@ -138,7 +137,7 @@ type withCustomRule struct {
 
 func TestTags(t *testing.T) {
 	assert.JSONEq(t, `{`+dialect+`"type":"object","properties":{
-		"a":{"description":"the first number, or nothing","type":["integer","null"],"minimum":-9223372036854775808,"maximum":9223372036854775807}},
+		"a":{"description":"the first number, or nothing","type":"integer"}},
 		"additionalProperties":false}`, schemaOf[described](t, nil))
 
 	_, err := schema.New(nil).For(reflect.TypeFor[invopopStyle]())
@@ -147,12 +146,12 @@ func TestTags(t *testing.T) {
 	// A custom rule: named, and what it makes of an absent member is known
 	// only with the validator that has it.
 	assert.JSONEq(t, `{`+dialect+`"type":"object","properties":{
-		"code":{"type":["string","null"],"x-validate":"is_code"}},"additionalProperties":false}`,
+		"code":{"type":"string","x-validate":"is_code"}},"additionalProperties":false}`,
 		schemaOf[withCustomRule](t, nil))
 	v := validator.New(validator.WithRequiredStructEnabled())
 	require.NoError(t, v.RegisterValidation("is_code", func(fl validator.FieldLevel) bool { return len(fl.Field().String()) == 3 }))
 	assert.JSONEq(t, `{`+dialect+`"type":"object","properties":{
-		"code":{"type":["string","null"],"x-validate":"is_code"}},"additionalProperties":false}`,
+		"code":{"type":"string","x-validate":"is_code"}},"additionalProperties":false}`,
 		schemaOf[withCustomRule](t, &schema.Options{Validator: v}))
 }
 

@@ -103,15 +103,31 @@ func (b *build) shape(t reflect.Type, validated bool) (*Schema, error) {
 
 // scalarShape is the schema of the JSON values of a boolean, number or string
 // type t, or nil for a type of another kind: integers within the range of
-// t.
+// t, stated for the types narrower than 64 bits.
+//
+// wideInts: the range of a 64-bit integer type is not stated (a uint64's
+// minimum 0 is), as the official MCP Go SDK does not: every number a
+// client that counts in doubles (JavaScript, ajv) sends exactly, |n| <=
+// 2^53, is within it, and such a client reads the bound
+// 9223372036854775807 as 2^63, which the type does not hold, so stating it
+// would not make the schema exact for it either. It costs 48 bytes an int
+// (28 where a rule sets the other bound). A number beyond the range is
+// refused by the binder with rule "range", the one place the schema
+// accepts what the server refuses.
 func scalarShape(t reflect.Type) *Schema {
 	switch t.Kind() {
 	case reflect.Bool:
 		return &Schema{Type: []string{"boolean"}}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if t.Bits() == 64 { // see wideInts
+			return &Schema{Type: []string{"integer"}}
+		}
 		neg, pos := intBounds(t.Bits())
 		return &Schema{Type: []string{"integer"}, Minimum: json.Number("-" + neg.String()), Maximum: json.Number(pos.String())}
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		if t.Bits() == 64 { // see wideInts
+			return &Schema{Type: []string{"integer"}, Minimum: "0"}
+		}
 		return &Schema{Type: []string{"integer"}, Minimum: "0", Maximum: json.Number(uintMax(t.Bits()).String())}
 	case reflect.Float32, reflect.Float64:
 		return &Schema{Type: []string{"number"}}
@@ -205,7 +221,7 @@ func keyShape(kt reflect.Type) (*Schema, error) {
 }
 
 // quotedShape is the schema of a field with the ",string" option: a string
-// holding the JSON of its value, or null.
+// holding the JSON of its value (not null: the field is not a pointer).
 func quotedShape(t reflect.Type) *Schema {
 	if s := opaque(t); s != nil {
 		return &Schema{Type: []string{"string"}, XValidate: s.XValidate}
@@ -223,11 +239,15 @@ func quotedShape(t reflect.Type) *Schema {
 	default: // a string
 		inner = jsonStringToken
 	}
-	return &Schema{Type: []string{"string"}, Pattern: "^(?:null|" + inner + ")$"}
+	return &Schema{Type: []string{"string"}, Pattern: "^(?:" + inner + ")$"}
 }
 
 // nullValue is what the binder makes of a JSON null for type t, and
-// whether it takes null at all.
+// whether it takes null at all: only where Go has a null of its own (a
+// pointer, a slice, an interface; a map is refused, as the official MCP Go
+// SDK's schemas do) or the type decodes itself; a string, a number, a
+// boolean, a struct, an array or a map refuses null as any other wrong
+// type.
 func nullValue(t reflect.Type) (v reflect.Value, ok bool) {
 	switch {
 	case t.Kind() == reflect.Pointer:
@@ -242,6 +262,9 @@ func nullValue(t reflect.Type) (v reflect.Value, ok bool) {
 		}()
 		err := p.Interface().(json.Unmarshaler).UnmarshalJSON([]byte("null"))
 		return p.Elem(), err == nil
+	case t.Kind() == reflect.Slice && !reflect.PointerTo(t).Implements(textUnmarshalerType), t.Kind() == reflect.Interface:
+	default:
+		return reflect.Value{}, false
 	}
 	return reflect.Zero(t), true
 }

@@ -118,27 +118,20 @@ func (b *build) zeroNonNull(t reflect.Type) (*Schema, bool, error) {
 	return s, false, err
 }
 
-// zeroAny is the schema of the JSON values, null included, that the binder
-// decodes into the zero value of t.
+// zeroAny is the schema of the JSON values, null included where the
+// binder takes it, that the binder decodes into the zero value of t.
 func (b *build) zeroAny(t reflect.Type, quoted bool) (*Schema, bool, error) {
 	switch c := classOf(t); {
 	case quoted:
 		return quotedShape(t), false, nil
-	case t.Kind() == reflect.Pointer || c == cSlice || c == cBytes || c == cMap || c == cIface || t == numberType:
+	case t.Kind() == reflect.Pointer || c == cSlice || c == cBytes || c == cIface:
 		return &Schema{Type: nullType}, true, nil
-	case t == rawMessageType:
-		return False(), true, nil
+	case c == cMap || t == rawMessageType || t == numberType:
+		return False(), true, nil // null is refused; {} is not nil, "" not a number
 	case c == cOpaque:
 		return &Schema{}, false, nil
 	}
-	s, exact, err := b.zeroNonNull(t)
-	if err != nil {
-		return nil, false, err
-	}
-	if s.Const != nil && s.only("const") {
-		return &Schema{Enum: []json.RawMessage{s.Const, json.RawMessage("null")}}, exact, nil
-	}
-	return anyOf(&Schema{Type: nullType}, s), exact, nil
+	return b.zeroNonNull(t) // null is refused
 }
 
 // zeroObject is the schema of the objects that the binder decodes into the

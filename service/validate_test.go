@@ -69,7 +69,7 @@ func TestValidationPathsFollowJSON(t *testing.T) {
 			--> {"jsonrpc":"2.0","method":"two","params":[{"sku":"a","qty":1},{"sku":"b","qty":"1"}],"id":2}
 			<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"[1].qty","rule":"type","param":"integer","message":"expected an integer, got a string"}]},"id":2}
 			--> {"jsonrpc":"2.0","method":"two","params":[{"sku":"a","qty":1},null],"id":3}
-			<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"[1].sku","rule":"required","message":"[1].sku is required"},{"field":"[1].qty","rule":"gte","param":"1","message":"[1].qty must be at least 1"}]},"id":3}
+			<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"[1]","rule":"type","param":"object","message":"expected an object, got null"}]},"id":3}
 			--> {"jsonrpc":"2.0","method":"two","params":[{"sku":"a","qty":1},{"sku":"b","qty":2}],"id":4}
 			<-- {"jsonrpc":"2.0","result":"ab","id":4}`},
 	}

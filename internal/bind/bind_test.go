@@ -275,3 +275,47 @@ func TestBindEveryMemberProblem(t *testing.T) {
 	assert.Len(t, fe.Others(), MaxErrors-1)
 	assert.Equal(t, MaxErrors, fe.Omitted())
 }
+
+// TestNullBindsOnlyWhereGoHasOne: null is taken by a pointer, a slice, an
+// interface, json.RawMessage and a type that decodes itself, and refused,
+// as any other wrong type, by a string, a number, a boolean, a struct, an
+// array and a map (encoding/json leaves those as they were).
+func TestNullBindsOnlyWhereGoHasOne(t *testing.T) {
+	dec := targetDecoder(t)
+	tests := []struct{ in, field, param, message string }{
+		{`{"ptr":null}`, "", "", ""},
+		{`{"slice":null}`, "", "", ""},
+		{`{"bytes":null}`, "", "", ""},
+		{`{"any":null}`, "", "", ""},
+		{`{"raw":null}`, "", "", ""},
+		{`{"time":null}`, "", "", ""},
+		{`{"nest_ptr":null}`, "", "", ""},
+		{`{"deep":{"k":[null]}}`, "", "", ""},
+		{`{"s":null}`, "s", "string", "expected a string, got null"},
+		{`{"i64":null}`, "i64", "integer", "expected an integer, got null"},
+		{`{"u16":null}`, "u16", "integer", "expected an integer, got null"},
+		{`{"f64":null}`, "f64", "number", "expected a number, got null"},
+		{`{"b":null}`, "b", "boolean", "expected a boolean, got null"},
+		{`{"num":null}`, "num", "number", "expected a number, got null"},
+		{`{"quoted":null}`, "quoted", "string", "expected a string, got null"},
+		{`{"quoted":"null"}`, "quoted", "integer", "expected an integer, got null"},
+		{`{"nested":null}`, "nested", "object", "expected an object, got null"},
+		{`{"arr":null}`, "arr", "array", "expected an array, got null"},
+		{`{"arr":["a",null]}`, "arr[1]", "string", "expected a string, got null"},
+		{`{"map":null}`, "map", "object", "expected an object, got null"},
+		{`{"map":{"a":null}}`, `map["a"]`, "integer", "expected an integer, got null"},
+		{`{"inners":[null]}`, "inners[0]", "object", "expected an object, got null"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			_, fe := bindTarget(dec, []byte(tt.in))
+			if tt.message == "" {
+				assert.Nil(t, fe)
+				return
+			}
+			require.NotNil(t, fe)
+			fe.finish()
+			assert.Equal(t, [4]string{tt.field, "type", tt.param, tt.message}, [4]string{fe.Field, fe.Rule, fe.Param, fe.Message})
+		})
+	}
+}

@@ -22,7 +22,7 @@ var integerKinds = [...]bool{
 func quotedDecoder(dec decodeFunc) decodeFunc {
 	return func(d decodeState, b []byte, i int, v reflect.Value) (int, *Error) {
 		if i >= len(b) || b[i] != '"' {
-			return nullOr(b, i, "string")
+			return typeError(b, i, "string")
 		}
 		s, end, fe := str(b, i)
 		if fe != nil {
@@ -139,12 +139,12 @@ func anyValue(d decodeState, b []byte, i int) (any, int, *Error) {
 
 func sliceDecoder(elem decodeFunc) decodeFunc {
 	return func(d decodeState, b []byte, i int, v reflect.Value) (int, *Error) {
+		if end, ok := skipNull(b, i); ok {
+			v.SetZero() // a nil slice, as encoding/json makes
+			return end, nil
+		}
 		if i >= len(b) || b[i] != '[' {
-			end, fe := nullOr(b, i, "array")
-			if fe == nil {
-				v.SetZero() // as encoding/json does
-			}
-			return end, fe
+			return typeError(b, i, "array")
 		}
 		s := v
 		if s.IsNil() {
@@ -196,7 +196,7 @@ func bytesDecoder(array decodeFunc) decodeFunc {
 func arrayDecoder(elem decodeFunc, n int) decodeFunc {
 	return func(d decodeState, b []byte, i int, v reflect.Value) (int, *Error) {
 		if i >= len(b) || b[i] != '[' {
-			return nullOr(b, i, "array")
+			return typeError(b, i, "array")
 		}
 		end, count, fe := eachSlot(b, i, n, func(j, at int) (int, *Error) {
 			end, fe := elem(d, b, at, v.Index(j))

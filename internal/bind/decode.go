@@ -196,11 +196,7 @@ func (bd *binder) mapDecoder(t reflect.Type) (decodeFunc, error) {
 	et := t.Elem()
 	return func(d decodeState, b []byte, i int, v reflect.Value) (int, *Error) {
 		if i >= len(b) || b[i] != '{' {
-			end, fe := nullOr(b, i, "object")
-			if fe == nil {
-				v.SetZero() // as encoding/json does
-			}
-			return end, fe
+			return typeError(b, i, "object") // null included, as a map's schema says
 		}
 		skipMeta := d.skipMeta
 		d.skipMeta = false // for the values
@@ -257,7 +253,7 @@ func structDecoder(fields []field) decodeFunc {
 	}
 	return func(d decodeState, b []byte, i int, v reflect.Value) (int, *Error) {
 		if i >= len(b) || b[i] != '{' {
-			return nullOr(b, i, "object")
+			return typeError(b, i, "object")
 		}
 		skipMeta := d.skipMeta
 		d.skipMeta = false // for the fields

@@ -160,12 +160,12 @@ func jsonType(b []byte, i int) string {
 	return "a number"
 }
 
-// nullOr answers for a value that is not of the kind wanted: a null is
-// skipped, the value left as it is; anything else is a type error.
-func nullOr(b []byte, i int, want string) (int, *Error) {
-	if end, ok := skipNull(b, i); ok {
-		return end, nil
-	}
+// typeError answers for a value that is not of the kind wanted, null
+// included: null binds only where Go has a null (a pointer, a slice, an
+// interface, json.RawMessage, a type that decodes itself), never into a
+// string, a number, a boolean, a struct, an array or a map, as the
+// schemas of package schema say.
+func typeError(b []byte, i int, want string) (int, *Error) {
 	return i, &Error{Rule: "type", Param: want, Message: fmt.Sprintf("expected %s, got %s", article(want), jsonType(b, i))}
 }
 

@@ -108,7 +108,7 @@ func spreadParams(ts []reflect.Type, decs []decodeFunc, allowUnknown bool) func(
 		case i == len(params):
 			return v, countError(len(ts), 0)
 		case params[i] != '[':
-			_, fe := nullOr(params, i, "array")
+			_, fe := typeError(params, i, "array")
 			return v, complete(params, i, fe)
 		}
 		end, fe := dec(decodeState{allowUnknown: allowUnknown}, params, i, v.Elem())

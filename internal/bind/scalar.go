@@ -28,7 +28,7 @@ func decodeBool(_ decodeState, b []byte, i int, v reflect.Value) (int, *Error) {
 			return i, syntaxError()
 		}
 	}
-	return nullOr(b, i, "boolean")
+	return typeError(b, i, "boolean")
 }
 
 // number scans the number token at b[i].
@@ -42,10 +42,11 @@ func number(b []byte, i int) (tok []byte, end int, integer bool, fe *Error) {
 }
 
 // numberToken scans the number at b[i] for a decoder of want ("integer" or
-// "number"). After a null, tok is nil (the value is left as it is).
+// "number"). tok is nil when fe is not (null included); integer reports
+// a token of plain digits (no fraction or exponent).
 func numberToken(b []byte, i int, want string) (tok []byte, end int, integer bool, fe *Error) {
 	if !isNumberStart(b, i) {
-		end, fe = nullOr(b, i, want)
+		end, fe = typeError(b, i, want)
 		return nil, end, false, fe
 	}
 	tok, end, integer, fe = number(b, i)
@@ -58,7 +59,7 @@ func numberToken(b []byte, i int, want string) (tok []byte, end int, integer boo
 // integerToken scans the number at b[i] for an integer decoder and reads
 // it with [scan.Integer]: an integral value in any notation (3, 3.0, 3e0)
 // is that integer; one with a fraction (2.5) is not an integer; tok is
-// nil after a null or an error.
+// nil after an error (null included).
 func integerToken(b []byte, i int) (tok []byte, end int, neg bool, mag uint64, st scan.IntStatus, fe *Error) {
 	tok, end, _, fe = numberToken(b, i, "integer")
 	if tok == nil {
@@ -182,7 +183,7 @@ func str(b []byte, i int) ([]byte, int, *Error) {
 
 func decodeString(_ decodeState, b []byte, i int, v reflect.Value) (int, *Error) {
 	if i >= len(b) || b[i] != '"' {
-		return nullOr(b, i, "string")
+		return typeError(b, i, "string")
 	}
 	s, end, fe := str(b, i)
 	if fe != nil {
@@ -230,7 +231,7 @@ func decodeNumber(_ decodeState, b []byte, i int, v reflect.Value) (int, *Error)
 		v.SetString(string(s))
 		return end, nil
 	}
-	return nullOr(b, i, "number")
+	return typeError(b, i, "number")
 }
 
 func decodeUnmarshaler(_ decodeState, b []byte, i int, v reflect.Value) (int, *Error) {
@@ -246,7 +247,7 @@ func decodeUnmarshaler(_ decodeState, b []byte, i int, v reflect.Value) (int, *E
 
 func decodeTextUnmarshaler(_ decodeState, b []byte, i int, v reflect.Value) (int, *Error) {
 	if i >= len(b) || b[i] != '"' {
-		return nullOr(b, i, "string")
+		return typeError(b, i, "string")
 	}
 	s, end, fe := str(b, i)
 	if fe != nil {
