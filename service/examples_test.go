@@ -111,7 +111,7 @@ func TestExamplesArePublished(t *testing.T) {
 		"add": `[{"name":"by name","description":"named","params":[{"name":"a","value":1},{"name":"b","value":2}],"result":{"name":"result","value":3}},` +
 			`{"name":"by position","params":[{"name":"a","value":1},{"name":"b","value":2}],"result":{"name":"result","value":3}}]`,
 		"join":  `[{"name":"two","params":[{"name":"param1","value":"x"},{"name":"param2","value":2}],"result":{"name":"result","value":["x","x"]}}]`,
-		"count": `[{"name":"three","params":[{"name":"params","value":[1,2,3]}],"result":{"name":"result","value":3}}]`,
+		"count": `[{"name":"three","params":[{"name":"item1","value":1},{"name":"item2","value":2},{"name":"item3","value":3}],"result":{"name":"result","value":3}}]`,
 		"ping":  `[{"name":"ping","params":[],"result":{"name":"result","value":null}}]`,
 	}, got)
 }

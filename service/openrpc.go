@@ -29,13 +29,32 @@ type Info struct {
 
 // OpenRPC returns the OpenRPC 1.3.2 document of the registered methods,
 // sorted by name, as JSON: info, then each method's params as content
-// descriptors (one per property of a struct taken by name, in the order
-// of its properties, required as its schema says; one per slot of params
-// taken by position; one for the whole params of a map, a slice or
-// json.RawMessage), its paramStructure, its result (null where it returns
+// descriptors, its paramStructure, its result (null where it returns
 // none) and the errors it can answer: InvalidParams, with a list of
 // [FieldError] as data, for a method that takes params (a reference to
 // components.errors.InvalidParams).
+//
+// The document says what the server takes as OpenRPC reads it (by
+// position, params[i] is descriptor i; by name, the member of the
+// descriptor's name):
+//   - a struct taken by name has one descriptor per property, in the
+//     order of its properties, required as its schema says; its
+//     paramStructure is either if every one is required, and by-name
+//     otherwise, since by position every field must be given, which one
+//     required per descriptor cannot say beside the named form;
+//   - params taken by position, one value per parameter, have one
+//     required descriptor per parameter, param1, param2...;
+//   - a slice, the whole params array, has one required descriptor per
+//     item its schema requires (minItems), item1, item2..., and one more,
+//     optional, if the array may be longer: OpenRPC cannot describe any
+//     number of params;
+//   - a map or json.RawMessage has none: OpenRPC cannot name members of
+//     any name.
+//
+// Where the descriptors cannot say all of the params (a slice, a map,
+// json.RawMessage), the method's x-params, an extension, is the schema
+// of the whole params. Unknown named members, which the server refuses,
+// and rules between members (x-validate), OpenRPC cannot express.
 //
 // The schemas are those of [Service.Describe], converted from JSON Schema
 // 2020-12 to draft-07, the dialect of OpenRPC: $defs become
@@ -46,7 +65,7 @@ type Info struct {
 // dropped. A schema that refers to its own root is itself put in
 // components.schemas, under the method's name.
 func (s *Service) OpenRPC(info Info) (json.RawMessage, error) {
-	d := openrpcDoc{components: map[string]any{}, raw: map[string]string{}}
+	d := openrpcDoc{svc: s, components: map[string]any{}, raw: map[string]string{}}
 	methods := make([]any, 0, len(s.methods))
 	for _, mi := range s.Describe() {
 		m, err := d.method(mi)
@@ -136,6 +155,7 @@ func (o obj) MarshalJSON() ([]byte, error) {
 
 // openrpcDoc gathers the components.schemas of a document.
 type openrpcDoc struct {
+	svc        *Service
 	components map[string]any
 	raw        map[string]string // each component's 2020-12 JSON, to compare
 	errors     bool              // a method refers to components.errors.InvalidParams
@@ -167,6 +187,7 @@ var invalidParamsError = obj{
 // method is the method object of mi.
 func (d *openrpcDoc) method(mi MethodInfo) (obj, error) {
 	var params []any
+	var xparams any // the schema of the whole params, where descriptors cannot say it
 	if mi.Params != nil {
 		root, err := d.convert(mi.Params, mi.Name+".params")
 		if err != nil {
@@ -177,9 +198,19 @@ func (d *openrpcDoc) method(mi MethodInfo) (obj, error) {
 				root = d.components[strings.TrimPrefix(ref, "#/components/schemas/")]
 			}
 		}
-		params = d.descriptors(mi, root)
+		if err := d.inlineItems(mi, root); err != nil {
+			return nil, err
+		}
+		params, xparams = d.descriptors(mi, root)
 	} else {
 		params = []any{}
+	}
+	structure := string(mi.ParamStructure)
+	if mi.ParamStructure == Either && !allRequired(params) {
+		// Positional params of a struct are one value per field, all of
+		// them, which a descriptor's required cannot say beside the
+		// optional named members: the document offers only the named form.
+		structure = string(ByName)
 	}
 	m := obj{{"name", mi.Name}}
 	if mi.Title != "" {
@@ -188,7 +219,10 @@ func (d *openrpcDoc) method(mi MethodInfo) (obj, error) {
 	if mi.Description != "" {
 		m = append(m, kv{"description", mi.Description})
 	}
-	m = append(m, kv{"params", params}, kv{"paramStructure", string(mi.ParamStructure)})
+	m = append(m, kv{"params", params}, kv{"paramStructure", structure})
+	if xparams != nil {
+		m = append(m, kv{"x-params", xparams})
+	}
 	result := any(map[string]any{"type": "null"})
 	if mi.Result != nil {
 		r, err := d.convert(mi.Result, mi.Name+".result")
@@ -203,15 +237,19 @@ func (d *openrpcDoc) method(mi MethodInfo) (obj, error) {
 		m = append(m, kv{"errors", []any{map[string]any{"$ref": "#/components/errors/InvalidParams"}}})
 	}
 	if len(mi.Examples) > 0 {
-		m = append(m, kv{"examples", examples(mi, params)})
+		m = append(m, kv{"examples", examples(mi, params, xparams != nil)})
 	}
 	return m, nil
 }
 
 // examples are the example pairing objects of mi, whose content
 // descriptors are params: each param given is an example object named
-// as its descriptor.
-func examples(mi MethodInfo, params []any) []any {
+// as its descriptor. Where the params are an array taken whole, each
+// value is named as the descriptor of its position would be ("item3"),
+// so that the values, in order, are the example's params; where they
+// are an object taken whole, each member is an example object of its
+// name.
+func examples(mi MethodInfo, params []any, whole bool) []any {
 	names := make([]string, len(params))
 	for i, p := range params {
 		names[i] = p.(obj)[0].v.(string)
@@ -225,15 +263,22 @@ func examples(mi MethodInfo, params []any) []any {
 		var members map[string]json.RawMessage
 		var items []json.RawMessage
 		switch {
-		case len(names) == 1 && names[0] == "params":
-			value("params", ex.Params) // the params whole
 		case json.Unmarshal(ex.Params, &members) == nil && members != nil:
+			if whole {
+				names = slices.Sorted(maps.Keys(members))
+			}
 			for _, name := range names { // in the descriptors' order
 				if v, ok := members[name]; ok {
 					value(name, v)
 				}
 			}
 		case json.Unmarshal(ex.Params, &items) == nil:
+			if whole {
+				for j, v := range items {
+					value(itemName(j), v)
+				}
+				break
+			}
 			for j, v := range items[:min(len(items), len(names))] {
 				value(names[j], v)
 			}
@@ -248,11 +293,66 @@ func examples(mi MethodInfo, params []any) []any {
 	return out
 }
 
+// itemName is the name of the descriptor of position j (from 0) of
+// params that are an array taken whole: item1, item2...
+func itemName(j int) string { return "item" + strconv.Itoa(j+1) }
+
+// allRequired reports whether every descriptor of params is required.
+func allRequired(params []any) bool {
+	for _, p := range params {
+		for _, m := range p.(obj) {
+			if m.k == "required" && m.v == false {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// inlineItems replaces, in root, the converted schema of params taken
+// one per parameter, each item that [Service.Describe] leaves open
+// because its schema holds references (a recursive or repeated struct
+// type) by that schema, its definitions moved to components, where its
+// references resolve: a by-position descriptor is a schema on its own.
+func (d *openrpcDoc) inlineItems(mi MethodInfo, root any) error {
+	m := d.svc.methods[mi.Name]
+	items, _ := root.(map[string]any)["items"].([]any)
+	if m == nil || mi.ParamStructure != ByPosition || mi.Params.PrefixItems == nil || len(items) != len(m.params) {
+		return nil
+	}
+	for j, p := range m.params {
+		if !strings.HasPrefix(mi.Params.PrefixItems[j].XValidate, "the schema of ") {
+			continue
+		}
+		full, err := d.svc.schemas.For(p.typ)
+		if err != nil {
+			return fmt.Errorf("parameter %d: %w", j+1, err)
+		}
+		item, err := d.convert(full, mi.Name+".param"+strconv.Itoa(j+1))
+		if err != nil {
+			return fmt.Errorf("parameter %d: %w", j+1, err)
+		}
+		if d.svc.takesNull(p) {
+			item = map[string]any{"anyOf": []any{map[string]any{"type": "null"}, item}}
+		}
+		items[j] = item
+	}
+	return nil
+}
+
 // descriptors are the content descriptors of the params of mi, whose
-// schema converted is root. Params that OpenRPC cannot cut into slots (a
-// slice, taken as the whole params array; a map; json.RawMessage) get one
-// descriptor, "params", whose schema is that of the whole params.
-func (d *openrpcDoc) descriptors(mi MethodInfo, root any) []any {
+// schema converted is root, and, where the params are taken whole, so
+// that the descriptors cannot say all of them, the schema of the whole
+// params for the method's x-params (nil otherwise). OpenRPC reads a by-position descriptor i as
+// params[i] and a by-name one as the member of its name, so:
+//   - an array taken whole (a slice) is one descriptor per position its
+//     schema requires (minItems), named item1, item2..., required, and
+//     one more, optional, if it may be longer: OpenRPC 1.3.2 cannot say
+//     "any number of" (open-rpc/spec#229), x-params can;
+//   - an object taken whole (a map) has no descriptors: OpenRPC cannot
+//     describe members of any name, x-params can;
+//   - json.RawMessage, params of any shape, has none either.
+func (d *openrpcDoc) descriptors(mi MethodInfo, root any) ([]any, any) {
 	p := mi.Params
 	switch {
 	case mi.ParamStructure == ByPosition && p.PrefixItems != nil:
@@ -261,7 +361,7 @@ func (d *openrpcDoc) descriptors(mi MethodInfo, root any) []any {
 		for i, it := range items {
 			out[i] = obj{{"name", "param" + strconv.Itoa(i+1)}, {"required", true}, {"schema", it}}
 		}
-		return out
+		return out, nil
 	case p.Properties != nil && !slices.Contains(p.Type, "array"):
 		m, ok := root.(map[string]any)
 		props, _ := m["properties"].(map[string]any)
@@ -285,9 +385,42 @@ func (d *openrpcDoc) descriptors(mi MethodInfo, root any) []any {
 			c = append(c, kv{"required", slices.Contains(p.Required, name)}, kv{"schema", props[name]})
 			out = append(out, c)
 		}
-		return out
+		return out, nil
+	case mi.ParamStructure == ByPosition:
+		m, _ := root.(map[string]any)
+		if alts, ok := m["anyOf"].([]any); ok { // []byte: base64 or an array, and params are an array
+			for _, a := range alts {
+				if a, ok := a.(map[string]any); ok && a["type"] == "array" {
+					m = a
+				}
+			}
+		}
+		item, ok := m["items"]
+		if !ok {
+			item = true
+		}
+		least, most := count(m["minItems"], 0), count(m["maxItems"], -1)
+		out := make([]any, 0, least+1)
+		for j := range least {
+			out = append(out, obj{{"name", itemName(j)}, {"required", true}, {"schema", item}})
+		}
+		if most < 0 || most > least {
+			out = append(out, obj{{"name", itemName(least)}, {"required", false}, {"schema", item}})
+		}
+		return out, m
 	}
-	return []any{obj{{"name", "params"}, {"required", false}, {"schema", root}}}
+	return []any{}, root
+}
+
+// count is v, a JSON number in a converted schema, as an int, or def if
+// v is none.
+func count(v any, def int) int {
+	if n, ok := v.(json.Number); ok {
+		if i, err := n.Int64(); err == nil {
+			return int(i)
+		}
+	}
+	return def
 }
 
 // convert returns s in draft-07, as generic JSON, with its $defs moved to

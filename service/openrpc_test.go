@@ -88,12 +88,12 @@ func TestOpenRPC(t *testing.T) {
 		got[m.Name] = m.Summary + "|" + m.ParamStructure + "|" + strings.Join(ps, ",") + "|" + string(m.Result) + "|" + strconv.Itoa(len(m.Errors))
 	}
 	want := map[string]string{
-		"leaves": `|either|{"name":"a","required":true,"schema":{"$ref":"#/components/schemas/Leaf"}},{"name":"b","required":true,"schema":{"$ref":"#/components/schemas/Leaf"}},{"name":"from","required":false,"schema":{"type":"string"}},{"name":"to","required":false,"schema":{"type":"string","x-validate":"required_with=From"}}|{"name":"result","schema":{"additionalProperties":false,"properties":{"v":{"type":"integer"}},"required":["v"],"type":"object"}}|1`,
+		"leaves": `|by-name|{"name":"a","required":true,"schema":{"$ref":"#/components/schemas/Leaf"}},{"name":"b","required":true,"schema":{"$ref":"#/components/schemas/Leaf"}},{"name":"from","required":false,"schema":{"type":"string"}},{"name":"to","required":false,"schema":{"type":"string","x-validate":"required_with=From"}}|{"name":"result","schema":{"additionalProperties":false,"properties":{"v":{"type":"integer"}},"required":["v"],"type":"object"}}|1`,
 		"pair":   `A pair|by-position|{"name":"param1","required":true,"schema":{"type":"integer"}},{"name":"param2","required":true,"schema":{"type":"string"}}|{"name":"result","schema":{"type":"string"}}|1`,
-		"tree":   `|either|{"name":"name","required":true,"schema":{"minLength":1,"type":"string"}},{"name":"children","required":false,"schema":{"items":{"anyOf":[{"type":"null"},{"$ref":"#/components/schemas/TreeNode.unvalidated"}]},"type":["array","null"]}}|{"name":"result","schema":{"type":"integer"}}|1`,
-		"plain":  `|either|{"name":"name","required":false,"schema":{"type":"string"}},{"name":"kids","required":false,"schema":{"items":{"anyOf":[{"type":"null"},{"$ref":"#/components/schemas/plain.params"}]},"type":["array","null"]}}|{"name":"result","schema":{"type":"integer"}}|1`,
-		"tags":   `|by-name|{"name":"params","required":false,"schema":{"additionalProperties":{"type":"integer"},"type":"object"}}|{"name":"result","schema":{"type":"integer"}}|1`,
-		"raw":    `|either|{"name":"params","required":false,"schema":{"type":["object","array"]}}|{"name":"result","schema":{}}|1`,
+		"tree":   `|by-name|{"name":"name","required":true,"schema":{"minLength":1,"type":"string"}},{"name":"children","required":false,"schema":{"items":{"anyOf":[{"type":"null"},{"$ref":"#/components/schemas/TreeNode.unvalidated"}]},"type":["array","null"]}}|{"name":"result","schema":{"type":"integer"}}|1`,
+		"plain":  `|by-name|{"name":"name","required":false,"schema":{"type":"string"}},{"name":"kids","required":false,"schema":{"items":{"anyOf":[{"type":"null"},{"$ref":"#/components/schemas/plain.params"}]},"type":["array","null"]}}|{"name":"result","schema":{"type":"integer"}}|1`,
+		"tags":   `|by-name||{"name":"result","schema":{"type":"integer"}}|1`,
+		"raw":    `|either||{"name":"result","schema":{}}|1`,
 	}
 	for name, w := range want {
 		assert.Equal(t, w, got[name], name)

@@ -129,20 +129,28 @@ func TestDiscover(t *testing.T) {
 				Required bool            `json:"required"`
 				Schema   json.RawMessage `json:"schema"`
 			} `json:"params"`
-			ParamStructure string `json:"paramStructure"`
+			ParamStructure string          `json:"paramStructure"`
+			XParams        json.RawMessage `json:"x-params"`
 		} `json:"methods"`
 	}
 	require.NoError(t, json.Unmarshal(doc, &d))
 	assert.Equal(t, "1.3.2", d.OpenRPC)
-	params := map[string]string{}
+	params, whole := map[string]string{}, map[string]string{}
 	for _, m := range d.Methods {
+		whole[m.Name] = string(m.XParams)
 		for _, p := range m.Params {
 			params[m.Name+" "+p.Name] = fmt.Sprintf("%s %v %s", m.ParamStructure, p.Required, p.Schema)
 		}
 	}
-	assert.Equal(t, `either true {"description":"the divisor, not zero","not":{"const":0},"type":"number"}`, params["divide b"], "b must not be 0")
-	assert.Equal(t, `by-position false {"items":{"type":"integer"},"type":"array"}`,
-		params["sum params"], "sum takes an array of integers")
+	// By position, divide takes both a and b; by name, a may be left out:
+	// the document offers the named form, whose descriptors say it.
+	assert.Equal(t, `by-name true {"description":"the divisor, not zero","not":{"const":0},"type":"number"}`, params["divide b"], "b must not be 0")
+	// sum takes any number of integers: params[0], if given, is one, and
+	// x-params is the whole array.
+	assert.Equal(t, `by-position false {"type":"integer"}`, params["sum item1"], "sum's first integer")
+	assert.NotContains(t, params, "sum item2")
+	assert.Equal(t, `{"items":{"type":"integer"},"type":"array"}`, whole["sum"], "sum takes an array of integers")
+	assert.Empty(t, whole["divide"])
 }
 
 // rpc.discover takes no params; the other rpc. names stay reserved.
