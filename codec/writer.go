@@ -65,6 +65,10 @@ type Writer struct {
 	// base is the place in the stream of pending[0]: the bytes taken from
 	// pending (for writing, or dropped) so far. Tickets are places in it.
 	base int64
+	// written is the place in that stream up to which the bytes taken
+	// have been written: the underlying writer's Write of them returned
+	// (see WaitWritten).
+	written int64
 	// holes are the lines withdrawn from pending (Withdraw), as spans of
 	// it, in the order they were withdrawn; they are cut out when pending
 	// is taken for writing.
@@ -315,9 +319,15 @@ func (w *Writer) refusing() error {
 func (w *Writer) flushLocked() {
 	for len(w.pending) > 0 && w.err == nil && !w.next {
 		buf := w.takeLocked()
+		end := w.base
 		w.drained.Broadcast()
 		if len(buf) > 0 {
 			w.writeOut(buf)
+		}
+		if w.err == nil {
+			// The broadcast after the next take, or at the end, tells
+			// WaitWritten.
+			w.written = end
 		}
 		if cap(buf) <= keepWriteBuffer {
 			w.spare = buf[:0]
@@ -436,6 +446,31 @@ func (w *Writer) Flush(ctx context.Context) error {
 		return ctx.Err()
 	}
 	return nil
+}
+
+// WaitWritten waits until the line of t, queued by [Writer.Enqueue], is
+// written: the underlying writer's Write of it has returned. It returns
+// nil then (at once for the zero Ticket, and for a line withdrawn once the
+// lines around it are written); the underlying writer's error, or
+// ErrWriterClosed, when that fails or Close drops the line first; ctx's
+// error when ctx ends first.
+func (w *Writer) WaitWritten(ctx context.Context, t Ticket) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.written >= t.end {
+		return nil
+	}
+	defer w.wakeWhenDone(ctx)()
+	for w.written < t.end && w.err == nil && ctx.Err() == nil {
+		w.drained.Wait()
+	}
+	switch {
+	case w.written >= t.end:
+		return nil
+	case w.err != nil:
+		return w.err
+	}
+	return ctx.Err()
 }
 
 // Err returns the error of the underlying writer, or nil if it has not

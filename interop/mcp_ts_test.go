@@ -65,11 +65,52 @@ func TestTypeScriptSDKClient(t *testing.T) {
 // exits 0 at SIGTERM afterwards.
 func TestTypeScriptSDKStreamableHTTP(t *testing.T) {
 	node, bin := typeScriptSDK(t)
+	url, stop := serveHTTP(t, bin)
+	out, err := exec.CommandContext(testContext(t), node, "ts/http_client.mjs", url).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Equal(t, "ok\n", string(out))
+	stop()
+}
+
+// progressRuns is how many calls of count TestTypeScriptSDKProgressStdio
+// and TestTypeScriptSDKProgressStreamableHTTP make.
+const progressRuns = "100"
+
+// The official MCP TypeScript SDK's client calls count (n: 3, with a
+// progress token) 100 times over stdio, and each time every progress
+// report reaches its onprogress before the result: ts/progress.mjs. This
+// client handles the messages read together in one chunk in one go, a
+// notification a microtask after a response (typescript-sdk #2580), so the
+// server writes a call's response only once the client has read the
+// notifications before it (rpc's read wait on a stream transport).
+func TestTypeScriptSDKProgressStdio(t *testing.T) {
+	node, bin := typeScriptSDK(t)
+	out, err := exec.CommandContext(testContext(t), node, "ts/progress.mjs", "stdio", bin, progressRuns).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Equal(t, "ok "+progressRuns+"\n", string(out))
+}
+
+// The same over Streamable HTTP (2025-11-25, a session): each report is an
+// event of the call's stream, which this client reads one event at a time.
+func TestTypeScriptSDKProgressStreamableHTTP(t *testing.T) {
+	node, bin := typeScriptSDK(t)
+	url, stop := serveHTTP(t, bin)
+	out, err := exec.CommandContext(testContext(t), node, "ts/progress.mjs", "http", url, progressRuns).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Equal(t, "ok "+progressRuns+"\n", string(out))
+	stop()
+}
+
+// serveHTTP starts the built example bin with -http on a free port and
+// returns its endpoint's URL; stop sends it SIGTERM and checks that it
+// exits 0. If the test fails before stop, the server is killed.
+func serveHTTP(t *testing.T, bin string) (url string, stop func()) {
+	t.Helper()
 	server := exec.Command(bin, "-http", "127.0.0.1:0")
 	stderr, err := server.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, server.Start())
-	defer func() { _ = server.Process.Kill() }() // when the test fails before SIGTERM
+	t.Cleanup(func() { _ = server.Process.Kill() }) // when the test fails before stop
 	lines := bufio.NewScanner(stderr)
 	require.True(t, lines.Scan(), "the address logged")
 	m := regexp.MustCompile(`address=(http://127\.0\.0\.1:\d+)`).FindStringSubmatch(lines.Text())
@@ -82,12 +123,10 @@ func TestTypeScriptSDKStreamableHTTP(t *testing.T) {
 		}
 		logged <- rest
 	}()
-
-	out, err := exec.CommandContext(testContext(t), node, "ts/http_client.mjs", m[1]+"/mcp").CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	assert.Equal(t, "ok\n", string(out))
-
-	require.NoError(t, server.Process.Signal(syscall.SIGTERM))
-	rest := <-logged
-	assert.NoError(t, server.Wait(), "%q", rest)
+	return m[1] + "/mcp", func() {
+		t.Helper()
+		require.NoError(t, server.Process.Signal(syscall.SIGTERM))
+		rest := <-logged
+		assert.NoError(t, server.Wait(), "%q", rest)
+	}
 }

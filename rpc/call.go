@@ -40,6 +40,10 @@ type inbound struct {
 	// notifyMu orders the call's notifications before its response: it is
 	// held while one is written, and to mark the call done.
 	notifyMu sync.Mutex
+	// noted is the place in the output of the call's last notification
+	// (see replier.awaitRead); zero when it wrote none there. Written
+	// under notifyMu, read once the call is done.
+	noted codec.Ticket
 }
 
 // Value returns the call itself for callKey, and otherwise what the
@@ -106,7 +110,11 @@ func (in *inbound) send(ctx context.Context, line []byte) error {
 	if in.state.Load() == stateDone {
 		return ErrAnswered
 	}
-	return in.out.notify(ctx, line)
+	t, err := in.out.notify(ctx, line)
+	if err == nil && t != (codec.Ticket{}) {
+		in.noted = t
+	}
+	return err
 }
 
 // run calls the handler for in, unless the peer cancelled it first, and
@@ -138,6 +146,11 @@ func (s *core) run(in *inbound) {
 		}
 		in.cancel(nil)
 		return
+	}
+	if how == stateRunning && in.noted != (codec.Ticket{}) {
+		// Its notifications are read before its answer, as long as the
+		// transport can tell.
+		in.out.awaitRead(in, in.noted)
 	}
 	if str, ok := result.(string); ok && err == nil && how == stateRunning && in.batch == nil && len(str) >= streamSize {
 		// A long string result is written in pieces, never copied whole.

@@ -37,6 +37,11 @@ type Conn struct {
 	w     *codec.Writer
 	dec   codec.Decoder
 	grace time.Duration
+	// unread tells how much of what was written the peer has not read;
+	// nil when the output cannot tell, or Options.ReadWait is negative.
+	// readWait bounds the wait for it (see awaitRead).
+	unread   unreadFunc
+	readWait time.Duration
 	// stopWatch ends the watch on the context passed to NewConn.
 	stopWatch func() bool
 
@@ -91,6 +96,7 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Opt
 		done:      make(chan struct{}),
 	}
 	c.calls.init(log, &o)
+	c.newReadWait(w, &o)
 	// A write that fails where no caller sees it (a line queued by a
 	// call whose context can end) ends the connection all the same.
 	c.w.OnFail(func(err error) { _ = c.wrote(err) })
@@ -326,9 +332,8 @@ func (c *Conn) inputEnded() <-chan struct{} { return c.inputDone }
 // sendable is nil: a stream carries any message, any time.
 func (c *Conn) sendable(bool) error { return nil }
 
-func (c *Conn) notify(ctx context.Context, line []byte) error {
-	_, err := c.queueLine(ctx, line)
-	return err
+func (c *Conn) notify(ctx context.Context, line []byte) (codec.Ticket, error) {
+	return c.queueLine(ctx, line)
 }
 
 // buffers holds line buffers for encoding.

@@ -13,6 +13,7 @@ const (
 	DefaultMaxQueueBytes   = 256 << 20
 	DefaultMaxPendingCalls = 4096
 	DefaultShutdownGrace   = 5 * time.Second
+	DefaultReadWait        = time.Second
 )
 
 // Options configure a connection. A nil *Options, and every zero field, means
@@ -87,6 +88,19 @@ type Options struct {
 	// anyway; a handler still running then has its response dropped.
 	// Default: DefaultShutdownGrace.
 	ShutdownGrace time.Duration
+
+	// ReadWait bounds how long the response to a call that notified the
+	// peer (Notify, Send: progress) waits, on a stream, for the peer to
+	// have read those notifications before it is written, so that the
+	// peer reads the response apart from them: see DefaultReadWait for
+	// why and where the output can tell (a Unix stream socket or a pipe,
+	// on Linux; elsewhere there is no wait). A peer that reads waits only
+	// as long as its read takes; one that does not read keeps the call's
+	// worker up to ReadWait, after which the response is written anyway.
+	// Calls that notify nothing never wait. Default: DefaultReadWait.
+	// Negative: never wait. Over HTTP it is ignored: a call's events are
+	// read one at a time.
+	ReadWait time.Duration
 
 	// AllowedOrigins are the web origins ("https://app.example.com", or
 	// "*" for any) whose pages may call an [HTTPHandler]: a request with an

@@ -1,7 +1,8 @@
 // The official MCP TypeScript SDK's client against the example MCP server
 // (examples/mcp), started as a child process over stdio: connect (the
 // handshake of 2025-11-25, this client's latest), list the tools, call
-// add, stats (structuredContent), a validation failure (isError), count,
+// add, stats (structuredContent), a validation failure (isError), count
+// with its progress (before its result),
 // and a sleep cancelled at its first progress report, then add again.
 // Usage: node client.mjs /path/to/server; prints "ok" and exits 0, or
 // says what failed and exits 1. TestTypeScriptSDKClient runs it.
@@ -21,11 +22,13 @@ eq(tools[0].inputSchema.required, ["a", "b"], "add's required");
 
 await checkCalls(client);
 
-// count's progress is not checked here: this client handles a notification
-// read together with the response after the response, and then drops it as
-// of an unknown token (TestGoSDKClient and TestMCPGoClient check it).
-const res = await client.callTool({ name: "count", arguments: { n: 3 } }, undefined, { onprogress: () => {} });
+// count's progress, before its result (progress.mjs checks it 100 times).
+const progress = [];
+const res = await client.callTool({ name: "count", arguments: { n: 3 } }, undefined, {
+  onprogress: (p) => progress.push(p.progress),
+});
 eq(res.content[0].text, "3", "count");
+eq(progress, [1, 2, 3], "count's progress, before its result");
 
 await checkCancel(client);
 await client.close();
