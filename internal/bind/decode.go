@@ -323,6 +323,12 @@ func structDecoder(fields []field) decodeFunc {
 			index[f.Name] = i
 		}
 	}
+	var defs []int // the fields with a default
+	for i := range fields {
+		if fields[i].def != nil {
+			defs = append(defs, i)
+		}
+	}
 	lookup := func(name []byte) int {
 		if index != nil {
 			if i, ok := index[string(name)]; ok {
@@ -361,6 +367,14 @@ func structDecoder(fields []field) decodeFunc {
 			if done {
 				if probs != nil {
 					return i, probs
+				}
+				for _, fi := range defs {
+					if seen[fi/64]&(1<<(fi%64)) == 0 {
+						f := &fields[fi]
+						if fe := f.def.apply(f.dec, v.FieldByIndex(f.Index)); fe != nil {
+							return i, fe.under(f.Name)
+						}
+					}
 				}
 				return m.End, nil
 			}
