@@ -1,6 +1,7 @@
 package service_test
 
 import (
+	"encoding/json"
 	"maps"
 	"slices"
 	"strings"
@@ -141,4 +142,22 @@ func TestDefaultRegistrationErrors(t *testing.T) {
 		_, got, _ := strings.Cut(err.Error(), "cannot be served: ")
 		assert.Equal(t, c.want, got)
 	}
+}
+
+// The defaults are published where the params' schema is: in the
+// method's description and in the OpenRPC document.
+func TestDefaultsPublished(t *testing.T) {
+	svc := service.New(nil)
+	require.NoError(t, svc.Register("", Lister{}))
+	info, ok := svc.Method("list")
+	require.True(t, ok)
+	b, err := json.Marshal(info.Params)
+	require.NoError(t, err)
+	for _, want := range []string{`"default":10,`, `"default":"asc",`, `"default":["id","name"],`, `"default":0.5,`, `"default":{"a":1},`, `"default":20,`} {
+		assert.Contains(t, string(b), want)
+	}
+	doc, err := svc.OpenRPC(service.Info{Title: "t", Version: "1"})
+	require.NoError(t, err)
+	assert.Contains(t, string(doc), `"default":["id","name"]`)
+	assert.Contains(t, string(doc), `"default":20`)
 }
