@@ -109,6 +109,9 @@ type failsValidate struct {
 type requiredDefault struct {
 	N int `json:"n" default:"1" validate:"required"`
 }
+type elementsRequired struct {
+	Tags []string `json:"tags" default:"[\"a\", \"\"]" validate:"max=3,dive,required"`
+}
 type outOfRange struct {
 	N int8 `json:"n" default:"300"`
 }
@@ -134,6 +137,7 @@ func TestDefaultRegistrationErrors(t *testing.T) {
 		{takes[wrongType]{}, `parameter 1: field N of service_test.wrongType: default "ten": expected an integer, got a string`},
 		{takes[failsValidate]{}, `parameter 1: field N of service_test.failsValidate: default 0: fails validate "min=1"`},
 		{takes[requiredDefault]{}, `parameter 1: field N of service_test.requiredDefault: default 1: a field with a default cannot be required: its member is never absent`},
+		{takes[elementsRequired]{}, `parameter 1: field Tags of service_test.elementsRequired: default ["a", ""]: fails validate "max=3,dive,required"`},
 		{takes[outOfRange]{}, `parameter 1: field N of service_test.outOfRange: default 300: 300 does not fit in int8`},
 		{takes[nestedBad]{}, `parameter 1: field Inner: field S of struct { S string "json:\"s\" default:\"\\\"abcd\\\"\" validate:\"max=3\"" }: default "abcd": fails validate "max=3"`},
 	} {

@@ -207,6 +207,9 @@ func (val validation) checkDefault(t reflect.Type, f fields.Field, v reflect.Val
 		return nil
 	}
 	for rule := range strings.SplitSeq(tag, ",") {
+		if rule == "dive" || rule == "keys" {
+			break // the rules after are the elements'
+		}
 		if rule == "required" {
 			return errors.New("a field with a default cannot be required: its member is never absent")
 		}
