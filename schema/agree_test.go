@@ -174,6 +174,7 @@ func subjects(t testing.TB) []*subject {
 			newSubject[Nested](t, open),
 			newSubject[Custom](t, open),
 			newSubject[Annotated](t, open),
+			newSubject[Defaulted](t, open),
 			newSubject[[]Item](t, open),
 			newSubject[*Item](t, open),
 			newSubject[map[string]Item](t, open),

@@ -1,6 +1,8 @@
 package schema
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
@@ -49,11 +51,19 @@ func (b *build) object(t reflect.Type, validated bool) (*Schema, error) {
 		if node, err = headed(node, f); err != nil {
 			return nil, err
 		}
+		def, err := defaulted(f)
+		if err != nil {
+			return nil, err
+		}
+		if def != nil {
+			node = node.clone()
+			node.Default = def
+		}
 		s.Properties[f.Name] = node
 		s.PropertyOrder = append(s.PropertyOrder, f.Name)
 		ptrs := pointerEmbeds(t, f.Index)
 		under[f.Name] = ptrs
-		if v && !b.absentPasses(f.Type, tag) {
+		if v && def == nil && !b.absentPasses(f.Type, tag) { // an absent member gets the default
 			if len(ptrs) == 0 {
 				s.Required = append(s.Required, f.Name)
 			} else {
@@ -227,6 +237,23 @@ func checkDescription(d string) error {
 		return fmt.Errorf("jsonschema tag %q: the tag is a description; WORD=... is reserved", d)
 	}
 	return nil
+}
+
+// defaulted is the value of field f's default tag, compacted, or nil
+// when it has none. It is published as the default keyword, an annotation
+// that changes what the schema accepts no more than the binder, which
+// decodes an absent member from it, does: the service checks at
+// registration that it decodes and validates.
+func defaulted(f fields.Field) (json.RawMessage, error) {
+	tag, ok := f.Tag.Lookup("default")
+	if !ok {
+		return nil, nil
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, []byte(tag)); err != nil {
+		return nil, fmt.Errorf("field %s: default %s: not a JSON value: %w", f.GoName, tag, err)
+	}
+	return json.RawMessage(buf.Bytes()), nil
 }
 
 // headed is node with the x-mcp-header annotation of field f's mcp tag,

@@ -24,6 +24,7 @@ type Schema struct {
 
 	Title       string
 	Description string
+	Default     json.RawMessage // an annotation: the value an absent member gets
 
 	Type  []string // one or more of "null", "boolean", "object", "array", "number", "integer", "string"
 	Enum  []json.RawMessage
@@ -140,6 +141,9 @@ func (s *Schema) each(fn func(keyword string, value any)) {
 	str("$ref", s.Ref)
 	str("title", s.Title)
 	str("description", s.Description)
+	if s.Default != nil {
+		fn("default", s.Default)
+	}
 	switch len(s.Type) {
 	case 0:
 	case 1:

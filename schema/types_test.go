@@ -272,3 +272,20 @@ type Custom struct {
 	Opt    Level  `json:"opt"`
 	PtrLvl *Level `json:"ptr_lvl" validate:"omitempty"`
 }
+
+// Defaulted has fields with a default: an absent member gets it, so none
+// of them is required although their rules refuse the zero value.
+type Defaulted struct {
+	Limit int             `json:"limit" default:"10" validate:"min=1,max=100"`
+	Order string          `json:"order" default:"\"asc\"" validate:"oneof=asc desc"`
+	Tags  []string        `json:"tags" default:"[\"a\", \"b\"]" validate:"min=1,max=3"`
+	Ratio *float64        `json:"ratio" default:"0.5" validate:"omitempty,gt=0,lt=1"`
+	Inner *DefaultedInner `json:"inner"`
+	Name  string          `json:"name" validate:"required"`
+}
+
+// DefaultedInner is a nested object with a default: it applies when the
+// object is given without the member.
+type DefaultedInner struct {
+	Depth int `json:"depth" default:"2" validate:"min=1"`
+}

@@ -106,7 +106,7 @@ func (s *Service) plan(name string, rcvr, fn reflect.Value) (*method, error) {
 		types = append(types, dt)
 	}
 	m.mode = bindModeOf(m.params)
-	dec, err := bind.Params(types, m.mode == bindPositional, s.allowUnknown, s.keepMeta)
+	dec, err := bind.ParamsChecked(types, m.mode == bindPositional, s.allowUnknown, s.keepMeta, s.validate.checkDefault)
 	if te := (*bind.TypeError)(nil); errors.As(err, &te) {
 		// The first parameter that cannot be decoded; a context.Context
 		// after the first place is one (an interface with methods).

@@ -197,6 +197,40 @@ type validation struct {
 	v *validator.Validate
 }
 
+// checkDefault judges the default of field f of struct type t, decoded
+// into v, at registration: it must pass the field's validate rules, and
+// the value's own when it is a struct (or points to one). A default with
+// required is a contradiction: the member is never absent.
+func (val validation) checkDefault(t reflect.Type, f fields.Field, v reflect.Value) error {
+	tag := f.Tag.Get("validate")
+	if tag == "-" {
+		return nil
+	}
+	for rule := range strings.SplitSeq(tag, ",") {
+		if rule == "dive" || rule == "keys" {
+			break // the rules after are the elements'
+		}
+		if rule == "required" {
+			return errors.New("a field with a default cannot be required: its member is never absent")
+		}
+	}
+	if tag != "" {
+		if err := val.v.Var(v.Interface(), tag); err != nil {
+			return fmt.Errorf("fails validate %q", tag)
+		}
+	}
+	st := f.Type
+	for st.Kind() == reflect.Pointer {
+		st = st.Elem()
+	}
+	if st.Kind() == reflect.Struct && !(v.Kind() == reflect.Pointer && v.IsNil()) {
+		if err := val.v.Struct(v.Interface()); err != nil {
+			return fmt.Errorf("fails validation: %w", err)
+		}
+	}
+	return nil
+}
+
 // check validates the struct (or pointer to struct) x, whose JSON path is
 // prefix, and adds a FieldError per failure to p: only as many as p has
 // room for are described, the rest are counted.

@@ -1,8 +1,10 @@
 package bind
 
 import (
+	"bytes"
 	"encoding"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -26,7 +28,14 @@ type decodeState struct {
 // binder builds decoders for types, once per type.
 type binder struct {
 	cache map[reflect.Type]*decodeFunc
+	// check, if set, judges a field's default once decoded (the
+	// service's validate rules): its error fails the registration.
+	check DefaultCheck
 }
+
+// A DefaultCheck judges the default of field f of struct type t, decoded
+// into v, at registration: an error refuses it.
+type DefaultCheck func(t reflect.Type, f fields.Field, v reflect.Value) error
 
 var (
 	unmarshalerType     = reflect.TypeFor[json.Unmarshaler]()
@@ -120,6 +129,35 @@ func (bd *binder) build(t reflect.Type) (decodeFunc, error) {
 type field struct {
 	fields.Field
 	dec decodeFunc
+	def *fieldDefault // the default tag's value, if it has one
+}
+
+// fieldDefault is a field's default, decoded once at registration. An
+// absent member gets a copy of val when its type holds no reference
+// (pointer, slice, map, interface: flat), and otherwise raw decoded anew,
+// so that no call can change what the next one gets.
+type fieldDefault struct {
+	raw  []byte        // the tag's JSON value, compacted
+	val  reflect.Value // raw decoded
+	flat bool
+}
+
+// flat reports whether a value of t holds no reference to memory that a
+// copy would share (strings are immutable: they count as flat).
+func flat(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface, reflect.Chan, reflect.Func, reflect.UnsafePointer:
+		return false
+	case reflect.Array:
+		return flat(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if !flat(t.Field(i).Type) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // fields lists the fields of struct type t that JSON decodes, each with its
@@ -136,8 +174,52 @@ func (bd *binder) fields(t reflect.Type) ([]field, error) {
 			dec = quotedDecoder(dec)
 		}
 		out[i] = field{Field: f, dec: dec}
+		if tag, ok := f.Tag.Lookup("default"); ok {
+			def, err := bd.fieldDefault(t, f, dec, tag)
+			if err != nil {
+				return nil, fmt.Errorf("field %s of %s: default %s: %w", f.GoName, t, tag, err)
+			}
+			out[i].def = def
+		}
 	}
 	return out, nil
+}
+
+// fieldDefault decodes the default tag of field f of struct type t with
+// the field's decoder dec, and has it checked.
+func (bd *binder) fieldDefault(t reflect.Type, f fields.Field, dec decodeFunc, tag string) (*fieldDefault, error) {
+	if f.Ptrs {
+		// Applying it would allocate the embedded pointer, which an
+		// absent member does not.
+		return nil, errors.New("a field promoted through an embedded pointer cannot have a default")
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, []byte(tag)); err != nil {
+		return nil, fmt.Errorf("not a JSON value: %w", err)
+	}
+	raw := buf.Bytes()
+	v := reflect.New(f.Type).Elem()
+	end, fe := dec(decodeState{}, raw, 0, v)
+	if fe = complete(raw, end, fe); fe != nil {
+		return nil, errors.New(fe.Error())
+	}
+	if bd.check != nil {
+		if err := bd.check(t, f, v); err != nil {
+			return nil, err
+		}
+	}
+	return &fieldDefault{raw: raw, val: v, flat: flat(f.Type)}, nil
+}
+
+// apply sets fv, the field of an object that lacks its member, to the
+// default.
+func (def *fieldDefault) apply(dec decodeFunc, fv reflect.Value) *Error {
+	if def.flat {
+		fv.Set(def.val)
+		return nil
+	}
+	_, fe := dec(decodeState{}, def.raw, 0, fv)
+	return fe
 }
 
 // value returns the field of struct value v, allocating embedded pointers
@@ -237,6 +319,12 @@ func structDecoder(fields []field) decodeFunc {
 			index[f.Name] = i
 		}
 	}
+	var defs []int // the fields with a default
+	for i := range fields {
+		if fields[i].def != nil {
+			defs = append(defs, i)
+		}
+	}
 	lookup := func(name []byte) int {
 		if index != nil {
 			if i, ok := index[string(name)]; ok {
@@ -275,6 +363,14 @@ func structDecoder(fields []field) decodeFunc {
 			if done {
 				if probs != nil {
 					return i, probs
+				}
+				for _, fi := range defs {
+					if seen[fi/64]&(1<<(fi%64)) == 0 {
+						f := &fields[fi]
+						if fe := f.def.apply(f.dec, v.FieldByIndex(f.Index)); fe != nil {
+							return i, fe.under(f.Name)
+						}
+					}
 				}
 				return m.End, nil
 			}

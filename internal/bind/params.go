@@ -26,7 +26,7 @@ import (
 //     as many; the value points to a struct whose field j holds the value
 //     of ts[j];
 //   - otherwise ts holds one type T, and the value is a *T: absent params
-//     leave it zero; an array into a struct (one that decodes no JSON
+//     leave it zero (a struct with defaults: as {}, see [ParamsChecked]); an array into a struct (one that decodes no JSON
 //     itself) fills its fields in declaration order, exactly one element
 //     per field; anything else decodes as T.
 //
@@ -34,7 +34,24 @@ import (
 // metadata, never decoded, unless keepMeta: then it is a member like any
 // other. A member that matches no field is an error unless allowUnknown.
 func Params(ts []reflect.Type, spread, allowUnknown, keepMeta bool) (func(params []byte) (reflect.Value, *Error), error) {
-	bd := binder{cache: map[reflect.Type]*decodeFunc{}}
+	return ParamsChecked(ts, spread, allowUnknown, keepMeta, nil)
+}
+
+// ParamsChecked is [Params] with the defaults of struct fields judged by
+// check (nil: not judged) at registration.
+//
+// A field's default is its tag default:"<JSON value>", the value as its
+// member would be sent (a string quoted: default:"\"asc\""). It is
+// decoded once, here, with the field's decoder, and then checked; a
+// default that is not JSON, does not decode, or that check refuses is an
+// error naming the field and its struct type, as is one on a field
+// promoted through an embedded pointer. An object decoded into the struct
+// that lacks the member gets the default (a copy of it: no call sees what
+// another did to its value); null is a value, not an absence. Absent
+// params, for a struct parameter, are {}: every default applies. Params
+// given by position are unchanged: each field takes one element, exactly.
+func ParamsChecked(ts []reflect.Type, spread, allowUnknown, keepMeta bool, check DefaultCheck) (func(params []byte) (reflect.Value, *Error), error) {
+	bd := binder{cache: map[reflect.Type]*decodeFunc{}, check: check}
 	decs := make([]decodeFunc, len(ts))
 	for j, t := range ts {
 		dec, err := bd.decoder(t)
@@ -55,17 +72,25 @@ func Params(ts []reflect.Type, spread, allowUnknown, keepMeta bool) (func(params
 	}
 	t, dec := ts[0], decs[0]
 	byPosition := dec
+	defaults := false // absent params are {}
 	if t.Kind() == reflect.Struct && !implementsDecoding(t) {
 		fs, err := bd.fields(t)
 		if err != nil {
 			return nil, &TypeError{Index: 0, Err: err}
 		}
 		byPosition = positionalStruct(fs)
+		for _, f := range fs {
+			defaults = defaults || f.def != nil
+		}
 	}
 	return func(params []byte) (reflect.Value, *Error) {
 		v := reflect.New(t)
 		i := scan.SkipSpace(params, 0)
 		if i == len(params) {
+			if defaults {
+				_, fe := dec(decodeState{}, emptyObject, 0, v.Elem())
+				return v, complete(emptyObject, 2, fe)
+			}
 			return v, nil
 		}
 		d := decodeState{allowUnknown: allowUnknown, skipMeta: params[i] == '{' && !keepMeta}
@@ -77,6 +102,8 @@ func Params(ts []reflect.Type, spread, allowUnknown, keepMeta bool) (func(params
 		return v, complete(params, end, fe)
 	}, nil
 }
+
+var emptyObject = []byte("{}")
 
 // A TypeError reports a parameter whose type cannot be decoded from JSON.
 type TypeError struct {

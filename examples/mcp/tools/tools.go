@@ -27,7 +27,7 @@ func (Tools) Add(p AddParams) float64 { return *p.A + *p.B }
 
 // CountParams are count's arguments.
 type CountParams struct {
-	N int `json:"n" validate:"min=0,max=1000" jsonschema:"how far to count, at most 1000"`
+	N int `json:"n" default:"10" validate:"min=0,max=1000" jsonschema:"how far to count, at most 1000 (10 when not given)"`
 }
 
 // Count counts from 1 to n, reporting each step as progress, and returns n.
