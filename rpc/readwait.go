@@ -45,10 +45,6 @@ const (
 // read yet; zero once it has read them all.
 type unreadFunc func() (int, error)
 
-// testHookUnread, when set (by tests), is given the unreadFunc of each
-// connection made (nil for none) and returns the one it uses.
-var testHookUnread func(unreadFunc) unreadFunc
-
 // newReadWait sets up the read wait of c on its output w (see
 // Options.ReadWait).
 func (c *Conn) newReadWait(w io.Writer, o *Options) {
@@ -57,9 +53,6 @@ func (c *Conn) newReadWait(w io.Writer, o *Options) {
 	}
 	c.readWait = positiveOr(o.ReadWait, DefaultReadWait)
 	c.unread = unreadOf(w)
-	if testHookUnread != nil {
-		c.unread = testHookUnread(c.unread)
-	}
 }
 
 // awaitRead waits, before the response to a call whose last notification
