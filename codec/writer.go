@@ -89,8 +89,7 @@ type Writer struct {
 type span struct{ at, end int }
 
 // Ticket is the place of a line queued by [Writer.Enqueue], for
-// [Writer.Withdraw]. The zero
-// Ticket is no line.
+// [Writer.Withdraw]. The zero Ticket is no line.
 type Ticket struct{ at, end int64 }
 
 // NewWriter returns a Writer of w.
@@ -448,24 +447,27 @@ func (w *Writer) Flush(ctx context.Context) error {
 	return nil
 }
 
-// WaitWritten waits until the line of t, queued by [Writer.Enqueue], is
-// written: the underlying writer's Write of it has returned. It returns
-// nil then (at once for the zero Ticket, and for a line withdrawn once the
-// lines around it are written); the underlying writer's error, or
-// ErrWriterClosed, when that fails or Close drops the line first; ctx's
-// error when ctx ends first.
-func (w *Writer) WaitWritten(ctx context.Context, t Ticket) error {
+// WaitWritten waits until every line queued so far (by Enqueue,
+// QueueLine, or WriteLine behind a write under way) is written: the
+// underlying writer's Write of it has returned. A line withdrawn counts as
+// written once the lines around it are. It returns nil then (at once when
+// nothing is queued or being written); the underlying writer's error, or
+// ErrWriterClosed, when that fails or Close drops a line first; ctx's
+// error when ctx ends first. Lines queued after it is called are not
+// waited for.
+func (w *Writer) WaitWritten(ctx context.Context) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.written >= t.end {
+	end := w.base + int64(len(w.pending))
+	if w.written >= end {
 		return nil
 	}
 	defer w.wakeWhenDone(ctx)()
-	for w.written < t.end && w.err == nil && ctx.Err() == nil {
+	for w.written < end && w.err == nil && ctx.Err() == nil {
 		w.drained.Wait()
 	}
 	switch {
-	case w.written >= t.end:
+	case w.written >= end:
 		return nil
 	case w.err != nil:
 		return w.err

@@ -547,43 +547,50 @@ func TestWriterFlush(t *testing.T) {
 	})
 }
 
-// WaitWritten waits for the Write of a queued line to return, as long as
-// its context lets it; a line withdrawn counts as written once the lines
-// around it are; a line the Writer dropped (it failed, or Close gave up)
-// gets why. In a synctest bubble: synctest.Wait tells when WaitWritten is
-// waiting, and when it has returned.
+// WaitWritten waits for the Write of every line queued before it to
+// return, as long as its context lets it, and not for lines queued after
+// it; a line withdrawn counts as written once the lines around it are; a
+// line the Writer dropped (it failed, or Close gave up) gets why. In a
+// synctest bubble: synctest.Wait tells when WaitWritten is waiting, and
+// when it has returned.
 func TestWriterWaitWritten(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
 		g := newGatedWriter()
 		w := NewWriter(g)
-		require.NoError(t, w.WaitWritten(ctx, Ticket{}), "the zero Ticket")
-		first, err := w.Enqueue(ctx, []byte(`1`))
+		require.NoError(t, w.WaitWritten(ctx), "nothing queued")
+		_, err := w.Enqueue(ctx, []byte(`1`))
 		require.NoError(t, err)
 		<-g.entered // a goroutine of the Writer's is writing 1, blocked
-		second, err := w.Enqueue(ctx, []byte(`2`))
-		require.NoError(t, err)
-		third, err := w.Enqueue(ctx, []byte(`3`))
-		require.NoError(t, err)
-		require.True(t, w.Withdraw(second))
 
 		cancelled, cancel := context.WithCancel(ctx)
 		cancel()
-		assert.ErrorIs(t, w.WaitWritten(cancelled, first), context.Canceled, "1's Write has not returned")
-		waits := make(chan error, 3)
-		for _, tk := range []Ticket{first, second, third} {
-			go func() { waits <- w.WaitWritten(ctx, tk) }()
-		}
+		assert.ErrorIs(t, w.WaitWritten(cancelled), context.Canceled, "1's Write has not returned")
+		waits := make(chan error, 2)
+		go func() { waits <- w.WaitWritten(ctx) }() // for 1
+		synctest.Wait()
+		second, err := w.Enqueue(ctx, []byte(`2`))
+		require.NoError(t, err)
+		_, err = w.Enqueue(ctx, []byte(`3`))
+		require.NoError(t, err)
+		require.True(t, w.Withdraw(second))
+		go func() { waits <- w.WaitWritten(ctx) }() // for 1, 2 (withdrawn) and 3
 		synctest.Wait()
 		require.Empty(t, waits, "WaitWritten returned while the write was blocked")
+
+		// 1's Write returns; 3 is taken and blocks in turn: the first
+		// wait is over, the second is not.
+		g.gate <- struct{}{}
+		<-g.entered
+		synctest.Wait()
+		require.Len(t, waits, 1, "the wait for 1 is over, not the one for 3")
+		require.NoError(t, <-waits)
 		close(g.gate)
 		synctest.Wait()
-		require.Len(t, waits, 3, "WaitWritten returned once the lines were written")
-		for range 3 {
-			require.NoError(t, <-waits)
-		}
+		require.Len(t, waits, 1, "the wait for 3 is over")
+		require.NoError(t, <-waits)
 		assert.Equal(t, "1\n3\n", g.String(), "written before WaitWritten returned")
-		require.NoError(t, w.WaitWritten(ctx, third), "written already")
+		require.NoError(t, w.WaitWritten(ctx), "written already")
 		require.NoError(t, w.Close(ctx))
 
 		// Close gives up on a line no write took: it is dropped.
@@ -592,19 +599,19 @@ func TestWriterWaitWritten(t *testing.T) {
 		_, err = w.Enqueue(ctx, []byte(`1`))
 		require.NoError(t, err)
 		<-g.entered
-		second, err = w.Enqueue(ctx, []byte(`2`))
+		_, err = w.Enqueue(ctx, []byte(`2`))
 		require.NoError(t, err)
 		assert.ErrorIs(t, w.Close(cancelled), context.Canceled)
-		assert.Equal(t, ErrWriterClosed, w.WaitWritten(ctx, second))
+		assert.Equal(t, ErrWriterClosed, w.WaitWritten(ctx))
 		close(g.gate)
 		synctest.Wait() // the Writer's goroutine ends
 
 		// The underlying writer fails: the line is not written.
 		epipe := errors.New("broken pipe")
 		w = NewWriter(&failWriter{err: epipe})
-		tk, err := w.Enqueue(ctx, []byte(`1`))
+		_, err = w.Enqueue(ctx, []byte(`1`))
 		require.NoError(t, err)
-		assert.Equal(t, epipe, w.WaitWritten(ctx, tk))
+		assert.Equal(t, epipe, w.WaitWritten(ctx))
 	})
 }
 

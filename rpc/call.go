@@ -21,6 +21,11 @@ const (
 	stateCancelledLSP       // the handler runs; answer RequestCancelled
 	stateCancelledMCP       // the handler runs; answer nothing
 	stateDone               // answered, or being answered
+
+	// stateNoted is added to stateRunning or a cancelled state once the
+	// call has written a notification, whose read its response awaits
+	// (see replier.awaitRead).
+	stateNoted int32 = 1 << 4
 )
 
 // inbound is a request or notification from the peer, from the moment it is
@@ -40,10 +45,6 @@ type inbound struct {
 	// notifyMu orders the call's notifications before its response: it is
 	// held while one is written, and to mark the call done.
 	notifyMu sync.Mutex
-	// noted is the place in the output of the call's last notification
-	// (see replier.awaitRead); zero when it wrote none there. Written
-	// under notifyMu, read once the call is done.
-	noted codec.Ticket
 }
 
 // Value returns the call itself for callKey, and otherwise what the
@@ -58,12 +59,17 @@ func (in *inbound) Value(key any) any {
 // begin moves a queued call to running, unless it was cancelled first.
 func (in *inbound) begin() bool { return in.state.CompareAndSwap(stateQueued, stateRunning) }
 
+// phase is the call's state, without stateNoted.
+func (in *inbound) phase() int32 { return in.state.Load() &^ stateNoted }
+
 // end marks a call whose handler returned as done, and returns the state it
-// was in: stateRunning, or how the peer cancelled it while it ran.
-func (in *inbound) end() int32 {
+// was in (stateRunning, or how the peer cancelled it while it ran) and
+// whether it wrote a notification.
+func (in *inbound) end() (how int32, noted bool) {
 	in.notifyMu.Lock()
 	defer in.notifyMu.Unlock()
-	return in.state.Swap(stateDone)
+	s := in.state.Swap(stateDone)
+	return s &^ stateNoted, s&stateNoted != 0
 }
 
 // cancelBy records the peer's cancellation (stateCancelledLSP or
@@ -72,13 +78,13 @@ func (in *inbound) end() int32 {
 // handler has returned is left alone: its answer stands.
 func (in *inbound) cancelBy(how int32) (wasQueued bool) {
 	for {
-		switch s := in.state.Load(); s {
+		switch s := in.state.Load(); s &^ stateNoted {
 		case stateQueued:
 			if in.state.CompareAndSwap(s, stateDone) {
 				return true
 			}
 		case stateRunning:
-			if in.state.CompareAndSwap(s, how) {
+			if in.state.CompareAndSwap(s, how|s&stateNoted) {
 				return false
 			}
 		default:
@@ -110,9 +116,9 @@ func (in *inbound) send(ctx context.Context, line []byte) error {
 	if in.state.Load() == stateDone {
 		return ErrAnswered
 	}
-	t, err := in.out.notify(ctx, line)
-	if err == nil && t != (codec.Ticket{}) {
-		in.noted = t
+	err := in.out.notify(ctx, line)
+	if err == nil {
+		in.state.Or(stateNoted)
 	}
 	return err
 }
@@ -132,7 +138,7 @@ func (s *core) run(in *inbound) {
 		}
 	}
 	result, err := s.invoke(in)
-	how := in.end()
+	how, noted := in.end()
 	if in.req.ID == nil {
 		s.notifyingMu.Lock()
 		delete(s.notifying, in)
@@ -147,10 +153,10 @@ func (s *core) run(in *inbound) {
 		in.cancel(nil)
 		return
 	}
-	if how == stateRunning && in.noted != (codec.Ticket{}) {
+	if how == stateRunning && noted {
 		// Its notifications are read before its answer, as long as the
 		// transport can tell.
-		in.out.awaitRead(in, in.noted)
+		in.out.awaitRead(in)
 	}
 	if str, ok := result.(string); ok && err == nil && how == stateRunning && in.batch == nil && len(str) >= streamSize {
 		// A long string result is written in pieces, never copied whole.

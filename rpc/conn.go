@@ -332,8 +332,9 @@ func (c *Conn) inputEnded() <-chan struct{} { return c.inputDone }
 // sendable is nil: a stream carries any message, any time.
 func (c *Conn) sendable(bool) error { return nil }
 
-func (c *Conn) notify(ctx context.Context, line []byte) (codec.Ticket, error) {
-	return c.queueLine(ctx, line)
+func (c *Conn) notify(ctx context.Context, line []byte) error {
+	_, err := c.queueLine(ctx, line)
+	return err
 }
 
 // buffers holds line buffers for encoding.

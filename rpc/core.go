@@ -69,13 +69,11 @@ type replier interface {
 	replyStringIn(id []byte, v codec.StringIn) bool
 	// notify writes a notification line (no '\n') of a call, waiting for
 	// room no longer than ctx and never writing in the calling goroutine.
-	// The Ticket, when not zero, is the line's place in the output, for
-	// awaitRead.
-	notify(ctx context.Context, line []byte) (codec.Ticket, error)
-	// awaitRead waits, before the answer to a call whose last notification
-	// is t is written, for the peer to have read that far, as long as the
+	notify(ctx context.Context, line []byte) error
+	// awaitRead waits, before the answer to a call that notified is
+	// written, for the peer to have read its notifications, as long as the
 	// transport bounds it and ctx lets it (see DefaultReadWait).
-	awaitRead(ctx context.Context, t codec.Ticket)
+	awaitRead(ctx context.Context)
 	// logger is the logger of the calls (see LoggerFromContext).
 	logger() *slog.Logger
 	// inputEnded is closed once no message can come from the peer any

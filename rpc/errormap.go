@@ -56,7 +56,7 @@ func (s *core) responseLine(dst []byte, in *inbound, result any, err error) (lin
 // Middleware uses it to know the code a call will be answered with: what
 // it logs is what the wire says.
 func ErrorFor(ctx context.Context, err error) *Error {
-	if in := callFrom(ctx); in != nil && in.state.Load() == stateCancelledLSP {
+	if in := callFrom(ctx); in != nil && in.phase() == stateCancelledLSP {
 		return codec.NewError(codec.RequestCancelled, "")
 	}
 	if err == nil {

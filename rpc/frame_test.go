@@ -39,12 +39,12 @@ func (o *frameOut) replyString(id []byte, s string) {
 
 func (o *frameOut) replyStringIn([]byte, codec.StringIn) bool { return false }
 
-func (o *frameOut) notify(_ context.Context, line []byte) (codec.Ticket, error) {
+func (o *frameOut) notify(_ context.Context, line []byte) error {
 	o.reply(line)
-	return codec.Ticket{}, nil
+	return nil
 }
 
-func (o *frameOut) awaitRead(context.Context, codec.Ticket) {}
+func (o *frameOut) awaitRead(context.Context) {}
 
 func (o *frameOut) logger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 

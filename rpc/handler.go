@@ -103,7 +103,7 @@ func RequestFromContext(ctx context.Context) *Request {
 // cancelled rather than by what its handler returned.
 func CancelledSilently(ctx context.Context) bool {
 	in := callFrom(ctx)
-	return in != nil && in.state.Load() == stateCancelledMCP
+	return in != nil && in.phase() == stateCancelledMCP
 }
 
 // InBatch reports whether the call ctx belongs to came as an entry of a

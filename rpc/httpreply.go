@@ -74,15 +74,14 @@ func (o *httpReply) replyString(id []byte, s string) {
 // replyStringIn leaves the line to be made whole: a response's body is.
 func (o *httpReply) replyStringIn([]byte, codec.StringIn) bool { return false }
 
-// notify queues the line as an event of the response. Its Ticket is
-// zero: the client reads the events of a stream one at a time, and a
-// response over HTTP never waits for it (see awaitRead).
-func (o *httpReply) notify(ctx context.Context, line []byte) (codec.Ticket, error) {
-	return codec.Ticket{}, o.queueNotice(ctx, line)
+// notify queues the line as an event of the response.
+func (o *httpReply) notify(ctx context.Context, line []byte) error {
+	return o.queueNotice(ctx, line)
 }
 
-// awaitRead returns at once: notify gives no Ticket.
-func (o *httpReply) awaitRead(context.Context, codec.Ticket) {}
+// awaitRead returns at once: the client reads the events of a stream one
+// at a time.
+func (o *httpReply) awaitRead(context.Context) {}
 
 // queueNotice is notify: it queues a notification line of a call as an
 // event, waiting for room no longer than ctx.

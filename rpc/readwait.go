@@ -4,8 +4,6 @@ import (
 	"context"
 	"io"
 	"time"
-
-	"github.com/toolrpc/toolrpc/codec"
 )
 
 // The read wait. A response written while the peer has not yet read the
@@ -55,17 +53,17 @@ func (c *Conn) newReadWait(w io.Writer, o *Options) {
 	c.unread = unreadOf(w)
 }
 
-// awaitRead waits, before the response to a call whose last notification
-// is t is written, until the peer has read what was written up to t, as
-// long as Options.ReadWait and ctx (the call's) let it. It returns at once
-// on an output that cannot tell.
-func (c *Conn) awaitRead(ctx context.Context, t codec.Ticket) {
+// awaitRead waits, before the response to a call that notified is
+// written, until the peer has read what was queued up to then (the call's
+// notifications among it), as long as Options.ReadWait and ctx (the
+// call's) let it. It returns at once on an output that cannot tell.
+func (c *Conn) awaitRead(ctx context.Context) {
 	if c.unread == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.readWait)
 	defer cancel()
-	if c.w.WaitWritten(ctx, t) == nil && c.readYet(ctx) {
+	if c.w.WaitWritten(ctx) == nil && c.readYet(ctx) {
 		pause(readSettle)
 	}
 	if context.Cause(ctx) == context.DeadlineExceeded {

@@ -23,12 +23,30 @@ func TestInboundStates(t *testing.T) {
 		assert.True(t, in.begin())
 		assert.False(t, in.cancelBy(stateCancelledMCP))
 		assert.False(t, in.cancelBy(stateCancelledLSP), "the first cancellation decides")
-		assert.Equal(t, stateCancelledMCP, in.end())
+		how, noted := in.end()
+		assert.Equal(t, stateCancelledMCP, how)
+		assert.False(t, noted)
+	})
+	t.Run("cancelled while running, having notified", func(t *testing.T) {
+		var in inbound
+		assert.True(t, in.begin())
+		in.state.Or(stateNoted) // as send does
+		assert.Equal(t, stateRunning, in.phase())
+		assert.False(t, in.cancelBy(stateCancelledLSP))
+		assert.Equal(t, stateCancelledLSP, in.phase(), "the cancellation counts")
+		in.state.Or(stateNoted) // a second notification
+		how, noted := in.end()
+		assert.Equal(t, stateCancelledLSP, how)
+		assert.True(t, noted, "the notification is remembered through the cancellation")
+		assert.Equal(t, stateDone, in.state.Load())
 	})
 	t.Run("cancelled after the result was taken", func(t *testing.T) {
 		var in inbound
 		assert.True(t, in.begin())
-		assert.Equal(t, stateRunning, in.end())
+		in.state.Or(stateNoted)
+		how, noted := in.end()
+		assert.Equal(t, stateRunning, how)
+		assert.True(t, noted)
 		assert.False(t, in.cancelBy(stateCancelledLSP))
 		assert.Equal(t, stateDone, in.state.Load(), "the answer stands")
 	})
@@ -38,12 +56,20 @@ func TestInboundStates(t *testing.T) {
 			in.begin()
 			var wg sync.WaitGroup
 			var end int32
-			var queued bool
-			wg.Go(func() { end = in.end() })
+			var noted, queued bool
+			wg.Go(func() { // as send does
+				in.notifyMu.Lock()
+				if in.state.Load() != stateDone {
+					in.state.Or(stateNoted)
+				}
+				in.notifyMu.Unlock()
+			})
+			wg.Go(func() { end, noted = in.end() })
 			wg.Go(func() { queued = in.cancelBy(stateCancelledLSP) })
 			wg.Wait()
 			assert.False(t, queued)
 			assert.Contains(t, []int32{stateRunning, stateCancelledLSP}, end)
+			_ = noted // either: the notification came before the end, or was refused after it
 			assert.Equal(t, stateDone, in.state.Load())
 		}
 	})
