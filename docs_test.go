@@ -25,6 +25,13 @@ package toolrpc_test
 //     each flag, and each `go test ... ./PATH/...` or `cd PATH` an existing
 //     directory.
 //   - ```json: valid JSON.
+//   - ```jsonrpc: a wire transcript, "--> " a line the peer sends, "<-- "
+//     one it gets back, run against the spec handler of helpers_test.go
+//     (the specification's examples and the probe.* methods) by
+//     wiretest.Steps, so the order of the lines is checked too. Before it,
+//     <!-- wire: OPTION ... --> sets options: MaxFrameSize=N, or lsp (LSP
+//     framing; \r\n in a line is CR LF, and the lines are bytes, not
+//     lines).
 //   - Nothing else is allowed: a block of another kind fails the test,
 //     unless it is marked <!-- not tested: REASON -->; so does an indented
 //     code block (TestDocsNoIndentedCode), which could hold nothing marked.
@@ -33,18 +40,23 @@ package toolrpc_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolrpc/toolrpc/internal/wiretest"
+	"github.com/toolrpc/toolrpc/rpc"
 )
 
 // docBlock is a fenced code block of a documentation page.
@@ -160,6 +172,8 @@ func TestDocsCodeBlocks(t *testing.T) {
 				ran += runTranscript(t, name, b.text, b.mark == "abridged")
 			case b.lang == "json" && b.mark == "":
 				assert.True(t, json.Valid([]byte(b.text)), "%s is valid JSON", name)
+			case b.lang == "jsonrpc" && (b.mark == "" || strings.HasPrefix(b.mark, "wire: ")):
+				t.Run(name, func(t *testing.T) { runWire(t, b.text, strings.Fields(strings.TrimPrefix(b.mark, "wire: "))) })
 			case page == "README.md" && b.lang == "sh" && b.mark == "" && !strings.HasPrefix(b.text, "$ "):
 				// The quick start's install line and two commands:
 				// TestReadmeQuickStart holds them.
@@ -342,5 +356,71 @@ func TestDocsNoIndentedCode(t *testing.T) {
 		for _, m := range indentedCode.FindAll(docFence.ReplaceAll(text, nil), -1) {
 			t.Errorf("%s: an indented code block, not fenced: %q", page, bytes.TrimSpace(m))
 		}
+	}
+}
+
+// runWire runs a ```jsonrpc block against the spec handler, with the
+// options its mark names.
+func runWire(t *testing.T, text string, marks []string) {
+	opts := rpc.Options{Logger: wiretest.Quiet()}
+	lsp := false
+	for _, m := range marks {
+		switch name, value, _ := strings.Cut(m, "="); name {
+		case "lsp":
+			lsp = true
+		case "MaxFrameSize":
+			n, err := strconv.Atoi(value)
+			require.NoError(t, err, m)
+			opts.MaxFrameSize = n
+		case "":
+		default:
+			t.Fatalf("unknown wire option %q", m)
+		}
+	}
+	if !lsp {
+		wiretest.Steps(t, newSpecHandler(), text, &opts)
+		return
+	}
+	// LSP framing: the transcript's lines are messages, \r\n written out.
+	var in, want strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
+		line = strings.ReplaceAll(strings.TrimSpace(line), `\r\n`, "\r\n")
+		switch {
+		case strings.HasPrefix(line, "--> "):
+			in.WriteString(strings.TrimPrefix(line, "--> "))
+		case strings.HasPrefix(line, "<-- "):
+			want.WriteString(strings.TrimPrefix(line, "<-- "))
+		default:
+			t.Fatalf("not a transcript line: %q", line)
+		}
+	}
+	opts.Framing = rpc.FramingLSP
+	opts.Sequential = true
+	var out bytes.Buffer
+	require.NoError(t, rpc.Serve(context.Background(), strings.NewReader(in.String()), &out, newSpecHandler(), &opts))
+	assert.Equal(t, want.String(), out.String())
+}
+
+// The transcripts of the package docs (go doc) are run too, as ```jsonrpc
+// blocks are: each run of "-->"/"<--" lines of rpc/doc.go.
+func TestPackageDocTranscripts(t *testing.T) {
+	src, err := os.ReadFile("rpc/doc.go")
+	require.NoError(t, err)
+	var runs []string
+	var cur []string
+	for _, line := range strings.Split(string(src), "\n") {
+		line = strings.TrimPrefix(strings.TrimPrefix(line, "//"), "\t")
+		if strings.HasPrefix(line, "--> ") || strings.HasPrefix(line, "<-- ") {
+			cur = append(cur, line)
+			continue
+		}
+		if len(cur) > 0 {
+			runs = append(runs, strings.Join(cur, "\n"))
+			cur = nil
+		}
+	}
+	require.NotEmpty(t, runs, "rpc/doc.go shows transcripts")
+	for i, tr := range runs {
+		t.Run(fmt.Sprint(i), func(t *testing.T) { runWire(t, tr, nil) })
 	}
 }
