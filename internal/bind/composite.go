@@ -146,12 +146,17 @@ func sliceDecoder(elem decodeFunc) decodeFunc {
 		if i >= len(b) || b[i] != '[' {
 			return typeError(b, i, "array")
 		}
+		most := d.most
+		d.most = 0 // for the elements
 		s := v
 		if s.IsNil() {
 			s = reflect.MakeSlice(v.Type(), 0, 4)
 		}
 		s = s.Slice(0, 0)
 		end, fe := eachElement(b, i, func(j, at int) (int, *Error) {
+			if most > 0 && j >= most {
+				return rawEnd(b, at)
+			}
 			if j == s.Cap() {
 				grown := reflect.MakeSlice(v.Type(), j, 2*j)
 				reflect.Copy(grown, s)

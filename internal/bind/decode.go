@@ -23,6 +23,10 @@ type decodeFunc func(d decodeState, b []byte, i int, v reflect.Value) (int, *Err
 type decodeState struct {
 	allowUnknown bool // ignore object members that match no field
 	skipMeta     bool // this object is the params: skip its "_meta"
+	// most, when positive, is how many elements (or members) of this
+	// array (or object) to decode: the rest are skipped (see
+	// boundedDecoder). Like skipMeta, it is not passed to the elements.
+	most int
 }
 
 // binder builds decoders for types, once per type.
@@ -173,6 +177,9 @@ func (bd *binder) fields(t reflect.Type) ([]field, error) {
 		if f.Quoted {
 			dec = quotedDecoder(dec)
 		}
+		if n, ok := lengthBound(f.Type, f.Tag.Get("validate")); ok {
+			dec = boundedDecoder(dec, n)
+		}
 		out[i] = field{Field: f, dec: dec}
 		if tag, ok := f.Tag.Lookup("default"); ok {
 			def, err := bd.fieldDefault(t, f, dec, tag)
@@ -280,13 +287,17 @@ func (bd *binder) mapDecoder(t reflect.Type) (decodeFunc, error) {
 		if i >= len(b) || b[i] != '{' {
 			return typeError(b, i, "object") // null included, as a map's schema says
 		}
-		skipMeta := d.skipMeta
-		d.skipMeta = false // for the values
+		skipMeta, most := d.skipMeta, d.most
+		d.skipMeta, d.most = false, 0 // for the values
 		if v.IsNil() {
 			v.Set(reflect.MakeMap(t))
 		}
+		count := 0
 		return eachMember(b, i, func(name []byte, at int) (int, *Error) {
 			if skipMeta && string(name) == "_meta" {
+				return rawEnd(b, at)
+			}
+			if count++; most > 0 && count > most {
 				return rawEnd(b, at)
 			}
 			k, err := key(name)
