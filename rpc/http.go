@@ -75,6 +75,7 @@ type HTTPHandler struct {
 	maxDepth int
 	grace    time.Duration
 	origins  []string // Options.AllowedOrigins
+	hosts    []string // Options.AllowedHosts
 	maxHeld  int64    // Options.MaxQueueBytes: the bytes of bodies served at once
 	held     atomic.Int64
 	decoders sync.Pool // *codec.Decoder, for ServeHTTP
@@ -107,6 +108,7 @@ func NewHTTPHandler(ctx context.Context, h Handler, opts *Options) *HTTPHandler 
 		maxDepth: o.MaxDepth,
 		grace:    positiveOr(o.ShutdownGrace, DefaultShutdownGrace),
 		origins:  slices.Clone(o.AllowedOrigins),
+		hosts:    slices.Clone(o.AllowedHosts),
 		maxHeld:  int64(positiveOr(o.MaxQueueBytes, DefaultMaxQueueBytes)),
 	}
 	s.streamAfter = max(o.EventStreamAfter, 0)
@@ -193,6 +195,10 @@ func httpBusy(w http.ResponseWriter) {
 func (s *HTTPHandler) Screen(w http.ResponseWriter, r *http.Request, methods ...string) bool {
 	if !s.originAllowed(r.Header.Values("Origin")) {
 		httpRefuse(w, http.StatusForbidden, "the Origin is not allowed")
+		return false
+	}
+	if !s.hostAllowed(r.Host, localAddr(r)) {
+		httpRefuse(w, http.StatusForbidden, "the Host is not allowed")
 		return false
 	}
 	if r.Method != http.MethodPost {

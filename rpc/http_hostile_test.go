@@ -287,7 +287,7 @@ func TestHTTPHostileBodies(t *testing.T) {
 		conn, err := net.Dial("tcp", srv.Listener.Addr().String())
 		require.NoError(t, err)
 		defer conn.Close()
-		_, err = fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 60\r\n\r\n%s", echoCall)
+		_, err = fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 60\r\n\r\n%s", echoCall)
 		require.NoError(t, err)
 		require.NoError(t, conn.(*net.TCPConn).CloseWrite()) // the rest never comes
 		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)

@@ -1,10 +1,12 @@
 package rpc_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -341,4 +343,75 @@ func TestServeListenerOnLoopback(t *testing.T) {
 	assert.ErrorIs(t, <-served, stop)
 	_, err = rpc.ListenHTTP("8080")
 	assert.EqualError(t, err, `rpc: the address "8080": address 8080: missing port in address`)
+}
+
+// A request that came to loopback is answered only when its Host names
+// loopback or a host allowed: a page whose name an attacker rebinds to
+// 127.0.0.1 gets its own name in Host, Origin or not (issue 23, defect 11).
+// On another address any Host is answered, unless AllowedHosts lists them.
+func TestHTTPHandlerHosts(t *testing.T) {
+	h := rpc.NewHTTPHandler(context.Background(), httpMethods, &rpc.Options{Logger: quiet})
+	defer h.Close()
+	listed := rpc.NewHTTPHandler(context.Background(), httpMethods, &rpc.Options{Logger: quiet, AllowedHosts: []string{"tools.example.com"}})
+	defer listed.Close()
+	open := rpc.NewHTTPHandler(context.Background(), httpMethods, &rpc.Options{Logger: quiet, AllowedHosts: []string{"*"}})
+	defer open.Close()
+	const refused = `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"the Host is not allowed"}},"id":null}` + "\n"
+	const served = `{"jsonrpc":"2.0","result":null,"id":1}` + "\n"
+	loopback := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}
+	public := &net.TCPAddr{IP: net.IPv4(192, 0, 2, 10), Port: 443}
+	tests := []struct {
+		name    string
+		handler *rpc.HTTPHandler
+		local   net.Addr
+		host    string
+		status  int
+		body    string
+	}{
+		{"loopback: localhost", h, loopback, "localhost:8080", 200, served},
+		{"loopback: LOCALHOST, no port", h, loopback, "LOCALHOST", 200, served},
+		{"loopback: 127.0.0.1", h, loopback, "127.0.0.1:8080", 200, served},
+		{"loopback: 127.1.2.3", h, loopback, "127.1.2.3", 200, served},
+		{"loopback: [::1]", h, loopback, "[::1]:8080", 200, served},
+		{"loopback: a rebound name", h, loopback, "evil.example:8080", 403, refused},
+		{"loopback: localhost as a subdomain", h, loopback, "localhost.evil.example", 403, refused},
+		{"loopback: no Host", h, loopback, "", 403, refused},
+		{"loopback: a host allowed", listed, loopback, "TOOLS.example.com:8080", 200, served},
+		{"loopback: anything, with *", open, loopback, "evil.example", 200, served},
+		{"public: any name", h, public, "tools.example.com", 200, served},
+		{"public: a host allowed", listed, public, "tools.example.com", 200, served},
+		{"public: a host not listed", listed, public, "evil.example", 403, refused},
+		{"public: loopback's name", listed, public, "localhost", 200, served},
+		{"unknown address (no server): any name", h, nil, "example.com", 200, served},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := httptest.NewRequest("POST", "/", strings.NewReader(`{"jsonrpc":"2.0","method":"echo","id":1}`))
+			req.Header.Set("Content-Type", jsonType)
+			req.Host = tt.host
+			if tt.local != nil {
+				req = req.WithContext(context.WithValue(req.Context(), http.LocalAddrContextKey, tt.local))
+			}
+			rec := httptest.NewRecorder()
+			tt.handler.ServeHTTP(rec, req)
+			assert.Equal(t, tt.status, rec.Code)
+			assert.Equal(t, tt.body, rec.Body.String())
+		})
+	}
+
+	// End to end: a real listener on loopback, a raw request naming
+	// another host.
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	for host, want := range map[string]string{"evil.example": "403 Forbidden", srv.Listener.Addr().String(): "200 OK"} {
+		conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+		require.NoError(t, err)
+		body := `{"jsonrpc":"2.0","method":"echo","id":1}`
+		_, err = fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", host, len(body), body)
+		require.NoError(t, err)
+		status, err := bufio.NewReader(conn).ReadString('\n')
+		require.NoError(t, err)
+		assert.Equal(t, "HTTP/1.1 "+want+"\r\n", status, host)
+		conn.Close()
+	}
 }

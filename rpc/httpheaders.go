@@ -2,6 +2,9 @@ package rpc
 
 import (
 	"mime"
+	"net"
+	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 )
@@ -131,6 +134,52 @@ func qAccepts(params map[string]string) (accepts, valid bool) {
 		}
 	}
 	return strings.Trim(q, "0.") != "", true
+}
+
+// hostAllowed reports whether a request with Host host, which came on a
+// connection to local (nil when unknown), may be served (see
+// Options.AllowedHosts).
+func (s *HTTPHandler) hostAllowed(host string, local net.Addr) bool {
+	name := host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		name = h
+	}
+	name = strings.TrimSuffix(strings.TrimPrefix(name, "["), "]")
+	for _, h := range s.hosts {
+		if h == "*" || strings.EqualFold(h, name) {
+			return true
+		}
+	}
+	if isLoopbackName(name) {
+		return true
+	}
+	// Another name: answered where the connection is not to loopback and
+	// no list was given.
+	return len(s.hosts) == 0 && !onLoopback(local)
+}
+
+// isLoopbackName reports whether a host name (no port, no brackets) is
+// loopback's.
+func isLoopbackName(name string) bool {
+	if strings.EqualFold(name, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(name)
+	return err == nil && ip.IsLoopback()
+}
+
+// onLoopback reports whether local, the address a request came to, is a
+// TCP address on loopback (net/http's Server always says; a Unix socket,
+// which no browser reaches, or a handler called without a server, is not).
+func onLoopback(local net.Addr) bool {
+	tcp, ok := local.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
+}
+
+// localAddr is the address r came to, or nil.
+func localAddr(r *http.Request) net.Addr {
+	a, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	return a
 }
 
 // originAllowed reports whether a request with the Origin headers values

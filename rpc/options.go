@@ -111,6 +111,16 @@ type Options struct {
 	// always allowed. The stream connection ignores it.
 	AllowedOrigins []string
 
+	// AllowedHosts are the host names ("tools.example.com", or "*" for
+	// any; a port is not compared) an [HTTPHandler] answers to, by the
+	// request's Host header. On a connection to a loopback address, Host
+	// must name loopback (localhost, 127.0.0.1, [::1]) or one of these,
+	// else 403: a web page that rebinds its own name to 127.0.0.1 makes
+	// the browser send that name, which defeats DNS rebinding even where
+	// the page sends no Origin. On other addresses any Host is answered
+	// unless AllowedHosts is set. The stream connection ignores it.
+	AllowedHosts []string
+
 	// EventStreamAfter, when positive, makes an [HTTPHandler] answer a
 	// request from a client that accepts text/event-stream as an event
 	// stream even when its calls notify nothing (the answer its only
