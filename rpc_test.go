@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -153,6 +154,38 @@ func TestNotifyAfterTheResponseIsDropped(t *testing.T) {
 	in := `{"jsonrpc":"2.0","method":"m","id":1}` + "\n"
 	require.NoError(t, rpc.Serve(context.Background(), strings.NewReader(in), &out, h, &rpc.Options{Logger: wiretest.Quiet()}))
 	assert.ErrorIs(t, rpc.Notify(late, "progress", []int{1}), rpc.ErrAnswered)
+	assert.Equal(t, `{"jsonrpc":"2.0","result":"ok","id":1}`+"\n", out.String())
+}
+
+// countingParams counts how often it is encoded.
+type countingParams struct{ n *atomic.Int32 }
+
+func (p countingParams) MarshalJSON() ([]byte, error) {
+	p.n.Add(1)
+	return []byte(`{}`), nil
+}
+
+// A notification of a call whose context is done, or that is answered, is
+// not even encoded: a handler that reports in a loop after its client left
+// costs nothing per report (issue 23, defect 8).
+func TestNotifyOfACallThatIsOverEncodesNothing(t *testing.T) {
+	var encoded atomic.Int32
+	params := countingParams{&encoded}
+	var late context.Context
+	h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+		late = ctx
+		if req.Method == "cancelled" {
+			cctx, cancel := context.WithCancel(ctx)
+			cancel()
+			assert.ErrorIs(t, rpc.Notify(cctx, "progress", params), context.Canceled)
+		}
+		return "ok", nil
+	})
+	var out bytes.Buffer
+	in := `{"jsonrpc":"2.0","method":"cancelled","id":1}` + "\n"
+	require.NoError(t, rpc.Serve(context.Background(), strings.NewReader(in), &out, h, &rpc.Options{Logger: wiretest.Quiet()}))
+	assert.ErrorIs(t, rpc.Notify(late, "progress", params), rpc.ErrAnswered)
+	assert.Zero(t, encoded.Load(), "params encoded")
 	assert.Equal(t, `{"jsonrpc":"2.0","result":"ok","id":1}`+"\n", out.String())
 }
 

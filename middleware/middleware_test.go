@@ -118,6 +118,12 @@ func TestProgress(t *testing.T) {
 			<-- {"jsonrpc":"2.0","result":2,"id":1}
 			--> {"jsonrpc":"2.0","method":"count","params":{"n":2,"_meta":{"progressToken":{}}},"id":2}
 			<-- {"jsonrpc":"2.0","result":2,"id":2}`},
+		{"a token longer than MaxProgressToken: none", nil, `
+			--> {"jsonrpc":"2.0","method":"count","params":{"n":1,"_meta":{"progressToken":"` + strings.Repeat("t", middleware.MaxProgressToken-2) + `"}},"id":1}
+			<-- {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"` + strings.Repeat("t", middleware.MaxProgressToken-2) + `","progress":1,"total":1}}
+			<-- {"jsonrpc":"2.0","result":1,"id":1}
+			--> {"jsonrpc":"2.0","method":"count","params":{"n":2,"_meta":{"progressToken":"` + strings.Repeat("t", middleware.MaxProgressToken-1) + `"}},"id":2}
+			<-- {"jsonrpc":"2.0","result":2,"id":2}`},
 		{"without a token: the request id", &middleware.ProgressOptions{UseRequestID: true}, `
 			--> {"jsonrpc":"2.0","method":"count","params":{"n":2},"id":"r9"}
 			<-- {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"r9","progress":1,"total":2}}

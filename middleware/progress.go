@@ -33,7 +33,10 @@ type ProgressOptions struct {
 	// message when they are zero.
 	Params func(token json.RawMessage, r Report) any
 	// Token finds the caller's progress token in its request; nil means
-	// none. Default: params._meta.progressToken, when a string or a number.
+	// none. Default: params._meta.progressToken, when a string or a number
+	// of at most MaxProgressToken bytes. A token longer than that gets no
+	// progress (each report would repeat it: a peer could make every
+	// report cost megabytes).
 	Token func(req *rpc.Request) json.RawMessage
 	// UseRequestID reports progress, for a request that carries no token,
 	// with the request's id as the token. Default: no token, no reports
@@ -51,6 +54,12 @@ type ProgressOptions struct {
 	// Default: 0, every report is sent.
 	MinInterval time.Duration
 }
+
+// MaxProgressToken is the longest progress token (its JSON, quotes
+// included) that gets progress reports: every report repeats the token, so
+// a longer one would let a peer make each report cost what it likes. A
+// call with a longer token runs as one that asked for no progress.
+const MaxProgressToken = 1024
 
 // Errors of ReportProgress.
 var (
@@ -110,7 +119,10 @@ type callProgress struct {
 func mintProgress(req *rpc.Request, opts any) any {
 	p := &callProgress{opts: opts.(*ProgressOptions)}
 	p.token = p.opts.Token(req)
-	if p.token == nil && p.opts.UseRequestID {
+	if len(p.token) > MaxProgressToken {
+		p.token = nil
+	}
+	if p.token == nil && p.opts.UseRequestID && len(req.ID) <= MaxProgressToken {
 		p.token = req.ID
 	}
 	return p

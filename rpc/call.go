@@ -98,6 +98,13 @@ func (in *inbound) cancelBy(how int32) (wasQueued bool) {
 // writing in the handler's goroutine (see replier.notify). Once queued, it
 // is written before the call's response, which waits for notifyMu.
 func (in *inbound) notify(ctx context.Context, method string, params any) error {
+	// Nothing is encoded for a call that is over.
+	if in.phase() == stateDone {
+		return ErrAnswered
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	buf := getBuffer()
 	defer putBuffer(buf)
 	line, err := codec.AppendRequest(*buf, nil, method, params)
