@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -147,24 +145,6 @@ func readLine(t *testing.T, r *bufio.Reader, keep int) (n int, head string) {
 	}
 }
 
-// peakRSS is the most memory the process pid has held (VmHWM), in bytes.
-func peakRSS(t *testing.T, pid int) int {
-	t.Helper()
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		t.Skipf("no /proc here: %v", err)
-	}
-	for line := range strings.Lines(string(status)) {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
-			require.NoError(t, err, line)
-			return kb << 10
-		}
-	}
-	t.Fatalf("no VmHWM in %s", status)
-	return 0
-}
-
 // What a peer sends is repeated at most codec.MaxEcho bytes at a time, in
 // answers and logs alike, and an error answer costs a bounded amount: an
 // 8 MiB member name is answered in under 1 KiB, with the server's peak RSS
@@ -188,7 +168,7 @@ func TestHostileLinesThroughTheBinary(t *testing.T) {
 	assert.Equal(t, `{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[`+
 		`{"field":"[\"`+kept+`\"]","rule":"unknown","message":"unknown field \"`+kept+`\""}]},"id":1}`+"\n", answer)
 	assert.Less(t, n, 1<<10, "the answer's size")
-	peak := peakRSS(t, cmd.Process.Pid)
+	peak := wiretest.PeakRSS(t, cmd.Process.Pid)
 	assert.Less(t, peak, 4*len(hostile)+16<<20, "peak RSS %d MiB for a line of %d MiB", peak>>20, len(hostile)>>20)
 	t.Logf("peak RSS %d KiB for a line of %d KiB", peak>>10, len(hostile)>>10)
 
