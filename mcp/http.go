@@ -36,7 +36,7 @@ const (
 type HTTPOptions struct {
 	// RPC configures the JSON-RPC handlers the requests are served by
 	// (rpc.NewHTTPHandler): frame limit, concurrency, logger, the origins
-	// allowed beside loopback (AllowedOrigins). Concurrency bounds the
+	// and hosts allowed beside loopback (AllowedOrigins, AllowedHosts). Concurrency bounds the
 	// requests of every session and the stateless ones together; see
 	// SessionConcurrency for one session's share.
 	RPC rpc.Options

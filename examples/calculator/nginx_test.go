@@ -43,6 +43,7 @@ http {
 		location / {
 			proxy_pass http://calculators;
 			proxy_http_version 1.1;
+			proxy_set_header Host $host;
 			proxy_set_header Connection "";
 			proxy_buffering off;
 			add_header X-Upstream $upstream_addr always;
