@@ -16,8 +16,9 @@ import (
 // it, the feature it belongs to and how it is served. Dispatch
 // (session.Handle), the capability checks (Server.serves, declares), the
 // routing of Streamable HTTP (postModern, postLegacy) and its header
-// checks (checkHeaders, checkParamHeaders) read them; nothing else
-// decides by a method's name or a revision's.
+// checks (checkHeaders, checkParamHeaders) read them; the code that
+// writes a result asks its revision what it has (r.titles, r.modern),
+// never which one it is.
 
 // The protocol revisions a Server speaks.
 const (
