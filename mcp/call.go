@@ -195,7 +195,7 @@ func (s *Server) success(r revision, t *tool, res any) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mcp: the result of tool %s cannot be encoded: %w", t.name, err)
 	}
-	if !t.structured || r.level < 2 {
+	if !t.structured || !r.structured {
 		return s.textResult(r, string(raw)), nil // its text block alone
 	}
 	b := append(s.open(r), `"content":[`...)
@@ -210,11 +210,10 @@ func (s *Server) success(r revision, t *tool, res any) (any, error) {
 // long text is neither built apart nor copied again, nor scanned once
 // written.
 func (s *Server) textResult(r revision, text string) codec.StringIn {
-	m := 0
 	if r.modern {
-		m = 1
+		return s.text.modern.WithText(text)
 	}
-	return s.text[m].WithText(text)
+	return s.text.legacy.WithText(text)
 }
 
 // scratchBuffers hold results' JSON while their envelope is built; one of
@@ -233,10 +232,10 @@ func (s *Server) toolResult(r revision, tr *ToolResult) (any, error) {
 		if c == nil {
 			return nil, errors.New("mcp: a ToolResult holds a nil Content")
 		}
-		b = appendBlock(b, c, r.level)
+		b = appendBlock(b, c, r)
 	}
 	b = append(b, ']')
-	if tr.StructuredContent != nil && r.level >= 2 {
+	if tr.StructuredContent != nil && r.structured {
 		raw, err := encode(tr.StructuredContent)
 		if err != nil {
 			return nil, fmt.Errorf("mcp: a ToolResult's StructuredContent cannot be encoded: %w", err)

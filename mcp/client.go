@@ -16,12 +16,6 @@ import (
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
-// The requests a tool sends its client.
-const (
-	methodCreateMessage = "sampling/createMessage"
-	methodElicit        = "elicitation/create"
-)
-
 // Why a tool cannot ask its client.
 var (
 	// ErrClientCapability is wrapped by the error of [CreateMessage] and
@@ -252,10 +246,10 @@ func isResponse(env envelope, body []byte) bool {
 
 // ask sends the client the request method with params, on behalf of the
 // tools/call ctx belongs to, once the client declared the capability
-// (has tells), and decodes its result into result. In 2026-07-28 the
+// (declares), and decodes its result into result. In 2026-07-28 the
 // answer is the retried call's inputResponses, or, before it came,
 // ErrInputRequired (see it).
-func ask(ctx context.Context, method string, params any, has func(caps json.RawMessage) bool, result any) error {
+func ask(ctx context.Context, method string, params any, result any) error {
 	raw, err := encode(params)
 	if err != nil {
 		return fmt.Errorf("mcp: the params of %s cannot be encoded: %w", method, err)
@@ -265,8 +259,8 @@ func ask(ctx context.Context, method string, params any, has func(caps json.RawM
 		return ErrNoClient
 	}
 	var answer json.RawMessage
-	if v, ok := stringValue(codec.Member(req.Meta, metaVersion)); ok && string(v) == Latest {
-		if !has(codec.Member(req.Meta, metaCapabilities)) {
+	if isModern(req) {
+		if !declares(codec.Member(req.Meta, metaCapabilities), method) {
 			return missing(method)
 		}
 		key := inputKey(method, raw)
@@ -279,7 +273,7 @@ func ask(ctx context.Context, method string, params any, has func(caps json.RawM
 		if p == nil {
 			return ErrNoClient
 		}
-		if !has(p.capabilities()) {
+		if !declares(p.capabilities(), method) {
 			return missing(method)
 		}
 		if answer, err = p.call(ctx, method, raw); err != nil {
@@ -315,25 +309,15 @@ func inputResponses(v json.RawMessage) bool {
 	return true
 }
 
-// inputKey is the key of a request in a 2026-07-28 inputRequests: its
-// method and a digest of its params, so that a tool run again finds the
-// answer to each question it asks, whatever their order.
+// inputKey is the key of a request in a 2026-07-28 inputRequests: the
+// capability it needs (clientMethods), and a digest of its method and
+// params, so that a tool run again finds the answer to each question it
+// asks, whatever their order.
 func inputKey(method string, params []byte) string {
 	sum := sha256.Sum256(append([]byte(method+"\n"), params...))
-	kind := "sampling-"
-	if method == methodElicit {
-		kind = "elicitation-"
+	kind := "sampling"
+	if m := clientMethods[method]; m != nil && m.capability != "" {
+		kind = m.capability
 	}
-	return kind + hex.EncodeToString(sum[:8])
-}
-
-// hasSampling reports whether caps declare sampling.
-func hasSampling(caps json.RawMessage) bool { return codec.Member(caps, "sampling") != nil }
-
-// hasFormElicitation reports whether caps declare elicitation in form
-// mode: elicitation.form, or an elicitation with no mode named (form, as
-// before modes came).
-func hasFormElicitation(caps json.RawMessage) bool {
-	e := codec.Member(caps, "elicitation")
-	return e != nil && (codec.Member(e, "form") != nil || codec.Member(e, "url") == nil)
+	return kind + "-" + hex.EncodeToString(sum[:8])
 }

@@ -59,7 +59,7 @@ type ResourceLink struct {
 
 func (c ResourceLink) appendContent(dst []byte) []byte {
 	dst = append(dst, `{"type":"resource_link",`...)
-	dst = appendResource(dst, 2, c.URI, c.Name, c.Title, c.Description, c.MIMEType, c.Size)
+	dst = appendResource(dst, true, c.URI, c.Name, c.Title, c.Description, c.MIMEType, c.Size)
 	return append(dst, '}')
 }
 
@@ -104,19 +104,20 @@ func (c *ResourceContents) appendTo(dst []byte, uri, mime string) []byte {
 }
 
 // appendResource appends the members of a Resource (and of a
-// ResourceLink) as revision level has them: the title from 2025-06-18.
-func appendResource(dst []byte, level int, uri, name, title, description, mime string, size int64) []byte {
+// ResourceLink), with their title when titles (revision.titles: 2025-06-18
+// and later).
+func appendResource(dst []byte, titles bool, uri, name, title, description, mime string, size int64) []byte {
 	dst = append(dst, `"uri":`...)
 	dst = codec.AppendString(dst, uri)
-	return appendMetadata(dst, level, name, title, description, mime, size)
+	return appendMetadata(dst, titles, name, title, description, mime, size)
 }
 
 // appendMetadata appends the name, title, description, MIME type and size
 // of a resource or a template, those that are set.
-func appendMetadata(dst []byte, level int, name, title, description, mime string, size int64) []byte {
+func appendMetadata(dst []byte, titles bool, name, title, description, mime string, size int64) []byte {
 	dst = append(dst, `,"name":`...)
 	dst = codec.AppendString(dst, name)
-	if title != "" && level >= 2 {
+	if title != "" && titles {
 		dst = append(dst, `,"title":`...)
 		dst = codec.AppendString(dst, title)
 	}
@@ -135,13 +136,13 @@ func appendMetadata(dst []byte, level int, name, title, description, mime string
 	return dst
 }
 
-// appendBlock appends the content block c as a session of revision level
-// may be sent it: a revision's schema admits only its own types of blocks,
-// and its clients refuse a result holding another. Before 2025-06-18
-// (level 2), a ResourceLink is a text block holding its URI; in
-// 2024-11-05 (level 0), an AudioContent is an embedded blob resource whose
-// URI is the sound's data: URI.
-func appendBlock(dst []byte, c Content, level int) []byte {
+// appendBlock appends the content block c as a session of revision r may
+// be sent it: a revision's schema admits only its own types of blocks, and
+// its clients refuse a result holding another. In a revision without
+// links (before 2025-06-18), a ResourceLink is a text block holding its
+// URI; in one without audio (2024-11-05), an AudioContent is an embedded
+// blob resource whose URI is the sound's data: URI.
+func appendBlock(dst []byte, c Content, r revision) []byte {
 	switch p := c.(type) {
 	case *ResourceLink:
 		if p != nil {
@@ -154,11 +155,11 @@ func appendBlock(dst []byte, c Content, level int) []byte {
 	}
 	switch c := c.(type) {
 	case ResourceLink:
-		if level < 2 {
+		if !r.links {
 			return TextContent{c.URI}.appendContent(dst)
 		}
 	case AudioContent:
-		if level < 1 {
+		if !r.audio {
 			data := base64.StdEncoding.EncodeToString(c.Data)
 			dst = append(dst, `{"type":"resource","resource":{"uri":`...)
 			dst = codec.AppendString(dst, "data:"+c.MIMEType+";base64,"+data)

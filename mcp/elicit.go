@@ -396,7 +396,7 @@ func Elicit(ctx context.Context, params *ElicitParams) (*ElicitResult, error) {
 		return nil, errors.New("mcp: Elicit needs params")
 	}
 	var res ElicitResult
-	if err := ask(ctx, methodElicit, params, hasFormElicitation, &res); err != nil {
+	if err := ask(ctx, methodElicit, params, &res); err != nil {
 		return nil, err
 	}
 	if err := params.Check(&res); err != nil {

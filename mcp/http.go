@@ -332,43 +332,37 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if rev.modern {
-		h.postModern(w, r, env, body)
+		h.postModern(w, r, env, body, rev)
 		return
 	}
 	held = false // postLegacy releases it
 	h.postLegacy(w, r, env, body, rev, release)
 }
 
-// modernMethods are the requests of 2026-07-28 a Server serves.
-var modernMethods = map[string]bool{methodDiscover: true, methodToolsList: true, methodToolsCall: true, methodListen: true,
-	methodResourcesList: true, methodResourceTemplates: true, methodResourcesRead: true, methodPromptsList: true, methodPromptsGet: true, methodComplete: true}
-
-// nameHeaderMethods are the requests that carry an Mcp-Name header, and
-// the member of params it mirrors.
-var nameHeaderMethods = map[string]string{methodToolsCall: "name", "resources/read": "uri", "prompts/get": "name"}
-
 // mismatch is a HeaderMismatch error saying why.
 func mismatch(format string, args ...any) *rpc.Error {
 	return rpc.Errorf(HeaderMismatch, "Header mismatch: "+format, args...)
 }
 
-// postModern answers a stateless request of 2026-07-28, once its headers
-// match its body, on an rpc.HTTPHandler of its own: requests of different
-// clients share no ids in flight, and no notifications/cancelled of one
-// reaches another's call. They share the protocol's handler, and
-// RPC.Concurrency: a request waits for a slot, or its client's going.
-func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, env envelope, body []byte) {
+// postModern answers a stateless request of 2026-07-28 (rev), once its
+// headers match its body, on an rpc.HTTPHandler of its own: requests of
+// different clients share no ids in flight, and no notifications/cancelled
+// of one reaches another's call. They share the protocol's handler, and
+// RPC.Concurrency: a request waits for a slot, or its client's going. A
+// request the server does not serve in rev (serverMethods) is answered 404.
+func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, env envelope, body []byte, rev revision) {
 	if env.object && env.method != nil {
-		err := checkHeaders(r.Header, env)
+		method, _ := stringValue(env.method)
+		m := serverMethods[string(method)]
+		err := checkHeaders(r.Header, env, m)
 		if err == nil {
-			err = h.s.checkParamHeaders(r.Header, env, body)
+			err = h.s.checkParamHeaders(r.Header, env, m, body)
 		}
 		if err != nil {
 			fail(w, http.StatusBadRequest, env.id, err)
 			return
 		}
-		method, _ := stringValue(env.method)
-		if env.id != nil && (!modernMethods[string(method)] || !h.s.serves(string(method))) {
+		if env.id != nil && !h.s.serves(m, rev) {
 			fail(w, http.StatusNotFound, env.id, rpc.NewError(rpc.MethodNotFound, ""))
 			return
 		}
@@ -401,10 +395,10 @@ func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, env env
 	h.serve(rh, cw, r, body, nil)
 }
 
-// checkHeaders checks the headers of a modern request against its body
-// (2026-07-28, Server Validation), and returns the HeaderMismatch error
-// saying what is wrong.
-func checkHeaders(hd http.Header, env envelope) *rpc.Error {
+// checkHeaders checks the headers of a modern request, of method m (nil
+// for none a client sends), against its body (2026-07-28, Server
+// Validation), and returns the HeaderMismatch error saying what is wrong.
+func checkHeaders(hd http.Header, env envelope, m *methodInfo) *rpc.Error {
 	method, ok := stringValue(env.method)
 	if !ok {
 		return nil // not a request: the handler says so
@@ -418,7 +412,7 @@ func checkHeaders(hd http.Header, env envelope) *rpc.Error {
 	case len(methods) == 1 && methods[0] != string(method):
 		return mismatch("%s header value %q does not match body value %q", headerMethod, codec.Echo(methods[0]), codec.Echo(method))
 	}
-	if member, ok := nameHeaderMethods[string(method)]; ok && env.id != nil {
+	if member := nameMember(m); member != "" && env.id != nil {
 		raw := env.name
 		if member == "uri" {
 			raw = env.uri
@@ -444,6 +438,15 @@ func checkHeaders(hd http.Header, env envelope) *rpc.Error {
 		}
 	}
 	return nil
+}
+
+// nameMember is the member of m's params the Mcp-Name header mirrors, ""
+// for none.
+func nameMember(m *methodInfo) string {
+	if m == nil {
+		return ""
+	}
+	return m.nameMember
 }
 
 // decodeHeader decodes an Mcp-Name (or Mcp-Param) header value: plain
@@ -472,7 +475,7 @@ func decodeHeader(v string) (string, bool) {
 // release is called once body is served.
 func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, env envelope, body []byte, rev revision, release func()) {
 	ids := r.Header.Values(headerSession)
-	if method, _ := stringValue(env.method); env.id != nil && string(method) == methodInitialize {
+	if method, _ := stringValue(env.method); env.id != nil && opens(serverMethods[string(method)]) {
 		defer release()
 		if len(ids) > 0 {
 			refuse(w, http.StatusBadRequest, "initialize opens a session: it must not name one ("+headerSession+")")
@@ -506,6 +509,9 @@ func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, env env
 	// dropped there: delivered above).
 	h.postSession(w, r, ss, env, body, release)
 }
+
+// opens reports whether m opens a session: initialize.
+func opens(m *methodInfo) bool { return m != nil && m.opens }
 
 // session returns the live session ids names, counted as in use (release
 // it), or the status and reason of the refusal.

@@ -92,8 +92,6 @@ func ListRootsRequest(key string) *InputRequest {
 	return &InputRequest{Key: key, Method: methodListRoots, Params: json.RawMessage(`{}`)}
 }
 
-const methodListRoots = "roots/list"
-
 // ClientCan reports whether the client of the call ctx belongs to
 // declared the capability a request of method needs: sampling for
 // sampling/createMessage, elicitation (in form mode) for
@@ -105,7 +103,7 @@ func ClientCan(ctx context.Context, method string) bool {
 	if req == nil {
 		return false
 	}
-	if v, ok := stringValue(codec.Member(req.Meta, metaVersion)); ok && string(v) == Latest {
+	if isModern(req) {
 		caps = codec.Member(req.Meta, metaCapabilities)
 	} else if p := peerFrom(ctx); p != nil {
 		caps = p.capabilities()
@@ -113,17 +111,11 @@ func ClientCan(ctx context.Context, method string) bool {
 	return declares(caps, method)
 }
 
-// declares reports whether caps declare what a request of method needs.
+// declares reports whether caps declare what a request of method needs
+// (clientMethods): false for a method that is no server's request.
 func declares(caps json.RawMessage, method string) bool {
-	switch method {
-	case methodCreateMessage:
-		return hasSampling(caps)
-	case methodElicit:
-		return hasFormElicitation(caps)
-	case methodListRoots:
-		return codec.Member(caps, "roots") != nil
-	}
-	return false
+	m := clientMethods[method]
+	return m != nil && m.declared != nil && m.declared(caps)
 }
 
 // InputResponse decodes into result the client's answer under key in the
@@ -303,13 +295,11 @@ func (e *capabilityError) Error() string {
 
 func (e *capabilityError) Is(target error) bool { return target == ErrClientCapability }
 
-// capability is the client capability the request needs.
+// capability is the client capability the request needs (clientMethods);
+// roots for a method that is no server's request.
 func (e *capabilityError) capability() string {
-	switch e.method {
-	case methodCreateMessage:
-		return "sampling"
-	case methodElicit:
-		return "elicitation"
+	if m := clientMethods[e.method]; m != nil && m.capability != "" {
+		return m.capability
 	}
 	return "roots"
 }

@@ -15,12 +15,6 @@ import (
 	"github.com/toolrpc/toolrpc/service"
 )
 
-// methodSetLevel is the legacy revisions' way to ask for log messages.
-const (
-	methodSetLevel = "logging/setLevel"
-	notifyMessage  = "notifications/message"
-)
-
 // logKey is the context key of the log level a call's client asked for.
 type logKey struct{}
 

@@ -141,11 +141,11 @@ func isToken(s string) bool {
 // error saying what is wrong: a header missing for an argument present, one
 // for an argument absent or null, one whose value is not a valid header
 // value, or does not match the argument. Headers of arguments the tool
-// does not mirror are not looked at, nor those of another request than
-// tools/call. A tool without such arguments costs a
-// lookup.
-func (s *Server) checkParamHeaders(hd http.Header, env envelope, body []byte) *rpc.Error {
-	if method, _ := stringValue(env.method); env.id == nil || string(method) != methodToolsCall {
+// does not mirror are not looked at, nor those of a request of another
+// method m than those whose arguments they mirror (methodInfo.argHeaders:
+// tools/call). A tool without such arguments costs a lookup.
+func (s *Server) checkParamHeaders(hd http.Header, env envelope, m *methodInfo, body []byte) *rpc.Error {
+	if env.id == nil || m == nil || !m.argHeaders {
 		return nil
 	}
 	name, ok := stringValue(env.name)

@@ -34,9 +34,8 @@ type prompt struct {
 	name string
 	svc  *service.Service
 	args []string // its arguments' names
-	// entry is its prompts/list entry: before 2025-06-18, and since
-	// (titles).
-	entry [2][]byte
+	// entry is its prompts/list entry, without its titles and with them.
+	entry titled
 }
 
 // promptSet is the prompts of a Server at one time; it is never modified.
@@ -184,9 +183,9 @@ func newPrompt(info service.MethodInfo, mt reflect.Type, svc *service.Service) (
 	for i := range old.Arguments {
 		old.Arguments[i].Title = ""
 	}
-	p.entry[0] = mustJSON(old)
+	p.entry.without = mustJSON(old)
 	e.Title = info.Title
-	p.entry[1] = mustJSON(e)
+	p.entry.with = mustJSON(e)
 	return p, nil
 }
 
@@ -205,7 +204,7 @@ func (s *Server) listPrompts(r revision, params json.RawMessage) (any, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, set.prompts[name].entry[min(r.level/2, 1)]...)
+		b = append(b, set.prompts[name].entry.of(r)...)
 	}
 	b = append(b, ']')
 	return s.closePage(r, b, set.names, end), nil
@@ -302,7 +301,7 @@ func (s *Server) getPrompt(ctx context.Context, r revision, req *rpc.Request) (a
 			return nil, errors.New("mcp: prompt " + p.name + ": a message has no content")
 		}
 		b = append(b, `{"role":"`+role+`","content":`...)
-		b = appendBlock(b, m.Content, r.level)
+		b = appendBlock(b, m.Content, r)
 		b = append(b, '}')
 	}
 	b = append(b, ']')

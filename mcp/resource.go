@@ -20,21 +20,6 @@ import (
 	"github.com/toolrpc/toolrpc/service"
 )
 
-// The methods and notifications of resources, prompts and completion.
-const (
-	methodResourcesList     = "resources/list"
-	methodResourceTemplates = "resources/templates/list"
-	methodResourcesRead     = "resources/read"
-	methodSubscribe         = "resources/subscribe"
-	methodUnsubscribe       = "resources/unsubscribe"
-	methodPromptsList       = "prompts/list"
-	methodPromptsGet        = "prompts/get"
-	methodComplete          = "completion/complete"
-	notifyResourcesChanged  = "notifications/resources/list_changed"
-	notifyResourceUpdated   = "notifications/resources/updated"
-	notifyPromptsChanged    = "notifications/prompts/list_changed"
-)
-
 // ResourceNotFound (-32002) answers a legacy resources/read of a URI no
 // resource has (2024-11-05 to 2025-11-25); 2026-07-28 answers -32602
 // Invalid params instead. Its data is {"uri": the URI}.
@@ -469,14 +454,15 @@ func (s *Server) closePage(r revision, b []byte, keys []string, end int) json.Ra
 	return s.close(r, b)
 }
 
-// listResources answers resources/list and resources/templates/list.
-func (s *Server) listResources(r revision, req *rpc.Request) (any, error) {
+// listResources answers resources/list, or resources/templates/list when
+// templates.
+func (s *Server) listResources(r revision, req *rpc.Request, templates bool) (any, error) {
 	set := s.feat.resources.Load()
 	if set == nil {
 		set = &resourceSet{}
 	}
 	keys, member := set.uris, `"resources":[`
-	if req.Method == methodResourceTemplates {
+	if templates {
 		keys, member = set.patterns, `"resourceTemplates":[`
 	}
 	start, end, err := s.page(keys, req.Params)
@@ -488,15 +474,15 @@ func (s *Server) listResources(r revision, req *rpc.Request) (any, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		if req.Method == methodResourceTemplates {
+		if templates {
 			t := set.templates[key]
 			b = append(b, `{"uriTemplate":`...)
 			b = codec.AppendString(b, t.Template)
-			b = appendMetadata(b, r.level, t.Name, t.Title, t.Description, t.MIMEType, 0)
+			b = appendMetadata(b, r.titles, t.Name, t.Title, t.Description, t.MIMEType, 0)
 		} else {
 			res := set.static[key]
 			b = append(b, '{')
-			b = appendResource(b, r.level, res.URI, res.Name, res.Title, res.Description, res.MIMEType, res.Size)
+			b = appendResource(b, r.titles, res.URI, res.Name, res.Title, res.Description, res.MIMEType, res.Size)
 		}
 		b = append(b, '}')
 	}
@@ -594,19 +580,19 @@ func (s *Server) read(ctx context.Context, r revision, req *rpc.Request) (any, e
 	return s.close(r, b), nil
 }
 
-// subscribe answers resources/subscribe and resources/unsubscribe (legacy
-// revisions): the session is told when the resource changes
+// subscribe answers resources/subscribe, or resources/unsubscribe when
+// not on (legacy revisions): the session is told when the resource changes
 // (ResourceUpdated), until it unsubscribes (an update not yet written when
 // it does is not written). A URI no resource serves may
 // be subscribed to: it may come later. At most MaxSubscriptions at once.
-func (c *session) subscribe(r revision, req *rpc.Request) (any, error) {
+func (c *session) subscribe(r revision, req *rpc.Request, on bool) (any, error) {
 	uri, err := uriParam(req.Params)
 	if err != nil {
 		return nil, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if req.Method == methodUnsubscribe {
+	if !on {
 		delete(c.out.subs, uri)
 		// An update not yet written is not owed any more: what the session
 		// is owed stays bounded by what it subscribes to.

@@ -124,7 +124,7 @@ func CreateMessage(ctx context.Context, params *CreateMessageParams) (*CreateMes
 		return nil, errors.New("mcp: CreateMessage needs params with a message at least")
 	}
 	var res CreateMessageResult
-	if err := ask(ctx, methodCreateMessage, params, hasSampling, &res); err != nil {
+	if err := ask(ctx, methodCreateMessage, params, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil

@@ -22,24 +22,6 @@ import (
 	"github.com/toolrpc/toolrpc/service"
 )
 
-// The protocol revisions a Server speaks.
-const (
-	// Latest is the latest revision, the modern one: stateless, every
-	// request carrying its revision in its _meta.
-	Latest = "2026-07-28"
-	// LatestLegacy is the latest revision that opens with initialize:
-	// what initialize answers when the client asks for a revision the
-	// server does not speak.
-	LatestLegacy = "2025-11-25"
-)
-
-// Versions are the revisions a Server speaks, newest first: what
-// server/discover and an UnsupportedProtocolVersion error list.
-var versions = []string{Latest, LatestLegacy, "2025-06-18", "2025-03-26", "2024-11-05"}
-
-// Versions returns the revisions a Server speaks, newest first.
-func Versions() []string { return slices.Clone(versions) }
-
 // The protocol's own error codes (2026-07-28), beside JSON-RPC's.
 const (
 	// HeaderMismatch (-32020): on HTTP, headers that do not match the
@@ -103,11 +85,11 @@ type Options struct {
 type Server struct {
 	opts     Options
 	pageSize int
-	info     [2][]byte // serverInfo: before 2025-06-18, and since (title)
-	listTail []byte    // the members every modern list ends with, a comma first
-	// text is a result that is one text block, its text to be set:
-	// legacy, modern.
-	text [2]codec.StringIn
+	info     titled // serverInfo, without the server's title and with it
+	listTail []byte // the members every modern list ends with, a comma first
+	// text is a result that is one text block, its text to be set, as the
+	// legacy revisions and the modern one have it.
+	text struct{ legacy, modern codec.StringIn }
 
 	cat  atomic.Pointer[catalog] // the tools, replaced whole on a change
 	feat features                // the resources, prompts and completion
@@ -147,22 +129,27 @@ func New(opts *Options) *Server {
 			version = bi.Main.Version
 		}
 	}
-	s.info[0] = mustJSON(implementation{Name: name, Version: version})
-	s.info[1] = mustJSON(implementation{Name: name, Title: s.opts.Title, Version: version})
+	s.info.without = mustJSON(implementation{Name: name, Version: version})
+	s.info.with = mustJSON(implementation{Name: name, Title: s.opts.Title, Version: version})
 	scope := "public"
 	if s.opts.Private {
 		scope = "private"
 	}
 	s.listTail = fmt.Appendf(nil, `,"ttlMs":%d,"cacheScope":%q`, s.opts.ListTTL.Milliseconds(), scope)
-	for m, name := range []string{LatestLegacy, Latest} {
-		r, _ := revisionOf(name)
-		open := append(s.openTo(nil, r), `"content":[{"type":"text","text":`...)
-		var err error
-		if s.text[m], err = codec.NewStringIn(string(open), "", string(s.close(r, []byte("}]")))); err != nil {
-			panic(err) // the server's own JSON
-		}
-	}
+	s.text.legacy = s.textIn(mustRevision(LatestLegacy))
+	s.text.modern = s.textIn(mustRevision(Latest))
 	return s
+}
+
+// textIn is a result of revision r that is one text block, its text to be
+// set.
+func (s *Server) textIn(r revision) codec.StringIn {
+	open := append(s.openTo(nil, r), `"content":[{"type":"text","text":`...)
+	t, err := codec.NewStringIn(string(open), "", string(s.close(r, []byte("}]"))))
+	if err != nil {
+		panic(err) // the server's own JSON
+	}
+	return t
 }
 
 // implementation is the protocol's Implementation: who a peer is.

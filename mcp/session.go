@@ -12,20 +12,6 @@ import (
 	"github.com/toolrpc/toolrpc/service"
 )
 
-// The methods and notifications a Server answers.
-const (
-	methodInitialize  = "initialize"
-	methodPing        = "ping"
-	methodDiscover    = "server/discover"
-	methodToolsList   = "tools/list"
-	methodToolsCall   = "tools/call"
-	methodListen      = "subscriptions/listen"
-	notifyInitialized = "notifications/initialized"
-	notifyListChanged = "notifications/tools/list_changed"
-	notifyAcknowledge = "notifications/subscriptions/acknowledged"
-	notifyCancelled   = "notifications/cancelled"
-)
-
 // The per-request _meta keys of 2026-07-28.
 const (
 	metaVersion      = "io.modelcontextprotocol/protocolVersion"
@@ -35,36 +21,6 @@ const (
 	metaServerInfo   = "io.modelcontextprotocol/serverInfo"
 	metaSubscription = "io.modelcontextprotocol/subscriptionId"
 )
-
-// revision is the protocol revision a request is served by.
-type revision struct {
-	name   string
-	modern bool // 2026-07-28: stateless, resultType, _meta serverInfo
-	// level is what the revision's results and tools hold: 0 (2024-11-05),
-	// 1 (2025-03-26: annotations), 2 (2025-06-18 and later: title,
-	// outputSchema, structuredContent).
-	level int
-	// batches: the revision allows JSON-RPC batches (2025-03-26 alone).
-	batches bool
-}
-
-// revisionOf returns the revision called name, and whether it is one a
-// Server speaks.
-func revisionOf(name string) (revision, bool) {
-	switch name {
-	case Latest:
-		return revision{Latest, true, 2, false}, true
-	case LatestLegacy:
-		return revision{LatestLegacy, false, 2, false}, true
-	case "2025-06-18":
-		return revision{"2025-06-18", false, 2, false}, true
-	case "2025-03-26":
-		return revision{"2025-03-26", false, 1, true}, true
-	case "2024-11-05":
-		return revision{"2024-11-05", false, 0, false}, true
-	}
-	return revision{}, false
-}
 
 // stringValue returns the characters of the JSON string raw, and whether
 // raw is a string. raw comes from a message the connection has checked:
@@ -106,72 +62,52 @@ type session struct {
 	logging    bool         // a goroutine sends them (tellLog)
 }
 
-// Handle answers one request or notification.
+// Handle answers one request or notification, as serverMethods says: a
+// method of no revision the request is served by, or of a feature the
+// server does not have, is not found. A notification is served whatever
+// the revision.
 func (c *session) Handle(ctx context.Context, req *rpc.Request) (any, error) {
+	m := serverMethods[req.Method]
 	if req.IsNotification() {
-		if req.Method == notifyInitialized {
-			c.initialized()
-			return nil, nil
+		if m == nil || !m.notification || m.serve == nil {
+			return nil, rpc.NewError(rpc.MethodNotFound, "")
 		}
-		return nil, rpc.NewError(rpc.MethodNotFound, "")
+		return m.serve(c, ctx, revision{}, req, nil)
 	}
 	if req.ID[0] == 'n' { // MCP, unlike JSON-RPC, has no request with id null
 		return nil, rpc.NewError(rpc.InvalidRequest, "Invalid Request").WithData(rpc.InvalidRequestData{Reason: "an MCP request's id must not be null"})
 	}
-	switch req.Method {
-	case methodInitialize, methodPing, methodDiscover, methodToolsList, methodToolsCall, methodSetLevel, methodListen:
-	case methodResourcesList, methodResourceTemplates, methodResourcesRead, methodSubscribe, methodUnsubscribe,
-		methodPromptsList, methodPromptsGet, methodComplete:
-	default:
+	if m == nil || m.notification || m.serve == nil {
 		return nil, rpc.NewError(rpc.MethodNotFound, "")
 	}
 	if len(req.Params) > 0 && req.Params[0] != '{' {
 		return nil, invalid(&service.FieldError{Rule: "shape", Message: "params must be an object"})
 	}
-	if req.Method == methodInitialize {
+	if m.opens {
 		if rpc.InBatch(ctx) {
 			return nil, errInitializeInBatch
 		}
-		return c.initialize(ctx, req)
+		return m.serve(c, ctx, revision{}, req, nil)
 	}
-	r, level, err := c.revision(req)
+	r, level, err := c.revision(req, m)
 	if err != nil {
 		return nil, err
 	}
 	if !r.batches && rpc.InBatch(ctx) {
 		return nil, batchRefused(r)
 	}
-	switch req.Method {
-	case methodPing:
-		if r.modern { // removed in 2026-07-28
-			return nil, rpc.NewError(rpc.MethodNotFound, "")
-		}
-		return c.s.result(r, nil), nil
-	case methodDiscover:
-		if !r.modern { // new in 2026-07-28
-			return nil, rpc.NewError(rpc.MethodNotFound, "")
-		}
-		return c.s.discover(r), nil
-	case methodSetLevel:
-		if r.modern { // removed in 2026-07-28: _meta's logLevel instead
-			return nil, rpc.NewError(rpc.MethodNotFound, "")
-		}
-		return c.setLevel(r, req.Params)
-	case methodToolsList:
-		return c.s.list(r, req.Params)
-	case methodListen:
-		if !r.modern { // new in 2026-07-28
-			return nil, rpc.NewError(rpc.MethodNotFound, "")
-		}
-		return c.s.listen(ctx, r, req)
-	case methodToolsCall:
-	default:
-		return c.feature(ctx, r, req)
+	if !c.s.serves(m, r) {
+		return nil, rpc.NewError(rpc.MethodNotFound, "")
 	}
+	return m.serve(c, ctx, r, req, level)
+}
+
+// callTool answers tools/call.
+func (c *session) callTool(ctx context.Context, r revision, req *rpc.Request, logLevel []byte) (any, error) {
 	if c.stream != nil { // a legacy HTTP session's: CloseStream finds it
 		ctx = context.WithValue(ctx, sessionKey{}, c)
 	}
-	return c.s.call(withLogLevel(ctx, c.logLevelOf(r, level)), r, req)
+	return c.s.call(withLogLevel(ctx, c.logLevelOf(r, logLevel)), r, req)
 }
 
 // errInitializeInBatch refuses an initialize that came in a batch: "The
@@ -214,10 +150,10 @@ func invalid(problems ...*service.FieldError) error {
 	return rpc.NewError(rpc.InvalidParams, "").WithData(service.FieldErrors(problems))
 }
 
-// revision returns the revision req is served by: the one its _meta names,
-// else the one its connection negotiated (ping alone needs neither); and
-// the raw logLevel of its _meta, if any.
-func (c *session) revision(req *rpc.Request) (r revision, logLevel []byte, err error) {
+// revision returns the revision req, of method m, is served by: the one
+// its _meta names, else the one its connection negotiated (an unversioned
+// method needs neither: ping); and the raw logLevel of its _meta, if any.
+func (c *session) revision(req *rpc.Request, m *methodInfo) (r revision, logLevel []byte, err error) {
 	var meta [len(metaKeys)][]byte // one scan of _meta for all it is checked for
 	codec.CheckedMembers(req.Meta, metaKeys[:], meta[:])
 	v := meta[0]
@@ -226,8 +162,8 @@ func (c *session) revision(req *rpc.Request) (r revision, logLevel []byte, err e
 		name := c.negotiated
 		c.mu.Unlock()
 		if name == "" {
-			if req.Method == methodPing {
-				return revision{LatestLegacy, false, 2, false}, nil, nil
+			if m.unversioned {
+				return mustRevision(LatestLegacy), nil, nil
 			}
 			return revision{}, nil, invalid(&service.FieldError{Field: metaField(metaVersion), Rule: "required",
 				Message: "the request names no protocol version, and no initialize came before it"})
@@ -333,7 +269,7 @@ func (c *session) initialize(ctx context.Context, req *rpc.Request) (any, error)
 	}
 	r, ok := revisionOf(asked)
 	if !ok || r.modern {
-		r, _ = revisionOf(LatestLegacy)
+		r = mustRevision(LatestLegacy)
 	}
 	c.mu.Lock()
 	if c.negotiated == "" && !c.ready {
@@ -371,12 +307,7 @@ func (s *Server) capabilities(b []byte) []byte {
 }
 
 // serverInfo is the server's Implementation, as revision r has it.
-func (s *Server) serverInfo(r revision) []byte {
-	if r.level >= 2 {
-		return s.info[1]
-	}
-	return s.info[0]
-}
+func (s *Server) serverInfo(r revision) []byte { return s.info.of(r) }
 
 // open starts a result of revision r: a modern result starts with its
 // resultType. Its members follow, separated by commas, and close ends it.
@@ -431,13 +362,12 @@ func (s *Server) list(r revision, params json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	level := r.level
 	b := append(s.open(r), `"tools":[`...)
 	for i, name := range cat.names[start:end] {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, cat.tools[name].entry[level]...)
+		b = append(b, cat.tools[name].entryFor(r)...)
 	}
 	b = append(b, ']')
 	return s.closePage(r, b, cat.names, end), nil

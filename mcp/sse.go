@@ -146,7 +146,8 @@ const (
 func (ss *streams) primed() bool {
 	ss.c.mu.Lock()
 	defer ss.c.mu.Unlock()
-	return ss.c.negotiated == LatestLegacy
+	r, _ := revisionOf(ss.c.negotiated)
+	return r.primed
 }
 
 // appendID appends the id of event n of stream no.

@@ -76,10 +76,21 @@ type tool struct {
 	structured bool             // the result is a struct: structuredContent, outputSchema
 	hasResult  bool
 	headers    []paramHeader // its arguments mirrored in Mcp-Param headers (paramheader.go)
-	// entry is its tools/list entry per feature level: before 2025-03-26,
-	// 2025-03-26 (annotations), 2025-06-18 and later (title,
-	// outputSchema).
-	entry [3][]byte
+	// entry is its tools/list entry as the revisions have it (entryFor):
+	// bare (2024-11-05), with annotations (2025-03-26), with its title and
+	// outputSchema too (2025-06-18 and later).
+	entry struct{ bare, annotated, full []byte }
+}
+
+// entryFor is t's tools/list entry as r has it.
+func (t *tool) entryFor(r revision) []byte {
+	switch {
+	case r.titles: // and structured: outputSchema
+		return t.entry.full
+	case r.annotations:
+		return t.entry.annotated
+	}
+	return t.entry.bare
 }
 
 // toolEntry is a tools/list entry, in the order its members are written.
@@ -123,15 +134,15 @@ func newTool(info service.MethodInfo, notes Annotations, svc *service.Service) (
 		}
 	}
 	e := toolEntry{Name: info.Name, Description: info.Description, InputSchema: in}
-	t.entry[0] = mustJSON(e)
+	t.entry.bare = mustJSON(e)
 	a := &annotations{Title: info.Title, Annotations: notes}
 	if *a == (annotations{}) {
 		a = nil
 	}
 	e.Annotations = a
-	t.entry[1] = mustJSON(e)
+	t.entry.annotated = mustJSON(e)
 	e.Title, e.OutputSchema = info.Title, out
-	t.entry[2] = mustJSON(e)
+	t.entry.full = mustJSON(e)
 	return t, nil
 }
 
