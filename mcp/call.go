@@ -87,7 +87,7 @@ func (s *Server) call(ctx context.Context, r revision, req *rpc.Request) (any, e
 	if args != nil && args[0] != '{' {
 		return nil, invalid(&service.FieldError{Field: "arguments", Rule: "type", Param: "object", Message: "arguments must be an object"})
 	}
-	t := s.cat.Load().tools[string(name)]
+	t := s.cat.Load().items[string(name)]
 	if t == nil {
 		return nil, rpc.NewError(rpc.InvalidParams, "Unknown tool: "+codec.Echo(name))
 	}

@@ -437,7 +437,7 @@ func (s *Server) list(r revision, params json.RawMessage) (any, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, cat.tools[name].entry[level]...)
+		b = append(b, cat.items[name].entry[level]...)
 	}
 	b = append(b, ']')
 	return s.closePage(r, b, cat.names, end), nil

@@ -82,6 +82,9 @@ type tool struct {
 	entry [3][]byte
 }
 
+// key is t's name, its key in the catalog of tools.
+func (t *tool) key() string { return t.name }
+
 // toolEntry is a tools/list entry, in the order its members are written.
 type toolEntry struct {
 	Name         string          `json:"name"`
