@@ -113,14 +113,14 @@ type Server struct {
 
 	stateKey [32]byte // authenticates the requestState of input_required answers (InputRequired)
 
-	mu        sync.Mutex             // serializes changes of cat, guards sessions and listeners
-	sessions  map[*session]peer      // the initialized legacy sessions, and where to tell them
-	listeners map[*listener]struct{} // the open subscriptions/listen calls for tools
+	mu        sync.Mutex                 // serializes changes of cat, guards sessions and listeners
+	sessions  map[*session]peer          // the initialized legacy sessions, and where to tell them
+	listeners map[*subscription]struct{} // the open subscriptions/listen calls for tools
 }
 
 // New returns a Server with no tools. opts may be nil.
 func New(opts *Options) *Server {
-	s := &Server{sessions: map[*session]peer{}, listeners: map[*listener]struct{}{}}
+	s := &Server{sessions: map[*session]peer{}, listeners: map[*subscription]struct{}{}}
 	s.cat.Store(&catalog[*tool]{})
 	_, _ = rand.Read(s.stateKey[:]) // never fails (crypto/rand)
 	if opts != nil {
