@@ -28,12 +28,6 @@ func (c *catalog[T]) get(name string) (T, bool) {
 	return item, ok
 }
 
-// has reports whether an item is called name.
-func (c *catalog[T]) has(name string) bool {
-	_, ok := c.get(name)
-	return ok
-}
-
 // len is the number of items.
 func (c *catalog[T]) len() int {
 	if c == nil {
