@@ -87,7 +87,7 @@ func (s *Server) call(ctx context.Context, r revision, req *rpc.Request) (any, e
 	if args != nil && args[0] != '{' {
 		return nil, invalid(&service.FieldError{Field: "arguments", Rule: "type", Param: "object", Message: "arguments must be an object"})
 	}
-	t := s.cat.Load().tools[string(name)]
+	t := s.cat.Load().items[string(name)]
 	if t == nil {
 		return nil, rpc.NewError(rpc.InvalidParams, "Unknown tool: "+codec.Echo(name))
 	}
@@ -124,7 +124,11 @@ func (s *Server) call(ctx context.Context, r revision, req *rpc.Request) (any, e
 
 // invoke calls the tool; a panic is logged with its stack and at most
 // MaxErrorText bytes of its value's text (which may hold the peer's
-// arguments), and returned as an error holding that text.
+// arguments), and returned as an error holding that text. It is the one
+// recover of a tool call: MCP answers a tool's panic as the tool's error
+// result (isError), which the middleware around the protocol sees as a
+// result, so it is caught here, below them; middleware.Recover and the
+// connection's own guard meet the panics of the protocol's other code.
 func (s *Server) invoke(ctx context.Context, t *tool, req *rpc.Request) (res any, panicked bool, err error) {
 	defer func() {
 		if p := recover(); p != nil {

@@ -114,7 +114,7 @@ func (s *Server) complete(ctx context.Context, r revision, req *rpc.Request) (an
 	var args []string
 	switch {
 	case p.Ref.Type == "ref/prompt" && p.Ref.Name != nil:
-		pr, err := s.feat.prompts.Load().lookup(*p.Ref.Name)
+		pr, err := s.lookupPrompt(*p.Ref.Name)
 		if err != nil {
 			return nil, err
 		}
@@ -122,7 +122,7 @@ func (s *Server) complete(ctx context.Context, r revision, req *rpc.Request) (an
 	case p.Ref.Type == "ref/resource" && p.Ref.URI != nil:
 		var t *resource
 		if set := s.feat.resources.Load(); set != nil {
-			t = set.templates[*p.Ref.URI]
+			t, _ = set.templates.get(*p.Ref.URI)
 		}
 		if t == nil {
 			return nil, rpc.NewError(rpc.InvalidParams, "Unknown resource template: "+codec.Echo(*p.Ref.URI))

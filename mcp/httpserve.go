@@ -2,10 +2,10 @@ package mcp
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net"
 
+	"github.com/toolrpc/toolrpc/internal/shutdown"
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
@@ -71,11 +71,10 @@ func (s *Server) MainHTTP(addr string) { exitOn(s.mainHTTP(addr)) }
 
 // mainHTTP is Server.MainHTTP but for the exit.
 func (s *Server) mainHTTP(addr string) error {
-	ctx, stop := signalContext()
+	ctx, stop := shutdown.OnSignal(context.Background(), nil)
 	defer stop()
-	err := s.ListenAndServe(ctx, addr, nil)
-	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
-		return nil
+	if err := s.ListenAndServe(ctx, addr, nil); !shutdown.Ended(err) {
+		return err
 	}
-	return err
+	return nil
 }

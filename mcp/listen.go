@@ -14,9 +14,9 @@ import (
 	"github.com/toolrpc/toolrpc/service"
 )
 
-// listener is an open subscriptions/listen call that asked for changes
-// the server honors (see listenFilter).
-type listener struct {
+// subscription is an open subscriptions/listen call that asked for changes
+// the server honors (see newSubscription).
+type subscription struct {
 	changed chan struct{} // holds a wake-up not yet taken; never more than one
 	want    kind          // the lists it is told of changes to
 	uris    map[string]bool
@@ -28,10 +28,10 @@ type listener struct {
 
 // signal tells l the tools changed. Changes that come before the last is
 // sent are one change to tell: the client lists the tools again either way.
-func (l *listener) signal() { l.raise(kindTools) }
+func (l *subscription) signal() { l.raise(kindTools) }
 
 // raise tells l that the lists of kind changed.
-func (l *listener) raise(k kind) {
+func (l *subscription) raise(k kind) {
 	if l.want&k == 0 {
 		return
 	}
@@ -44,7 +44,7 @@ func (l *listener) raise(k kind) {
 // update tells l the resource uri changed, if it listens for it. Updates
 // of one URI not yet told are one update: what l owes is bounded by its
 // uris.
-func (l *listener) update(uri string) {
+func (l *subscription) update(uri string) {
 	if !l.uris[uri] {
 		return
 	}
@@ -56,7 +56,7 @@ func (l *listener) update(uri string) {
 	l.wake()
 }
 
-func (l *listener) wake() {
+func (l *subscription) wake() {
 	select {
 	case l.changed <- struct{}{}:
 	default:
@@ -64,7 +64,7 @@ func (l *listener) wake() {
 }
 
 // take returns what l owes, and owes nothing more.
-func (l *listener) take() (kind, []string) {
+func (l *subscription) take() (kind, []string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	k, u := l.owed, l.updated
@@ -73,7 +73,7 @@ func (l *listener) take() (kind, []string) {
 }
 
 // listen answers subscriptions/listen (2026-07-28): it acknowledges the
-// notifications it honors (see listenFilter), then sends those on behalf
+// notifications it honors (see newSubscription), then sends those on behalf
 // of the call, each time the tools, the prompts or the resources change
 // (notifications/.../list_changed) or a resource it names is updated
 // (notifications/resources/updated), every message carrying the call's id
@@ -86,7 +86,7 @@ func (l *listener) take() (kind, []string) {
 //   - when the connection shuts down: the completion result, if the
 //     output still takes it.
 func (s *Server) listen(ctx context.Context, r revision, req *rpc.Request) (any, error) {
-	l, err := s.listenFilter(req.Params)
+	l, err := s.newSubscription(req.Params)
 	if err != nil {
 		return nil, err
 	}
@@ -170,15 +170,15 @@ func (s *Server) listenResult(r revision, id json.RawMessage) json.RawMessage {
 	return append(b, "}}"...)
 }
 
-// listenFilter checks the params of subscriptions/listen, and returns a
-// listener for what they ask that the server honors: toolsListChanged;
+// newSubscription checks the params of subscriptions/listen, and returns a
+// subscription for what they ask that the server honors: toolsListChanged;
 // promptsListChanged when it has prompts, resourcesListChanged and
 // resourceSubscriptions when it has resources (as its capabilities say).
 // notifications is required, an object; each of its members the protocol
 // defines must have its type (booleans; resourceSubscriptions an array of
 // at most MaxSubscriptions strings of at most MaxURI bytes), and unknown
 // members are ignored.
-func (s *Server) listenFilter(params json.RawMessage) (*listener, error) {
+func (s *Server) newSubscription(params json.RawMessage) (*subscription, error) {
 	n := codec.Member(params, "notifications")
 	switch {
 	case n == nil:
@@ -187,7 +187,7 @@ func (s *Server) listenFilter(params json.RawMessage) (*listener, error) {
 		return nil, invalid(&service.FieldError{Field: "notifications", Rule: "type", Param: "object", Message: "notifications must be an object"})
 	}
 	var problems []*service.FieldError
-	l := &listener{}
+	l := &subscription{}
 	for _, c := range listChanges {
 		v := codec.Member(n, c.filter)
 		if v != nil && string(v) != "true" && string(v) != "false" {
@@ -221,7 +221,7 @@ func (s *Server) listenFilter(params json.RawMessage) (*listener, error) {
 }
 
 // appendFilter appends what l listens for, as the acknowledgment has it.
-func (l *listener) appendFilter(b []byte) []byte {
+func (l *subscription) appendFilter(b []byte) []byte {
 	b = append(b, '{')
 	for _, c := range listChanges {
 		if l.want&c.kind != 0 {

@@ -152,7 +152,7 @@ func (s *Server) checkParamHeaders(hd http.Header, env envelope, m *methodInfo, 
 	if !ok {
 		return nil
 	}
-	t := s.cat.Load().tools[string(name)]
+	t := s.cat.Load().items[string(name)]
 	if t == nil || len(t.headers) == 0 {
 		return nil // no such tool (the call says so), or nothing to check
 	}

@@ -38,11 +38,8 @@ type prompt struct {
 	entry titled
 }
 
-// promptSet is the prompts of a Server at one time; it is never modified.
-type promptSet struct {
-	prompts map[string]*prompt
-	names   []string // sorted
-}
+// key is p's name, its key in the catalog of prompts.
+func (p *prompt) key() string { return p.name }
 
 // promptResultTypes are the results a prompt method may return.
 var promptResultTypes = []reflect.Type{
@@ -81,22 +78,10 @@ func (s *Server) RegisterPrompts(namespace string, value any) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	old := s.feat.prompts.Load()
-	if old == nil {
-		old = &promptSet{}
+	next, err := s.feat.prompts.Load().with(added, (*prompt).key, "mcp: prompt %q is registered twice")
+	if err != nil {
+		return err
 	}
-	next := &promptSet{prompts: maps.Clone(old.prompts), names: slices.Clone(old.names)}
-	if next.prompts == nil {
-		next.prompts = map[string]*prompt{}
-	}
-	for _, p := range added {
-		if next.prompts[p.name] != nil {
-			return fmt.Errorf("mcp: prompt %q is registered twice", p.name)
-		}
-		next.prompts[p.name] = p
-		next.names = append(next.names, p.name)
-	}
-	slices.Sort(next.names)
 	s.feat.prompts.Store(next)
 	s.announce(notifyPromptsChanged, kindPrompts)
 	return nil
@@ -107,19 +92,10 @@ func (s *Server) RegisterPrompts(namespace string, value any) error {
 func (s *Server) RemovePrompts(names ...string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	old := s.feat.prompts.Load()
-	if old == nil {
-		return 0
-	}
-	next := &promptSet{prompts: maps.Clone(old.prompts)}
-	for _, name := range names {
-		delete(next.prompts, name)
-	}
-	n := len(old.prompts) - len(next.prompts)
+	next, n := s.feat.prompts.Load().without(names)
 	if n == 0 {
 		return 0
 	}
-	next.names = slices.DeleteFunc(slices.Clone(old.names), func(name string) bool { return next.prompts[name] == nil })
 	s.feat.prompts.Store(next)
 	s.announce(notifyPromptsChanged, kindPrompts)
 	return n
@@ -127,10 +103,7 @@ func (s *Server) RemovePrompts(names ...string) int {
 
 // Prompts returns the names of the prompts, sorted.
 func (s *Server) Prompts() []string {
-	if set := s.feat.prompts.Load(); set != nil {
-		return slices.Clone(set.names)
-	}
-	return nil
+	return slices.Clone(s.feat.prompts.Load().sorted())
 }
 
 // promptArgument is an entry of a prompt's arguments.
@@ -192,22 +165,20 @@ func newPrompt(info service.MethodInfo, mt reflect.Type, svc *service.Service) (
 // listPrompts answers prompts/list.
 func (s *Server) listPrompts(r revision, params json.RawMessage) (any, error) {
 	set := s.feat.prompts.Load()
-	if set == nil {
-		set = &promptSet{}
-	}
-	start, end, err := s.page(set.names, params)
+	names := set.sorted()
+	start, end, err := s.page(names, params)
 	if err != nil {
 		return nil, err
 	}
 	b := append(s.open(r), `"prompts":[`...)
-	for i, name := range set.names[start:end] {
+	for i, name := range names[start:end] {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, set.prompts[name].entry.of(r)...)
+		b = append(b, set.items[name].entry.of(r)...)
 	}
 	b = append(b, ']')
-	return s.closePage(r, b, set.names, end), nil
+	return s.closePage(r, b, names, end), nil
 }
 
 // promptMembers are the members of prompts/get's params that getPrompt
@@ -227,11 +198,9 @@ func nameParam(v []byte) (string, error) {
 }
 
 // lookup returns the prompt called name, or an error saying there is none.
-func (set *promptSet) lookup(name string) (*prompt, error) {
-	if set != nil {
-		if p := set.prompts[name]; p != nil {
-			return p, nil
-		}
+func (s *Server) lookupPrompt(name string) (*prompt, error) {
+	if p, ok := s.feat.prompts.Load().get(name); ok {
+		return p, nil
 	}
 	return nil, rpc.NewError(rpc.InvalidParams, "Unknown prompt: "+codec.Echo(name))
 }
@@ -248,7 +217,7 @@ func (s *Server) getPrompt(ctx context.Context, r revision, req *rpc.Request) (a
 	if args != nil && args[0] != '{' {
 		return nil, invalid(&service.FieldError{Field: "arguments", Rule: "type", Param: "object", Message: "arguments must be an object"})
 	}
-	p, err := s.feat.prompts.Load().lookup(name)
+	p, err := s.lookupPrompt(name)
 	if err != nil {
 		return nil, err
 	}

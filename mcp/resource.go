@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"net/url"
 	"regexp"
 	"slices"
@@ -84,24 +83,28 @@ type resource struct {
 // resourceSet is the resources of a Server at one time; it is never
 // modified.
 type resourceSet struct {
-	static    map[string]*resource
-	uris      []string // sorted
-	templates map[string]*resource
-	patterns  []string // sorted
+	static    *catalog[*resource] // by URI
+	templates *catalog[*resource] // by template
 }
+
+// uri is r's URI, its key among the static resources.
+func (r *resource) uri() string { return r.URI }
+
+// template is r's template, its key among the templates.
+func (r *resource) template() string { return r.Template }
 
 // features are what a Server serves beside its tools: each replaced whole
 // on a change, under Server.mu.
 type features struct {
 	resources atomic.Pointer[resourceSet]
-	prompts   atomic.Pointer[promptSet]
+	prompts   atomic.Pointer[catalog[*prompt]]
 	complete  atomic.Pointer[CompletionFunc]
 }
 
 // empty reports whether s has nothing to serve: no tool, no resource, no
 // prompt.
 func (s *Server) empty() bool {
-	return len(s.cat.Load().names) == 0 && s.feat.resources.Load() == nil && s.feat.prompts.Load() == nil
+	return s.cat.Load().len() == 0 && s.feat.resources.Load() == nil && s.feat.prompts.Load() == nil
 }
 
 // AddResources adds resources and templates, and tells the clients that
@@ -119,35 +122,26 @@ func (s *Server) AddResources(rs ...Resource) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	var static, templates []*resource
+	for _, r := range added {
+		if r.re == nil {
+			static = append(static, r)
+		} else {
+			templates = append(templates, r)
+		}
+	}
 	old := s.feat.resources.Load()
 	if old == nil {
 		old = &resourceSet{}
 	}
-	next := &resourceSet{static: maps.Clone(old.static), uris: slices.Clone(old.uris),
-		templates: maps.Clone(old.templates), patterns: slices.Clone(old.patterns)}
-	if next.static == nil {
-		next.static = map[string]*resource{}
+	next := new(resourceSet)
+	var err error
+	if next.static, err = old.static.with(static, (*resource).uri, "mcp: resource %q is added twice"); err != nil {
+		return err
 	}
-	if next.templates == nil {
-		next.templates = map[string]*resource{}
+	if next.templates, err = old.templates.with(templates, (*resource).template, "mcp: resource template %q is added twice"); err != nil {
+		return err
 	}
-	for _, r := range added {
-		if r.re == nil {
-			if next.static[r.URI] != nil {
-				return fmt.Errorf("mcp: resource %q is added twice", r.URI)
-			}
-			next.static[r.URI] = r
-			next.uris = append(next.uris, r.URI)
-		} else {
-			if next.templates[r.Template] != nil {
-				return fmt.Errorf("mcp: resource template %q is added twice", r.Template)
-			}
-			next.templates[r.Template] = r
-			next.patterns = append(next.patterns, r.Template)
-		}
-	}
-	slices.Sort(next.uris)
-	slices.Sort(next.patterns)
 	s.feat.resources.Store(next)
 	s.announce(notifyResourcesChanged, kindResources)
 	return nil
@@ -163,17 +157,14 @@ func (s *Server) RemoveResources(uris ...string) int {
 	if old == nil {
 		return 0
 	}
-	next := &resourceSet{static: maps.Clone(old.static), templates: maps.Clone(old.templates)}
-	for _, u := range uris {
-		delete(next.static, u)
-		delete(next.templates, u)
-	}
-	n := len(old.static) + len(old.templates) - len(next.static) - len(next.templates)
+	next := new(resourceSet)
+	var static, templates int
+	next.static, static = old.static.without(uris)
+	next.templates, templates = old.templates.without(uris)
+	n := static + templates
 	if n == 0 {
 		return 0
 	}
-	next.uris = slices.DeleteFunc(slices.Clone(old.uris), func(u string) bool { return next.static[u] == nil })
-	next.patterns = slices.DeleteFunc(slices.Clone(old.patterns), func(u string) bool { return next.templates[u] == nil })
 	s.feat.resources.Store(next)
 	s.announce(notifyResourcesChanged, kindResources)
 	return n
@@ -186,7 +177,7 @@ func (s *Server) Resources() (uris, templates []string) {
 	if set == nil {
 		return nil, nil
 	}
-	return slices.Clone(set.uris), slices.Clone(set.patterns)
+	return slices.Clone(set.static.sorted()), slices.Clone(set.templates.sorted())
 }
 
 // ResourceUpdated tells the clients subscribed to uri that it changed
@@ -461,9 +452,9 @@ func (s *Server) listResources(r revision, req *rpc.Request, templates bool) (an
 	if set == nil {
 		set = &resourceSet{}
 	}
-	keys, member := set.uris, `"resources":[`
+	keys, member := set.static.sorted(), `"resources":[`
 	if templates {
-		keys, member = set.patterns, `"resourceTemplates":[`
+		keys, member = set.templates.sorted(), `"resourceTemplates":[`
 	}
 	start, end, err := s.page(keys, req.Params)
 	if err != nil {
@@ -475,12 +466,12 @@ func (s *Server) listResources(r revision, req *rpc.Request, templates bool) (an
 			b = append(b, ',')
 		}
 		if templates {
-			t := set.templates[key]
+			t := set.templates.items[key]
 			b = append(b, `{"uriTemplate":`...)
 			b = codec.AppendString(b, t.Template)
 			b = appendMetadata(b, r.titles, t.Name, t.Title, t.Description, t.MIMEType, 0)
 		} else {
-			res := set.static[key]
+			res := set.static.items[key]
 			b = append(b, '{')
 			b = appendResource(b, r.titles, res.URI, res.Name, res.Title, res.Description, res.MIMEType, res.Size)
 		}
@@ -525,11 +516,11 @@ func (set *resourceSet) lookup(uri string) (*resource, map[string]string) {
 	if set == nil {
 		return nil, nil
 	}
-	if res := set.static[uri]; res != nil {
+	if res, ok := set.static.get(uri); ok {
 		return res, nil
 	}
-	for _, p := range set.patterns {
-		t := set.templates[p]
+	for _, p := range set.templates.sorted() {
+		t := set.templates.items[p]
 		if vars, ok := t.match(uri); ok {
 			return t, vars
 		}

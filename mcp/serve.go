@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 
+	"github.com/toolrpc/toolrpc/internal/shutdown"
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
@@ -83,11 +82,14 @@ func exitOn(err error) {
 	}
 }
 
-// serveMain is Server.Main but for the exit.
+// serveMain is Server.Main but for the exit: nil when a signal ended it.
 func (s *Server) serveMain() error {
-	ctx, stop := signalContext()
+	ctx, stop := shutdown.OnSignal(context.Background(), nil)
 	defer stop()
-	return s.ServeStdio(ctx, nil)
+	if err := s.ServeStdio(ctx, nil); !shutdown.Ended(err) {
+		return err
+	}
+	return nil
 }
 
 // serverOf is a Server of the tools of values, for the front doors.
@@ -99,15 +101,4 @@ func serverOf(values []any) (*Server, error) {
 		}
 	}
 	return s, nil
-}
-
-// signalContext is a context that SIGINT or SIGTERM ends; a second signal
-// has its default effect. stop releases it.
-func signalContext() (ctx context.Context, stop context.CancelFunc) {
-	ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	go func() {
-		<-ctx.Done()
-		stop() // a second signal has its default effect
-	}()
-	return ctx, stop
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -91,26 +90,20 @@ type Server struct {
 	// legacy revisions and the modern one have it.
 	text struct{ legacy, modern codec.StringIn }
 
-	cat  atomic.Pointer[catalog] // the tools, replaced whole on a change
-	feat features                // the resources, prompts and completion
+	cat  atomic.Pointer[catalog[*tool]] // the tools, replaced whole on a change
+	feat features                       // the resources, prompts and completion
 
 	stateKey [32]byte // authenticates the requestState of input_required answers (InputRequired)
 
-	mu        sync.Mutex             // serializes changes of cat, guards sessions and listeners
-	sessions  map[*session]peer      // the initialized legacy sessions, and where to tell them
-	listeners map[*listener]struct{} // the open subscriptions/listen calls for tools
-}
-
-// catalog is the tools of a Server at one time; it is never modified.
-type catalog struct {
-	tools map[string]*tool
-	names []string // sorted
+	mu        sync.Mutex                 // serializes changes of cat, guards sessions and listeners
+	sessions  map[*session]peer          // the initialized legacy sessions, and where to tell them
+	listeners map[*subscription]struct{} // the open subscriptions/listen calls for tools
 }
 
 // New returns a Server with no tools. opts may be nil.
 func New(opts *Options) *Server {
-	s := &Server{sessions: map[*session]peer{}, listeners: map[*listener]struct{}{}}
-	s.cat.Store(&catalog{tools: map[string]*tool{}})
+	s := &Server{sessions: map[*session]peer{}, listeners: map[*subscription]struct{}{}}
+	s.cat.Store(&catalog[*tool]{})
 	_, _ = rand.Read(s.stateKey[:]) // never fails (crypto/rand)
 	if opts != nil {
 		s.opts = *opts
@@ -228,18 +221,10 @@ func (s *Server) Register(namespace string, value any) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	old := s.cat.Load()
-	for _, t := range added {
-		if _, dup := old.tools[t.name]; dup {
-			return fmt.Errorf("mcp: tool %q is registered twice", t.name)
-		}
+	next, err := s.cat.Load().with(added, (*tool).key, "mcp: tool %q is registered twice")
+	if err != nil {
+		return err
 	}
-	next := &catalog{tools: maps.Clone(old.tools), names: slices.Clone(old.names)}
-	for _, t := range added {
-		next.tools[t.name] = t
-		next.names = append(next.names, t.name)
-	}
-	slices.Sort(next.names)
 	s.change(next)
 	return nil
 }
@@ -248,14 +233,8 @@ func (s *Server) Register(namespace string, value any) error {
 func (s *Server) Remove(names ...string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	old := s.cat.Load()
-	next := &catalog{tools: maps.Clone(old.tools)}
-	for _, name := range names {
-		delete(next.tools, name)
-	}
-	n := len(old.tools) - len(next.tools)
+	next, n := s.cat.Load().without(names)
 	if n > 0 {
-		next.names = slices.DeleteFunc(slices.Clone(old.names), func(name string) bool { return next.tools[name] == nil })
 		s.change(next)
 	}
 	return n
@@ -263,7 +242,7 @@ func (s *Server) Remove(names ...string) int {
 
 // change makes next the tools, and tells the legacy sessions under way
 // and the modern clients listening. s.mu is held.
-func (s *Server) change(next *catalog) {
+func (s *Server) change(next *catalog[*tool]) {
 	s.cat.Store(next)
 	for l := range s.listeners {
 		l.signal()
@@ -325,7 +304,7 @@ func (s *Server) track(c *session, conn peer) {
 }
 
 // Tools returns the names of the tools, sorted.
-func (s *Server) Tools() []string { return slices.Clone(s.cat.Load().names) }
+func (s *Server) Tools() []string { return slices.Clone(s.cat.Load().sorted()) }
 
 // Handler returns a handler for one connection: each connection needs its
 // own, since a legacy client's initialize sets the revision of its

@@ -367,7 +367,7 @@ func (s *Server) list(r revision, params json.RawMessage) (any, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, cat.tools[name].entryFor(r)...)
+		b = append(b, cat.items[name].entryFor(r)...)
 	}
 	b = append(b, ']')
 	return s.closePage(r, b, cat.names, end), nil

@@ -93,6 +93,9 @@ func (t *tool) entryFor(r revision) []byte {
 	return t.entry.bare
 }
 
+// key is t's name, its key in the catalog of tools.
+func (t *tool) key() string { return t.name }
+
 // toolEntry is a tools/list entry, in the order its members are written.
 type toolEntry struct {
 	Name         string          `json:"name"`

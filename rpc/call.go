@@ -210,17 +210,38 @@ func (s *core) run(in *inbound) {
 // pieces.
 const streamSize = 64 << 10
 
-// invoke calls the handler, turning a panic into an error.
+// invoke calls the handler, under guard: a panic becomes an error, which
+// ErrorFor answers InternalError.
 func (s *core) invoke(in *inbound) (result any, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			s.log.Error("rpc: handler panicked", "method", codec.Echo(in.req.Method), "id", codec.Echo(in.req.ID),
-				"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-			err = &panicError{value: v}
-		}
-	}()
 	if s.h == nil || (strings.HasPrefix(in.req.Method, ReservedPrefix) && in.req.Method != Discover) {
 		return nil, codec.NewError(codec.MethodNotFound, "")
 	}
-	return s.h.Handle(in, &in.req)
+	if v := s.guard(in, "rpc: handler panicked", func() { result, err = s.h.Handle(in, &in.req) }); v != nil {
+		return nil, &panicError{value: v}
+	}
+	return result, err
+}
+
+// guard runs step, code of the call's own (its handler, or the encoding
+// of its answer, which runs the result's MarshalJSON and the error's
+// methods), and recovers a panic there: the one place where the
+// connection recovers a panic of a call, so that none ends it. A panic is
+// logged as msg, with the call's method and id, the panic value and the
+// stack (which never reaches the peer), and its value returned; guard
+// returns nil when step returned.
+//
+// Middleware may recover first ([middleware.Recover], with the call's
+// trace id in its record), and a protocol may answer a panic its own way
+// (an MCP tool's is the tool's error result): guard is what a panic that
+// none of them caught meets.
+func (s *core) guard(in *inbound, msg string, step func()) (panicked any) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.log.Error(msg, "method", codec.Echo(in.req.Method), "id", codec.Echo(in.req.ID),
+				"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			panicked = v
+		}
+	}()
+	step()
+	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
 
 	"github.com/toolrpc/toolrpc/codec"
 )
@@ -19,18 +18,21 @@ func (p *panicError) Error() string { return fmt.Sprintf("panic: %v", p.value) }
 func PanicError(v any) error { return &panicError{value: v} }
 
 // responseLine appends the response to in to dst. Encoding runs user code
-// (a MarshalJSON, an Error method) after the handler's own recovery: a
-// panic there becomes an InternalError too.
+// (a MarshalJSON, an Error method) after the handler returned, under
+// guard too: a panic there is answered InternalError, naming the panic
+// value's type.
 func (s *core) responseLine(dst []byte, in *inbound, result any, err error) (line []byte) {
-	defer func() {
-		if v := recover(); v != nil {
-			s.log.Error("rpc: encoding the response panicked", "method", codec.Echo(in.req.Method), "id", codec.Echo(in.req.ID),
-				"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-			line = errorLine(in.req.ID, codec.InternalErrorFor(fmt.Sprintf("%T", v), fmt.Sprint(v)))
-		}
-	}()
+	if v := s.guard(in, "rpc: encoding the response panicked", func() { line = s.encodeResponse(dst, in, result, err) }); v != nil {
+		line = errorLine(in.req.ID, codec.InternalErrorFor(fmt.Sprintf("%T", v), fmt.Sprint(v)))
+	}
+	return line
+}
+
+// encodeResponse appends the response to in, result or err, to dst; a
+// result that cannot be encoded is answered InternalError.
+func (s *core) encodeResponse(dst []byte, in *inbound, result any, err error) []byte {
 	if err != nil {
-		line, _ = codec.AppendErrorResponse(dst, in.req.ID, ErrorFor(in, err))
+		line, _ := codec.AppendErrorResponse(dst, in.req.ID, ErrorFor(in, err))
 		return line
 	}
 	line, encErr := codec.AppendResponse(dst, in.req.ID, result)
