@@ -16,7 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 	"github.com/toolrpc/toolrpc/middleware"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/service"
@@ -107,7 +107,7 @@ type Server struct {
 	listTail []byte    // the members every modern list ends with, a comma first
 	// text is a result that is one text block, its text to be set:
 	// legacy, modern.
-	text [2]codec.StringIn
+	text [2]jsonx.StringIn
 
 	cat  atomic.Pointer[catalog] // the tools, replaced whole on a change
 	feat features                // the resources, prompts and completion
@@ -158,7 +158,7 @@ func New(opts *Options) *Server {
 		r, _ := revisionOf(name)
 		open := append(s.openTo(nil, r), `"content":[{"type":"text","text":`...)
 		var err error
-		if s.text[m], err = codec.NewStringIn(string(open), "", string(s.close(r, []byte("}]")))); err != nil {
+		if s.text[m], err = jsonx.NewStringIn(string(open), "", string(s.close(r, []byte("}]")))); err != nil {
 			panic(err) // the server's own JSON
 		}
 	}

@@ -93,7 +93,7 @@
 //
 // Valid JSON that is not a valid request is answered InvalidRequest
 // (-32600), with the specification's message "Invalid Request" and data
-// {"reason": "..."} naming the rule broken (an [InvalidRequestData]). The
+// {"reason": "..."} naming the rule broken (a [codec.InvalidRequestData]). The
 // reason is a fixed phrase of toolrpc's, a limit's value at most, never text
 // the peer sent: "a request must be a JSON object", "jsonrpc must be the
 // string 2.0", "method is required", "method must be a string", "id must be
@@ -207,7 +207,7 @@
 //     RequestCancelled if the peer cancelled it, ServerShuttingDown if a
 //     shutdown did;
 //   - any other error: InternalError (-32603), data {"exception": "<its Go
-//     type>", "message": "<its text>"} (an [InternalErrorData]);
+//     type>", "message": "<its text>"} (a [codec.InternalErrorData]);
 //   - a panic (recovered, its stack logged, never written): InternalError
 //     naming the panic value's type ([PanicError]);
 //   - a result that cannot be encoded: InternalError naming the result's

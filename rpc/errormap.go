@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 
 	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 )
 
 // panicError is a recovered panic.
@@ -24,9 +25,9 @@ func PanicError(v any) error { return &panicError{value: v} }
 func (s *core) responseLine(dst []byte, in *inbound, result any, err error) (line []byte) {
 	defer func() {
 		if v := recover(); v != nil {
-			s.log.Error("rpc: encoding the response panicked", "method", codec.Echo(in.req.Method), "id", codec.Echo(in.req.ID),
+			s.log.Error("rpc: encoding the response panicked", "method", jsonx.Echo(in.req.Method), "id", jsonx.Echo(in.req.ID),
 				"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-			line = errorLine(in.req.ID, codec.InternalErrorFor(fmt.Sprintf("%T", v), fmt.Sprint(v)))
+			line = errorLine(in.req.ID, internalError(fmt.Sprintf("%T", v), fmt.Sprint(v)))
 		}
 	}()
 	if err != nil {
@@ -35,8 +36,8 @@ func (s *core) responseLine(dst []byte, in *inbound, result any, err error) (lin
 	}
 	line, encErr := codec.AppendResponse(dst, in.req.ID, result)
 	if encErr != nil {
-		s.log.Error("rpc: result cannot be encoded", "method", codec.Echo(in.req.Method), "error", encErr)
-		line, _ = codec.AppendErrorResponse(dst[:0], in.req.ID, codec.InternalErrorFor(fmt.Sprintf("%T", result), encErr.Error()))
+		s.log.Error("rpc: result cannot be encoded", "method", jsonx.Echo(in.req.Method), "error", encErr)
+		line, _ = codec.AppendErrorResponse(dst[:0], in.req.ID, internalError(fmt.Sprintf("%T", result), encErr.Error()))
 	}
 	return line
 }
@@ -57,7 +58,7 @@ func (s *core) responseLine(dst []byte, in *inbound, result any, err error) (lin
 // it logs is what the wire says.
 func ErrorFor(ctx context.Context, err error) *Error {
 	if in := callFrom(ctx); in != nil && in.phase() == stateCancelledLSP {
-		return codec.NewError(codec.RequestCancelled, "")
+		return NewError(codec.RequestCancelled, "")
 	}
 	if err == nil {
 		return nil
@@ -70,16 +71,16 @@ func ErrorFor(ctx context.Context, err error) *Error {
 		errors.Is(err, ErrCancelled) || errors.Is(err, ErrShutdown)) {
 		switch cause := context.Cause(ctx); {
 		case errors.Is(cause, ErrCancelled):
-			return codec.NewError(codec.RequestCancelled, "")
+			return NewError(codec.RequestCancelled, "")
 		case errors.Is(cause, ErrShutdown):
-			return codec.NewError(codec.ServerShuttingDown, "")
+			return NewError(codec.ServerShuttingDown, "")
 		}
 	}
 	var p *panicError
 	if errors.As(err, &p) {
-		return codec.InternalErrorFor(fmt.Sprintf("%T", p.value), fmt.Sprint(p.value))
+		return internalError(fmt.Sprintf("%T", p.value), fmt.Sprint(p.value))
 	}
-	return codec.InternalErrorFor(fmt.Sprintf("%T", err), errorText(err))
+	return internalError(fmt.Sprintf("%T", err), errorText(err))
 }
 
 // errorText is err.Error(), or "<nil>" for a nil pointer whose Error method
