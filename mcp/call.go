@@ -66,7 +66,8 @@ func (c ImageContent) appendContent(dst []byte) []byte {
 }
 
 // MaxErrorText is the most bytes of an error's text an isError result
-// holds; a longer one is shortened as jsonx.Shorten does.
+// holds; a longer one is cut before a character, and "…" and its length
+// follow.
 const MaxErrorText = 4 << 10
 
 // callMembers are the members of tools/call's params that call reads.

@@ -24,8 +24,8 @@ import (
 //	  {"field":"b","rule":"ne","param":"0","message":"b must not be 0"}]}
 //
 // What a peer sent is repeated in a FieldError at most codec.MaxEcho (256)
-// bytes at a time (a member name, a map key, a value), shortened by
-// jsonx.Echo ("…" and the original length follow what is kept), and each of
+// bytes at a time (a member name, a map key, a value), cut before a
+// character ("…" and the original length follow what is kept), and each of
 // Field, Param and Message is at most MaxFieldText bytes, shortened the same
 // way.
 type FieldError struct {
@@ -72,7 +72,7 @@ const MaxFieldErrors = 100 // bind.MaxErrors too (TestMaxFieldErrors)
 
 // MaxFieldText is the most bytes of a [FieldError]'s Field, Param or Message;
 // a longer one (a path many levels deep, the text of a custom decoder's
-// error) is shortened as [jsonx.Shorten] does.
+// error) is cut before a character, and "…" and its length follow.
 const MaxFieldText = 1024
 
 // finish bounds every text of e.
