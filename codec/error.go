@@ -190,9 +190,9 @@ func (e *Error) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// MaxEcho is the most bytes of a string a peer sent (a member name, a value,
-// a method name, an id) that toolrpc repeats in an error answer or a log
-// record: a longer one is cut before a character, and "…" and its length
-// in bytes follow. A response's id is the exception: it is echoed whole, as
-// the specification requires.
+// MaxEcho, 256, is the most bytes of a string a peer sent (a member name,
+// a value, a method name, an id) that toolrpc repeats in an error answer or
+// a log record: a longer one is cut before a character, and "…" and its
+// length in bytes follow. A response's id is the exception: it is echoed
+// whole, as the specification requires.
 const MaxEcho = jsonx.MaxEcho

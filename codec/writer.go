@@ -16,8 +16,8 @@ var (
 	ErrWriterClosed = wire.ErrWriterClosed
 )
 
-// DefaultMaxPending is how many bytes a [Writer] holds for a slow peer before
-// [Writer.WriteLine] waits for them to be written.
+// DefaultMaxPending, 4 MiB, is how many bytes a [Writer] holds for a slow
+// peer before [Writer.WriteLine] waits for them to be written.
 const DefaultMaxPending = wire.DefaultMaxPending
 
 // Writer writes lines to an io.Writer, one whole line at a time, from any
