@@ -38,7 +38,7 @@ func (h *specHandler) log() []string {
 }
 
 func invalidParams(err error) error {
-	return codec.NewError(codec.InvalidParams, "").WithData(err.Error())
+	return rpc.NewError(codec.InvalidParams, "").WithData(err.Error())
 }
 
 func (h *specHandler) Handle(ctx context.Context, req *rpc.Request) (any, error) {
@@ -106,7 +106,7 @@ func (h *specHandler) Handle(ctx context.Context, req *rpc.Request) (any, error)
 	case "probe.fail":
 		return nil, errors.New("disk full")
 	case "probe.fail-coded":
-		return nil, fmt.Errorf("context: %w", codec.NewError(-1234, "quota exceeded").WithData(map[string]int{"retry": 5}))
+		return nil, fmt.Errorf("context: %w", rpc.NewError(-1234, "quota exceeded").WithData(map[string]int{"retry": 5}))
 	case "probe.raw-newline":
 		return json.RawMessage("{\n  \"a\": [1,\n 2],\r\n  \"b\": \"x\\ny\"\n}\n"), nil
 	case "probe.bad-result":
@@ -116,5 +116,5 @@ func (h *specHandler) Handle(ctx context.Context, req *rpc.Request) (any, error)
 	case "rpc.secret":
 		return "must never be reached", nil
 	}
-	return nil, codec.NewError(codec.MethodNotFound, "")
+	return nil, rpc.NewError(codec.MethodNotFound, "")
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/toolrpc/toolrpc/internal/listen"
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
@@ -22,14 +23,14 @@ func (s *Server) MainHTTP(addr string, values ...any) {
 
 // ListenAndServe serves the methods of values, as [Server.Serve] does,
 // over HTTP ([rpc.HTTPHandler]) on the TCP address addr, on the loopback
-// interface when addr names no host (see [rpc.ListenHTTP]). See
-// [Server.ServeListener] for the rest.
+// interface only when addr names no host (":8080"; "0.0.0.0:8080" listens
+// on every interface). See [Server.ServeListener] for the rest.
 func (s *Server) ListenAndServe(ctx context.Context, addr string, values ...any) error {
 	h, methods, err := s.handler(values) // before the port is taken
 	if err != nil {
 		return err
 	}
-	ln, err := rpc.ListenHTTP(addr)
+	ln, err := listen.TCP(addr)
 	if err != nil {
 		return err
 	}

@@ -55,40 +55,28 @@
 //     batch, such an entry is one Invalid message among the others.
 //
 // The message of an InvalidRequest error is the specification's, "Invalid
-// Request"; its data, an [InvalidRequestData] (see [InvalidRequestError]),
-// says which rule the message broke (params must be an object or an array,
+// Request"; its data, an [InvalidRequestData], says which rule the message broke (params must be an object or an array,
 // a batch must not be empty, a limit passed...), in fixed words of
 // toolrpc's own, never text the peer sent. A response that breaks the
 // specification (both result and error, members it must not have, no valid
 // id...) is a Response whose Err says why: it is never answered.
-//
-// [Member] finds a member of a JSON object (the id of a cancellation, a
-// progress token) and [IsID] tells a valid id token, without decoding the
-// rest.
 //
 // # Writing
 //
 // [AppendRequest], [AppendResponse] and [AppendErrorResponse] encode one
 // message as one line of compact JSON (without its '\n'), its members in
 // the specification's order: "jsonrpc", then "method" and "params", or
-// "result" or "error", then "id". Values are encoded by [AppendValue]:
+// "result" or "error", then "id". Values are encoded as compact JSON:
 // encoding/json without HTML escaping, an [Appender] appending itself, a
-// [json.RawMessage] validated and compacted, a [StringIn] (JSON around
-// one string, checked once by [NewStringIn]) with its string escaped in
-// place, so that no line ever holds a raw newline. An error object whose
-// data cannot be encoded is written as an InternalError that says so.
-// [WriteStringResponse] and [WriteStringInResponse] write a response
-// holding a long string in pieces, never holding it whole.
+// [json.RawMessage] validated and compacted, so that no line ever holds a
+// raw newline. An error object whose data cannot be encoded is written as
+// an InternalError that says so.
 //
 // A [Writer] writes lines to an [io.Writer] from any number of goroutines:
 // each line whole, never interleaved with another, in the order the Writer
 // took them. Lines that arrive while a write is under way are gathered and
 // written together, in writes of at most 32 KiB. [Writer.WriteLine] waits
-// while more than [DefaultMaxPending] bytes (4 MiB) are queued;
-// [Writer.Enqueue] waits for room no longer than its context and never
-// writes in its caller's goroutine, and [Writer.Withdraw] takes a line
-// back while no write has taken it; [Writer.QueueLine] never waits, and
-// refuses a line ([ErrWriterFull]) beyond twice DefaultMaxPending. Once the
+// while more than [DefaultMaxPending] bytes (4 MiB) are queued. Once the
 // underlying writer fails, every later line fails with its error.
 //
 // # Errors
@@ -100,18 +88,18 @@
 // [InternalError]), the Language Server Protocol's [RequestCancelled], and
 // toolrpc's own server errors ([ServerShuttingDown], [RequestTimeout],
 // [ServerBusy]). The data of an InternalError toolrpc answers with is an
-// [InternalErrorData] ([InternalErrorFor]): the Go type and the text of the
-// error, panic value or result at fault. Package rpc offers the same
-// types and constants under its own name, so that a tool never imports
-// codec for its errors. An error object read from the wire is decoded
+// [InternalErrorData]: the Go type and the text of the error, panic value
+// or result at fault. Package rpc offers the error type, its constructors
+// and the constants under its own name, so that a tool never imports codec
+// for its errors. An error object read from the wire is decoded
 // strictly ([Error.UnmarshalJSON]) and keeps its data as a
 // [json.RawMessage].
 //
 // # What is repeated of the peer
 //
 // An error answer or a log record repeats at most [MaxEcho] (256) bytes of
-// a string the peer sent (a member name, a value, a method name, an id):
-// [Echo] cuts a longer one before a character and adds "…" and its length
-// ([Shorten]). A response's id is the exception: it is echoed whole, as the
-// specification requires.
+// a string the peer sent (a member name, a value, a method name, an id): a
+// longer one is cut before a character, and "…" and its length follow. A
+// response's id is the exception: it is echoed whole, as the specification
+// requires.
 package codec

@@ -3,8 +3,8 @@ package codec
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
-	"unicode/utf8"
+
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 )
 
 // Code is a JSON-RPC 2.0 error code.
@@ -20,8 +20,8 @@ const (
 	ParseError Code = -32700
 	// InvalidRequest is the code for JSON that is not a valid request
 	// object, an empty batch, or a limit passed (frame size, batch length,
-	// nesting depth). toolrpc says which in its data (see
-	// [InvalidRequestError]).
+	// nesting depth). toolrpc says which in its data, an
+	// [InvalidRequestData].
 	InvalidRequest Code = -32600
 	// MethodNotFound is the code for a method no one serves.
 	MethodNotFound Code = -32601
@@ -30,7 +30,7 @@ const (
 	InvalidParams Code = -32602
 	// InternalError is the code for a handler that returned an error
 	// without a JSON-RPC code, panicked, or returned a result that cannot
-	// be encoded (see [InternalErrorFor]).
+	// be encoded (its data says which: an [InternalErrorData]).
 	InternalError Code = -32603
 
 	// ServerShuttingDown is the code for a request read but not run to
@@ -97,20 +97,6 @@ type Error struct {
 	Data    any    `json:"data,omitempty"`
 }
 
-// NewError returns an error with the code and the message. An empty message
-// is replaced by the code's standard message ([Code.String]).
-func NewError(code Code, message string) *Error {
-	if message == "" {
-		message = code.String()
-	}
-	return &Error{Code: code, Message: message}
-}
-
-// Errorf returns an error with the code and a formatted message.
-func Errorf(code Code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
-}
-
 // InvalidRequestData is the data of every InvalidRequest error toolrpc
 // answers with (a Decoder's, and a connection's for its limits): the
 // message stays the specification's "Invalid Request", and Reason says
@@ -121,9 +107,9 @@ type InvalidRequestData struct {
 	Reason string `json:"reason"`
 }
 
-// InvalidRequestError returns an [InvalidRequest] error with the
+// invalidRequest returns an [InvalidRequest] error with the
 // specification's message and reason in its data, an [InvalidRequestData].
-func InvalidRequestError(reason string) *Error {
+func invalidRequest(reason string) *Error {
 	return &Error{Code: InvalidRequest, Message: "Invalid Request", Data: InvalidRequestData{Reason: reason}}
 }
 
@@ -137,10 +123,10 @@ type InternalErrorData struct {
 	Message   string `json:"message"`
 }
 
-// InternalErrorFor returns an InternalError with the specification's
+// internalError returns an InternalError with the specification's
 // message, "Internal error", and an [InternalErrorData] of exception and
 // message as its data.
-func InternalErrorFor(exception, message string) *Error {
+func internalError(exception, message string) *Error {
 	return &Error{Code: InternalError, Message: "Internal error",
 		Data: InternalErrorData{Exception: exception, Message: message}}
 }
@@ -204,48 +190,9 @@ func (e *Error) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// MaxEcho is the most bytes of a string a peer sent (a member name, a value,
-// a method name, an id) that toolrpc repeats in an error answer or a log
-// record: [Echo] shortens longer ones. A response's id is the exception: it is
-// echoed whole, as the specification requires.
-const MaxEcho = 256
-
-// Echo returns s, a string a peer sent, as toolrpc repeats it in an error
-// answer or a log record: whole when it is at most MaxEcho bytes long, else
-// shortened by [Shorten] to [MaxEcho] bytes. Its cost is bounded by MaxEcho,
-// however long s is.
-func Echo[T ~string | ~[]byte](s T) string { return Shorten(s, MaxEcho) }
-
-// Shorten returns s whole when it is at most n bytes long; otherwise at most
-// its first n bytes, cut before the start of a character (valid UTF-8 stays
-// valid), then "…" and the length of s in parentheses:
-//
-//	Shorten("abcdef", 3) == "abc…(6 bytes)"
-func Shorten[T ~string | ~[]byte](s T, n int) string {
-	n = max(n, 0)
-	if len(s) <= n {
-		return string(s)
-	}
-	kept := CutUTF8(s, n)
-	b := make([]byte, 0, len(kept)+len("…( bytes)")+20)
-	b = append(b, kept...)
-	b = append(b, "…("...)
-	b = strconv.AppendInt(b, int64(len(s)), 10)
-	return string(append(b, " bytes)"...))
-}
-
-// CutUTF8 returns the first n bytes of s (0 <= n <= len(s)), fewer when
-// the cut would split a UTF-8 sequence: the character it would split is
-// left out whole. Where s is not UTF-8 there is no character to keep whole,
-// and the cut is at n.
-func CutUTF8[T ~string | ~[]byte](s T, n int) T {
-	if n >= len(s) {
-		return s
-	}
-	for i := n; i >= 0 && i > n-utf8.UTFMax; i-- {
-		if utf8.RuneStart(s[i]) {
-			return s[:i]
-		}
-	}
-	return s[:n]
-}
+// MaxEcho, 256, is the most bytes of a string a peer sent (a member name,
+// a value, a method name, an id) that toolrpc repeats in an error answer or
+// a log record: a longer one is cut before a character, and "…" and its
+// length in bytes follow. A response's id is the exception: it is echoed
+// whole, as the specification requires.
+const MaxEcho = jsonx.MaxEcho

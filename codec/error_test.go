@@ -48,11 +48,10 @@ func TestCodeString(t *testing.T) {
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, tt.code.String(), "code %d", int(tt.code))
 	}
-	assert.Equal(t, "Server error", NewError(-32044, "").Message, "NewError's default message")
 }
 
-func TestInvalidRequestError(t *testing.T) {
-	e := InvalidRequestError("method is required")
+func TestInvalidRequestReason(t *testing.T) {
+	e := invalidRequest("method is required")
 	assert.Equal(t, &Error{Code: InvalidRequest, Message: "Invalid Request",
 		Data: InvalidRequestData{Reason: "method is required"}}, e)
 	assert.Equal(t, "jsonrpc error -32600: Invalid Request: method is required", e.Error())
@@ -64,27 +63,5 @@ func TestInvalidRequestError(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(`{"code":-32600,"message":"Invalid Request","data":`+data+`}`), &read))
 		assert.Equal(t, "jsonrpc error -32600: Invalid Request", read.Error(), "data %s", data)
 	}
-	assert.Equal(t, "jsonrpc error -32602: Invalid params", NewError(InvalidParams, "").WithData(InvalidRequestData{Reason: "x"}).Error())
-}
-
-// CutUTF8 cuts at n, or before the character n falls inside; where there
-// is no UTF-8 to keep whole, at n.
-func TestCutUTF8(t *testing.T) {
-	tests := []struct {
-		s    string
-		n    int
-		want string
-	}{
-		{"abc", 3, "abc"},
-		{"abc", 5, "abc"},
-		{"abc", 0, ""},
-		{"aé", 2, "a"},   // é is 2 bytes: cut inside it
-		{"a😀b", 4, "a"},  // inside a 4-byte character
-		{"a😀b", 5, "a😀"}, // right after it
-		{"\x80\x80\x80\x80\x80", 3, "\x80\x80\x80"}, // no character to keep whole
-	}
-	for _, tt := range tests {
-		assert.Equal(t, tt.want, CutUTF8(tt.s, tt.n), "%q at %d", tt.s, tt.n)
-		assert.Equal(t, []byte(tt.want), CutUTF8([]byte(tt.s), tt.n), "%q at %d, bytes", tt.s, tt.n)
-	}
+	assert.Equal(t, "jsonrpc error -32602: Invalid params", errorOf(InvalidParams).WithData(InvalidRequestData{Reason: "x"}).Error())
 }

@@ -4,6 +4,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/toolrpc/toolrpc/internal/wire"
 )
 
 // benchFrame is a request of the hot path, as a frame.
@@ -44,14 +46,14 @@ func BenchmarkFrames(b *testing.B) {
 		benchReadFrames(b, func(r io.Reader) *Reader { return NewReader(r, 0) }, func(s string) string { return s + "\n" })
 	})
 	b.Run("write/newline", func(b *testing.B) { benchWriteLines(b, NewWriter(io.Discard)) })
-	b.Run("string4MiB/newline", func(b *testing.B) { benchStringResponse(b, NewWriter(io.Discard), false) })
-	b.Run("string4MiB/whole", func(b *testing.B) { benchStringResponse(b, NewWriter(io.Discard), true) })
+	b.Run("string4MiB/newline", func(b *testing.B) { benchStringResponse(b, wire.NewWriter(io.Discard), false) })
+	b.Run("string4MiB/whole", func(b *testing.B) { benchStringResponse(b, wire.NewWriter(io.Discard), true) })
 }
 
 // benchStringResponse writes a long string result with
-// WriteStringResponse, or, whole, the line made whole (the floor in time
+// wire.WriteStringResponse (as rpc writes a long string result), or, whole, the line made whole (the floor in time
 // that WriteStringResponse avoids in memory).
-func benchStringResponse(b *testing.B, w *Writer, whole bool) {
+func benchStringResponse(b *testing.B, w *wire.Writer, whole bool) {
 	var buf []byte
 	b.SetBytes(int64(len(longResult)))
 	b.ReportAllocs()
@@ -61,7 +63,7 @@ func benchStringResponse(b *testing.B, w *Writer, whole bool) {
 			buf, _ = AppendResponse(buf[:0], []byte("1"), longResult)
 			err = w.WriteLine(buf)
 		} else {
-			err = WriteStringResponse(w, []byte("1"), longResult)
+			err = wire.WriteStringResponse(w, []byte("1"), longResult)
 		}
 		if err != nil {
 			b.Fatal(err)

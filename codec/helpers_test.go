@@ -6,8 +6,5 @@ import "github.com/toolrpc/toolrpc/internal/wiretest/jsonref"
 // other packages' tests.
 var validJSON = jsonref.Valid
 
-// jsonSeeds are fuzzing seeds: valid and invalid JSON texts.
-var jsonSeeds = []string{
-	`0`, `-1.5e10`, `01`, `true`, `nul`, `""`, `"a\"b\u00e9"`, "\"\xff\"", `[]`, `{}`, `[1,]`,
-	` { "a" : [ 1 , 2 ] } `, `{"a":1}}`, "\ufeff{}", `[1] [2]`,
-}
+// errorOf is the error object of code with the code's own message.
+func errorOf(code Code) *Error { return &Error{Code: code, Message: code.String()} }

@@ -338,20 +338,3 @@ func isToken(b []byte) bool {
 	}
 	return true
 }
-
-// lspHeaderLen is the length of the header block of a message of n bytes
-// (appendHeader's), without making it.
-func lspHeaderLen(n int) int {
-	digits := 1
-	for ; n >= 10; n /= 10 {
-		digits++
-	}
-	return len("Content-Length: \r\n\r\n") + digits
-}
-
-// appendHeader appends the header block of a message of n bytes.
-func appendHeader(dst []byte, n int) []byte {
-	dst = append(dst, "Content-Length: "...)
-	dst = strconv.AppendInt(dst, int64(n), 10)
-	return append(dst, "\r\n\r\n"...)
-}

@@ -7,16 +7,28 @@ import (
 	"io"
 	"math/rand/v2"
 	"runtime"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"testing/iotest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolrpc/toolrpc/internal/wire"
 )
 
+// lspHeader is the header block of a message of n bytes, as a Writer of
+// LSP framing writes it.
+func lspHeader(n int) string { return "Content-Length: " + strconv.Itoa(n) + "\r\n\r\n" }
+
 // lspMsg is body with its LSP header.
-func lspMsg(body string) string { return string(appendHeader(nil, len(body))) + body }
+func lspMsg(body string) string { return lspHeader(len(body)) + body }
+
+// maxWrite is the most bytes a Writer hands the underlying writer in one
+// Write (see package wire).
+const maxWrite = 32 << 10
 
 func TestLSPReaderFrames(t *testing.T) {
 	long := strings.Repeat("x", 100000)
@@ -89,7 +101,7 @@ func TestLSPReaderSkipsWithoutHoldingTheBody(t *testing.T) {
 	const limit = 1 << 20
 	const size = 256 << 20
 	body := &endless{n: size}
-	r := NewLSPReader(io.MultiReader(strings.NewReader(string(appendHeader(nil, size))), body, strings.NewReader(lspMsg("{}"))), limit)
+	r := NewLSPReader(io.MultiReader(strings.NewReader(lspHeader(size)), body, strings.NewReader(lspMsg("{}"))), limit)
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -120,29 +132,10 @@ func TestLSPReaderAllocatesNothingPerFrame(t *testing.T) {
 	assert.Zero(t, allocs)
 }
 
-func TestLSPWriter(t *testing.T) {
-	var out bytes.Buffer
-	w := NewLSPWriter(&out)
-	ctx := context.Background()
-	require.NoError(t, w.WriteLine([]byte("{\"a\":1}\n")))
-	require.NoError(t, w.WriteLine([]byte(`[]`)))
-	_, err := w.Enqueue(ctx, []byte(`{"b":2}`))
-	require.NoError(t, err)
-	require.NoError(t, w.QueueLine([]byte("{\"c\":3}\n")))
-	require.NoError(t, w.Flush(ctx))
-	assert.Equal(t, ErrNewline, w.WriteLine([]byte("{}\n{}")))
-	long := `"` + strings.Repeat("l", maxWrite) + `"` // written directly, header apart
-	require.NoError(t, w.WriteLine([]byte(long+"\n")))
-	assert.Equal(t, lspMsg(`{"a":1}`)+lspMsg(`[]`)+lspMsg(`{"b":2}`)+lspMsg(`{"c":3}`)+lspMsg(long), out.String())
-	line := []byte("{\"b\":2}\n")
-	allocs := testing.AllocsPerRun(100, func() { _ = w.WriteLine(line) })
-	assert.Zero(t, allocs)
-}
-
 // A message withdrawn goes with its header: what is written still parses.
 func TestLSPWriterWithdraw(t *testing.T) {
 	g := newGatedWriter()
-	w := NewLSPWriter(g)
+	w := wire.NewLSPWriter(g)
 	ctx := context.Background()
 	_, err := w.Enqueue(ctx, []byte(`1`))
 	require.NoError(t, err)
@@ -228,32 +221,6 @@ func FuzzLSPReader(f *testing.F) {
 // max32 keeps a fuzzed limit above the length of the tail message.
 func max32(n int) int { return max(n, 32) }
 
-// A message made in parts that is not the length its header gave fails
-// the Writer for good: what follows could not be read.
-func TestLSPWriteLineFuncCutShort(t *testing.T) {
-	for _, fn := range []func(emit func([]byte) error) error{
-		func(emit func([]byte) error) error { return emit([]byte("{}")) },                                         // shorter
-		func(emit func([]byte) error) error { return emit([]byte("{\"a\":11}")) },                                 // longer
-		func(emit func([]byte) error) error { _ = emit([]byte("{")); return emit([]byte("\n")) },                  // a newline
-		func(emit func([]byte) error) error { _ = emit([]byte("{\"a\":1")); return errors.New("gave up midway") }, // failed
-	} {
-		var out bytes.Buffer
-		w := NewLSPWriter(&out)
-		assert.Equal(t, errCutMessage, w.writeLineFunc(7, fn))
-		assert.Equal(t, errCutMessage, w.WriteLine([]byte(`{}`)))
-	}
-	var out bytes.Buffer
-	w := NewLSPWriter(&out)
-	require.NoError(t, w.writeLineFunc(7, func(emit func([]byte) error) error { return emit([]byte(`{"a":1}`)) }))
-	assert.Equal(t, lspMsg(`{"a":1}`), out.String())
-}
-
-func TestStringBodyLen(t *testing.T) {
-	for _, s := range []string{"", "abc", "a\"b\\c\n\r\t\x00\x1f", "é😀", "\u2028\u2029", "\xff\xc3", "\xe2\x80", strings.Repeat("é\"", 1000)} {
-		assert.Equal(t, len(appendStringBody(nil, s)), stringBodyLen(s), "%q", s)
-	}
-}
-
 // A header announcing a large body does not make the reader allocate it:
 // the buffer grows as the body arrives.
 func TestLSPReaderHoldsWhatArrives(t *testing.T) {
@@ -286,4 +253,34 @@ func TestLSPReaderReportsTooLargeAtOnce(t *testing.T) {
 	frame, err := r.ReadFrame()
 	require.NoError(t, err)
 	assert.Equal(t, "{}", string(frame))
+}
+
+// gatedWriter blocks each Write until its gate lets it through; entered
+// receives a value as each Write begins.
+type gatedWriter struct {
+	gate    chan struct{}
+	entered chan struct{}
+	mu      sync.Mutex
+	out     bytes.Buffer
+}
+
+func newGatedWriter() *gatedWriter {
+	return &gatedWriter{gate: make(chan struct{}), entered: make(chan struct{}, 100)}
+}
+
+func (g *gatedWriter) Write(p []byte) (int, error) {
+	select {
+	case g.entered <- struct{}{}:
+	default:
+	}
+	<-g.gate
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.out.Write(p)
+}
+
+func (g *gatedWriter) String() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.out.String()
 }

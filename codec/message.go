@@ -3,6 +3,7 @@ package codec
 import (
 	"fmt"
 
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 	"github.com/toolrpc/toolrpc/internal/scan"
 )
 
@@ -126,7 +127,7 @@ func (d *Decoder) decodeBatch(frame []byte, i, maxDepth int) ([]Message, bool) {
 		if scan.SkipSpace(frame, i+1) != len(frame) {
 			return single(frameError(scan.Syntax, maxDepth))
 		}
-		return single(Message{Kind: Invalid, Err: InvalidRequestError(reasonEmptyBatch)})
+		return single(Message{Kind: Invalid, Err: invalidRequest(reasonEmptyBatch)})
 	}
 	n := 0
 	for {
@@ -153,7 +154,7 @@ func (d *Decoder) decodeBatch(frame []byte, i, maxDepth int) ([]Message, bool) {
 		break
 	}
 	if n > maxBatch {
-		return single(Message{Kind: Invalid, Err: InvalidRequestError(
+		return single(Message{Kind: Invalid, Err: invalidRequest(
 			fmt.Sprintf("batch longer than the limit of %d entries", maxBatch))})
 	}
 	return d.msgs, true
@@ -162,10 +163,10 @@ func (d *Decoder) decodeBatch(frame []byte, i, maxDepth int) ([]Message, bool) {
 // frameError is the message for a frame that cannot be read as messages.
 func frameError(st scan.Status, maxDepth int) Message {
 	if st == scan.TooDeep {
-		return Message{Kind: Invalid, Err: InvalidRequestError(
+		return Message{Kind: Invalid, Err: invalidRequest(
 			fmt.Sprintf("nested more than %d levels deep", maxDepth))}
 	}
-	return Message{Kind: Invalid, Err: NewError(ParseError, "")}
+	return Message{Kind: Invalid, Err: &Error{Code: ParseError, Message: ParseError.String()}}
 }
 
 // member flags of an envelope object.
@@ -186,7 +187,7 @@ func scanEnvelope(frame []byte, i, depth, maxDepth int, m *Message) (int, scan.S
 	i = scan.SkipSpace(frame, i)
 	if i >= len(frame) || frame[i] != '{' {
 		end, st := scan.Value(frame, i, depth, maxDepth)
-		*m = Message{Kind: Invalid, Err: InvalidRequestError(reasonNotObject)}
+		*m = Message{Kind: Invalid, Err: invalidRequest(reasonNotObject)}
 		return end, st
 	}
 	if depth+1 > maxDepth {
@@ -212,7 +213,7 @@ func scanEnvelope(frame []byte, i, depth, maxDepth int, m *Message) (int, scan.S
 		case at < len(frame) && frame[at] == '"':
 			mem.End, valEsc, st = scan.String(frame, at)
 		case at < len(frame) && frame[at] == '{' && string(key) == "params":
-			mem.End, meta, st = scanObject(frame, at, depth+1, maxDepth, "_meta")
+			mem.End, meta, st = jsonx.ObjectMember(frame, at, depth+1, maxDepth, "_meta")
 		default:
 			mem.End, st = scan.Value(frame, at, depth+1, maxDepth)
 		}
@@ -245,7 +246,7 @@ func scanEnvelope(frame []byte, i, depth, maxDepth int, m *Message) (int, scan.S
 	i = mem.End
 
 	// The object is valid JSON; now check it against the specification.
-	validID := flags&hasID != 0 && IsID(id)
+	validID := flags&hasID != 0 && jsonx.IsID(id)
 	var answerID []byte
 	if validID {
 		answerID = id
@@ -256,15 +257,15 @@ func scanEnvelope(frame []byte, i, depth, maxDepth int, m *Message) (int, scan.S
 		*m = Message{Kind: Response, ID: answerID, Result: result, Error: errv}
 		switch {
 		case dups != 0 || flags&(hasOther|hasParams) != 0:
-			m.Err = Errorf(InvalidRequest, "response has members it must not have")
+			m.Err = &Error{Code: InvalidRequest, Message: "response has members it must not have"}
 		case !okVersion:
-			m.Err = Errorf(InvalidRequest, `response without "jsonrpc": "2.0"`)
+			m.Err = &Error{Code: InvalidRequest, Message: `response without "jsonrpc": "2.0"`}
 		case flags&(hasResult|hasError) == hasResult|hasError:
-			m.Err = Errorf(InvalidRequest, "response has both result and error")
+			m.Err = &Error{Code: InvalidRequest, Message: "response has both result and error"}
 		case !validID:
-			m.Err = Errorf(InvalidRequest, "response without a valid id")
+			m.Err = &Error{Code: InvalidRequest, Message: "response without a valid id"}
 		case flags&hasError != 0 && errv[0] != '{':
-			m.Err = Errorf(InvalidRequest, "response error is not an object")
+			m.Err = &Error{Code: InvalidRequest, Message: "response error is not an object"}
 		}
 		return i, scan.OK
 	}
@@ -278,7 +279,7 @@ func scanEnvelope(frame []byte, i, depth, maxDepth int, m *Message) (int, scan.S
 			answerID = nil
 		}
 		*m = Message{Kind: Invalid, ID: answerID,
-			Err: InvalidRequestError(invalidReason(flags, dups, okVersion, validID, method))}
+			Err: invalidRequest(invalidReason(flags, dups, okVersion, validID, method))}
 		return i, scan.OK
 	}
 	*m = Message{Kind: Notification, Method: scan.Unquote(method, methodEsc), Params: params, Meta: meta}
@@ -327,111 +328,6 @@ func invalidReason(flags, dups int, okVersion, validID bool, method []byte) stri
 		return reasonID
 	}
 	return reasonParams
-}
-
-// scanObject scans the object at frame[i] == '{', depth containers deep, and
-// finds the value of its member called name (the last one, if repeated).
-func scanObject(frame []byte, i, depth, maxDepth int, name string) (end int, found []byte, st scan.Status) {
-	if depth+1 > maxDepth {
-		return i, nil, scan.TooDeep
-	}
-	mem := scan.ObjectMembers(frame, i)
-	for {
-		key, at, done, st := mem.Next()
-		if st != scan.OK {
-			return at, nil, st
-		}
-		if done {
-			return mem.End, found, scan.OK
-		}
-		if mem.End, st = scan.Value(frame, at, depth+1, maxDepth); st != scan.OK {
-			return mem.End, nil, st
-		}
-		if string(key) == name {
-			found = frame[at:mem.End]
-		}
-	}
-}
-
-// Member returns the raw value of the member called name of the JSON object
-// obj (the last one, if the name is repeated), or nil when obj has no such
-// member or is not a valid JSON object.
-func Member(obj []byte, name string) []byte {
-	i := scan.SkipSpace(obj, 0)
-	if i >= len(obj) || obj[i] != '{' {
-		return nil
-	}
-	end, v, st := scanObject(obj, i, 0, scan.Unlimited, name)
-	if st != scan.OK || scan.SkipSpace(obj, end) != len(obj) {
-		return nil
-	}
-	return v
-}
-
-// CheckedMembers is [Members] for an object the codec has already checked
-// (a decoded message's params or _meta): its values are skipped, not
-// checked again, so that a long one costs a search for its end. Of a name
-// given twice, the last is kept, as Members keeps it.
-func CheckedMembers(obj []byte, names []string, values [][]byte) {
-	members(obj, names, values, false)
-}
-
-// Members is [Member] for several names in one scan: it sets values[i] to
-// the raw value of the member called names[i] (nil when absent), and
-// reports whether obj is a valid JSON object (when it is not, every value
-// is nil). values must be as long as names.
-func Members(obj []byte, names []string, values [][]byte) bool {
-	return members(obj, names, values, true)
-}
-
-// members is Members when check, and CheckedMembers (values skipped, the
-// object taken as valid) when not.
-func members(obj []byte, names []string, values [][]byte, check bool) bool {
-	clear(values)
-	i := scan.SkipSpace(obj, 0)
-	if i >= len(obj) || obj[i] != '{' {
-		return false
-	}
-	mem := scan.ObjectMembers(obj, i)
-	for {
-		key, at, done, st := mem.Next()
-		if st != scan.OK {
-			break
-		}
-		if done {
-			if !check || scan.SkipSpace(obj, mem.End) == len(obj) {
-				return true
-			}
-			break
-		}
-		if !check {
-			mem.End = scan.Skip(obj, at)
-		} else if mem.End, st = scan.Value(obj, at, 1, scan.Unlimited); st != scan.OK {
-			break
-		}
-		for j, name := range names {
-			if string(key) == name {
-				values[j] = obj[at:mem.End]
-			}
-		}
-	}
-	if check {
-		clear(values)
-	}
-	return false
-}
-
-// IsID reports whether tok is a valid JSON-RPC id token: a string, a number
-// or null.
-func IsID(tok []byte) bool {
-	if len(tok) == 0 {
-		return false
-	}
-	switch c := tok[0]; {
-	case c == '"', c == 'n', c == '-', scan.IsDigit(c):
-		return true
-	}
-	return false
 }
 
 // isString reports whether the raw token is the JSON string s.

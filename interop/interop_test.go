@@ -473,13 +473,13 @@ func TestToolrpcClientJRPC2ServerPush(t *testing.T) {
 		case "double":
 			var xs [1]int
 			if err := json.Unmarshal(req.Params, &xs); err != nil {
-				return nil, codec.NewError(codec.InvalidParams, "")
+				return nil, rpc.NewError(codec.InvalidParams, "")
 			}
 			return 2 * xs[0], nil
 		case "refuse":
 			return nil, &codec.Error{Code: 4003, Message: "refused", Data: map[string]string{"why": "a test"}}
 		}
-		return nil, codec.NewError(codec.MethodNotFound, "")
+		return nil, rpc.NewError(codec.MethodNotFound, "")
 	})
 	tests := []struct {
 		name          string
@@ -1048,11 +1048,11 @@ func TestJRPC2ClientCallback(t *testing.T) {
 	checkLeaks(t)
 	greet := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
 		if req.Method != "greet" {
-			return nil, codec.NewError(codec.MethodNotFound, "")
+			return nil, rpc.NewError(codec.MethodNotFound, "")
 		}
 		var ask [1]string
 		if err := json.Unmarshal(req.Params, &ask); err != nil {
-			return nil, codec.NewError(codec.InvalidParams, "")
+			return nil, rpc.NewError(codec.InvalidParams, "")
 		}
 		var name string
 		if err := rpc.ConnFromContext(ctx).Call(ctx, ask[0], []string{"who?"}, &name); err != nil {

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 	"github.com/toolrpc/toolrpc/internal/scan"
 	"github.com/toolrpc/toolrpc/rpc"
 )
@@ -152,7 +153,7 @@ func (h *httpCalls) call(ctx context.Context, method string, params json.RawMess
 // deliver hands the client's response to the call waiting for it, and
 // reports whether one was.
 func (h *httpCalls) deliver(response []byte) bool {
-	id, err := strconv.ParseInt(string(codec.Member(response, "id")), 10, 64)
+	id, err := strconv.ParseInt(string(jsonx.Member(response, "id")), 10, 64)
 	if err != nil {
 		return false
 	}
@@ -176,7 +177,7 @@ func (h *httpCalls) waiting() int {
 // responseResult returns the result of a JSON-RPC response, or its error
 // as an *rpc.Error.
 func responseResult(response []byte) (json.RawMessage, error) {
-	if result := codec.Member(response, "result"); result != nil {
+	if result := jsonx.Member(response, "result"); result != nil {
 		return result, nil
 	}
 	var e struct {
@@ -184,7 +185,7 @@ func responseResult(response []byte) (json.RawMessage, error) {
 		Message string          `json:"message"`
 		Data    json.RawMessage `json:"data"`
 	}
-	if raw := codec.Member(response, "error"); raw != nil && json.Unmarshal(raw, &e) == nil && e.Code != nil {
+	if raw := jsonx.Member(response, "error"); raw != nil && json.Unmarshal(raw, &e) == nil && e.Code != nil {
 		err := rpc.NewError(*e.Code, e.Message)
 		if e.Data != nil {
 			err = err.WithData(e.Data)
@@ -241,7 +242,7 @@ func clientResponses(env envelope, body []byte, rev revision) (responses [][]byt
 // than 10000 deep: such an answer went to no call, which waited).
 func isResponse(env envelope, body []byte) bool {
 	return env.object && env.method == nil && env.id != nil &&
-		(codec.Member(body, "result") != nil || codec.Member(body, "error") != nil)
+		(jsonx.Member(body, "result") != nil || jsonx.Member(body, "error") != nil)
 }
 
 // ask sends the client the request method with params, on behalf of the
@@ -260,11 +261,11 @@ func ask(ctx context.Context, method string, params any, result any) error {
 	}
 	var answer json.RawMessage
 	if isModern(req) {
-		if !declares(codec.Member(req.Meta, metaCapabilities), method) {
+		if !declares(jsonx.Member(req.Meta, metaCapabilities), method) {
 			return missing(method)
 		}
 		key := inputKey(method, raw)
-		answer = codec.Member(codec.Member(req.Params, "inputResponses"), key)
+		answer = jsonx.Member(jsonx.Member(req.Params, "inputResponses"), key)
 		if answer == nil {
 			return &InputRequired{Requests: []*InputRequest{{Key: key, Method: method, Params: json.RawMessage(raw)}}}
 		}

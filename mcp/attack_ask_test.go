@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 	"github.com/toolrpc/toolrpc/internal/wiretest"
 	"github.com/toolrpc/toolrpc/mcp"
 )
@@ -204,7 +204,7 @@ func TestAttackRequestStateReplay(t *testing.T) {
 			{"tools/call", `"arguments":{"n":1},"requestState":"` + strings.Repeat(".", 1000) + `",`},
 			{"tools/call", `"arguments":{"n":1},"requestState":null,`},
 		} {
-			assert.Equal(t, refused, send(c.method, c.params), "%s %s", c.method, codec.Shorten(c.params, 80))
+			assert.Equal(t, refused, send(c.method, c.params), "%s %s", c.method, jsonx.Shorten(c.params, 80))
 		}
 		time.Sleep(mcp.InputStateTTL)
 		assert.Equal(t, `{"jsonrpc":"2.0","result":{"resultType":"complete","content":[{"type":"text","text":"tool got tool state"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"r","version":"1"}}},"id":1}`+"\n",

@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 	"github.com/toolrpc/toolrpc/internal/wiretest"
 	"github.com/toolrpc/toolrpc/mcp"
 	"github.com/toolrpc/toolrpc/rpc"
@@ -192,7 +192,7 @@ func BenchmarkReadManyTemplates(b *testing.B) {
 	}
 	uri := "x://" + strings.Repeat("a/", 4050) + "/nomatch"
 	req := `{"jsonrpc":"2.0","method":"resources/read","params":{"uri":"` + uri + `",` + modernMeta + `},"id":1}`
-	want := `{"jsonrpc":"2.0","error":{"code":-32602,"message":"Resource not found","data":{"uri":"` + codec.Echo(uri) + `"}},"id":1}`
+	want := `{"jsonrpc":"2.0","error":{"code":-32602,"message":"Resource not found","data":{"uri":"` + jsonx.Echo(uri) + `"}},"id":1}`
 	wiretest.BenchRoundTrip(b, s.Handler(), req, want)
 }
 

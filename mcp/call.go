@@ -10,7 +10,7 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/service"
 )
@@ -42,7 +42,7 @@ type TextContent struct {
 
 func (c TextContent) appendContent(dst []byte) []byte {
 	dst = append(dst, `{"type":"text","text":`...)
-	dst = codec.AppendString(dst, c.Text)
+	dst = jsonx.AppendString(dst, c.Text)
 	return append(dst, '}')
 }
 
@@ -66,7 +66,8 @@ func (c ImageContent) appendContent(dst []byte) []byte {
 }
 
 // MaxErrorText is the most bytes of an error's text an isError result
-// holds; a longer one is shortened as codec.Shorten does.
+// holds; a longer one is cut before a character, and "…" and its length
+// follow.
 const MaxErrorText = 4 << 10
 
 // callMembers are the members of tools/call's params that call reads.
@@ -75,7 +76,7 @@ var callMembers = [4]string{"name", "arguments", "inputResponses", "requestState
 // call answers tools/call.
 func (s *Server) call(ctx context.Context, r revision, req *rpc.Request) (any, error) {
 	var members [4][]byte // one walk of what may be a long object
-	codec.CheckedMembers(req.Params, callMembers[:], members[:])
+	jsonx.CheckedMembers(req.Params, callMembers[:], members[:])
 	v, args := members[0], members[1]
 	if v == nil {
 		return nil, invalid(&service.FieldError{Field: "name", Rule: "required", Message: "name is required"})
@@ -89,7 +90,7 @@ func (s *Server) call(ctx context.Context, r revision, req *rpc.Request) (any, e
 	}
 	t := s.cat.Load().items[string(name)]
 	if t == nil {
-		return nil, rpc.NewError(rpc.InvalidParams, "Unknown tool: "+codec.Echo(name))
+		return nil, rpc.NewError(rpc.InvalidParams, "Unknown tool: "+jsonx.Echo(name))
 	}
 	if (members[2] != nil || members[3] != nil) && r.modern { // a retry (Multi Round-Trip Requests)
 		var err error
@@ -132,8 +133,8 @@ func (s *Server) call(ctx context.Context, r revision, req *rpc.Request) (any, e
 func (s *Server) invoke(ctx context.Context, t *tool, req *rpc.Request) (res any, panicked bool, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			rpc.LoggerFromContext(ctx).ErrorContext(ctx, "mcp: tool panicked", "tool", codec.Echo(req.Method),
-				"panic", codec.Shorten(fmt.Sprint(p), MaxErrorText), "stack", string(debug.Stack()))
+			rpc.LoggerFromContext(ctx).ErrorContext(ctx, "mcp: tool panicked", "tool", jsonx.Echo(req.Method),
+				"panic", jsonx.Shorten(fmt.Sprint(p), MaxErrorText), "stack", string(debug.Stack()))
 			res, panicked, err = nil, true, fmt.Errorf("%v", p)
 		}
 	}()
@@ -161,7 +162,7 @@ func argumentErrors(list service.FieldErrors) string {
 // errorResult is a tool result with isError true and text.
 func (s *Server) errorResult(r revision, text string) json.RawMessage {
 	b := append(s.open(r), `"content":[`...)
-	b = TextContent{codec.Shorten(text, MaxErrorText)}.appendContent(b)
+	b = TextContent{jsonx.Shorten(text, MaxErrorText)}.appendContent(b)
 	b = append(b, `],"isError":true`...)
 	return s.close(r, b)
 }
@@ -194,7 +195,7 @@ func (s *Server) success(r revision, t *tool, res any) (any, error) {
 			scratchBuffers.Put(scratch)
 		}
 	}()
-	raw, err := codec.AppendValue((*scratch)[:0], res)
+	raw, err := jsonx.AppendValue((*scratch)[:0], res)
 	*scratch = raw
 	if err != nil {
 		return nil, fmt.Errorf("mcp: the result of tool %s cannot be encoded: %w", t.name, err)
@@ -210,10 +211,10 @@ func (s *Server) success(r revision, t *tool, res any) (any, error) {
 }
 
 // textResult is the result of a tool that returned a string: one text
-// block, written straight into the response (codec.StringIn), so that a
+// block, written straight into the response (jsonx.StringIn), so that a
 // long text is neither built apart nor copied again, nor scanned once
 // written.
-func (s *Server) textResult(r revision, text string) codec.StringIn {
+func (s *Server) textResult(r revision, text string) jsonx.StringIn {
 	if r.modern {
 		return s.text.modern.WithText(text)
 	}

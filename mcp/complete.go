@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/toolrpc/toolrpc/codec"
 	"github.com/toolrpc/toolrpc/internal/bind"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/service"
 )
@@ -125,7 +125,7 @@ func (s *Server) complete(ctx context.Context, r revision, req *rpc.Request) (an
 			t, _ = set.templates.get(*p.Ref.URI)
 		}
 		if t == nil {
-			return nil, rpc.NewError(rpc.InvalidParams, "Unknown resource template: "+codec.Echo(*p.Ref.URI))
+			return nil, rpc.NewError(rpc.InvalidParams, "Unknown resource template: "+jsonx.Echo(*p.Ref.URI))
 		}
 		cr.Template, args = t.Template, t.vars
 	default:
@@ -133,8 +133,8 @@ func (s *Server) complete(ctx context.Context, r revision, req *rpc.Request) (an
 			Message: `ref must be {"type":"ref/prompt","name":...} or {"type":"ref/resource","uri":...}`})
 	}
 	if !slices.Contains(args, cr.Argument) {
-		return nil, invalid(&service.FieldError{Field: "argument.name", Rule: "oneof", Param: codec.Shorten(strings.Join(args, " "), 256),
-			Message: "argument " + codec.Echo(cr.Argument) + " is not one of the reference's"})
+		return nil, invalid(&service.FieldError{Field: "argument.name", Rule: "oneof", Param: jsonx.Shorten(strings.Join(args, " "), 256),
+			Message: "argument " + jsonx.Echo(cr.Argument) + " is not one of the reference's"})
 	}
 	values, err := (*f)(ctx, cr)
 	if err != nil {
@@ -145,7 +145,7 @@ func (s *Server) complete(ctx context.Context, r revision, req *rpc.Request) (an
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = codec.AppendString(b, v)
+		b = jsonx.AppendString(b, v)
 	}
 	b = append(b, `],"total":`...)
 	b = strconv.AppendInt(b, int64(len(values)), 10)

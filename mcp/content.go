@@ -4,7 +4,7 @@ import (
 	"encoding/base64"
 	"strconv"
 
-	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 )
 
 // AudioContent is a sound: its bytes (sent in base64) and its MIME type
@@ -26,7 +26,7 @@ func appendMedia(dst []byte, typ string, data []byte, mime string) []byte {
 	dst = append(dst, `{"type":"`+typ+`","data":"`...)
 	dst = base64.StdEncoding.AppendEncode(dst, data)
 	dst = append(dst, `","mimeType":`...)
-	dst = codec.AppendString(dst, mime)
+	dst = jsonx.AppendString(dst, mime)
 	return append(dst, '}')
 }
 
@@ -88,10 +88,10 @@ func (c *ResourceContents) appendTo(dst []byte, uri, mime string) []byte {
 		mime = c.MIMEType
 	}
 	dst = append(dst, `{"uri":`...)
-	dst = codec.AppendString(dst, uri)
+	dst = jsonx.AppendString(dst, uri)
 	if mime != "" {
 		dst = append(dst, `,"mimeType":`...)
-		dst = codec.AppendString(dst, mime)
+		dst = jsonx.AppendString(dst, mime)
 	}
 	if c.Blob != nil {
 		dst = append(dst, `,"blob":"`...)
@@ -99,7 +99,7 @@ func (c *ResourceContents) appendTo(dst []byte, uri, mime string) []byte {
 		return append(dst, `"}`...)
 	}
 	dst = append(dst, `,"text":`...)
-	dst = codec.AppendString(dst, c.Text)
+	dst = jsonx.AppendString(dst, c.Text)
 	return append(dst, '}')
 }
 
@@ -108,7 +108,7 @@ func (c *ResourceContents) appendTo(dst []byte, uri, mime string) []byte {
 // and later).
 func appendResource(dst []byte, titles bool, uri, name, title, description, mime string, size int64) []byte {
 	dst = append(dst, `"uri":`...)
-	dst = codec.AppendString(dst, uri)
+	dst = jsonx.AppendString(dst, uri)
 	return appendMetadata(dst, titles, name, title, description, mime, size)
 }
 
@@ -116,18 +116,18 @@ func appendResource(dst []byte, titles bool, uri, name, title, description, mime
 // of a resource or a template, those that are set.
 func appendMetadata(dst []byte, titles bool, name, title, description, mime string, size int64) []byte {
 	dst = append(dst, `,"name":`...)
-	dst = codec.AppendString(dst, name)
+	dst = jsonx.AppendString(dst, name)
 	if title != "" && titles {
 		dst = append(dst, `,"title":`...)
-		dst = codec.AppendString(dst, title)
+		dst = jsonx.AppendString(dst, title)
 	}
 	if description != "" {
 		dst = append(dst, `,"description":`...)
-		dst = codec.AppendString(dst, description)
+		dst = jsonx.AppendString(dst, description)
 	}
 	if mime != "" {
 		dst = append(dst, `,"mimeType":`...)
-		dst = codec.AppendString(dst, mime)
+		dst = jsonx.AppendString(dst, mime)
 	}
 	if size > 0 {
 		dst = append(dst, `,"size":`...)
@@ -162,9 +162,9 @@ func appendBlock(dst []byte, c Content, r revision) []byte {
 		if !r.audio {
 			data := base64.StdEncoding.EncodeToString(c.Data)
 			dst = append(dst, `{"type":"resource","resource":{"uri":`...)
-			dst = codec.AppendString(dst, "data:"+c.MIMEType+";base64,"+data)
+			dst = jsonx.AppendString(dst, "data:"+c.MIMEType+";base64,"+data)
 			dst = append(dst, `,"mimeType":`...)
-			dst = codec.AppendString(dst, c.MIMEType)
+			dst = jsonx.AppendString(dst, c.MIMEType)
 			dst = append(dst, `,"blob":"`+data+`"}}`...)
 			return dst
 		}

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 )
 
 // ElicitParams are the params of elicitation/create in form mode: a
@@ -105,11 +105,11 @@ func appendHead(b []byte, typ, title, description string) []byte {
 	b = append(b, '"')
 	if title != "" {
 		b = append(b, `,"title":`...)
-		b = codec.AppendString(b, title)
+		b = jsonx.AppendString(b, title)
 	}
 	if description != "" {
 		b = append(b, `,"description":`...)
-		b = codec.AppendString(b, description)
+		b = jsonx.AppendString(b, description)
 	}
 	return b
 }
@@ -145,7 +145,7 @@ func appendStrings(b []byte, ss []string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = codec.AppendString(b, s)
+		b = jsonx.AppendString(b, s)
 	}
 	return append(b, ']')
 }
@@ -157,8 +157,8 @@ func appendTitled(b []byte, values, titles []string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = codec.AppendString(append(b, `{"const":`...), v)
-		b = codec.AppendString(append(b, `,"title":`...), titles[i])
+		b = jsonx.AppendString(append(b, `{"const":`...), v)
+		b = jsonx.AppendString(append(b, `,"title":`...), titles[i])
 		b = append(b, '}')
 	}
 	return append(b, ']')
@@ -174,10 +174,10 @@ func (f StringField) appendSchema(b []byte) ([]byte, error) {
 		return nil, err
 	}
 	if f.Format != "" {
-		b = codec.AppendString(append(b, `,"format":`...), f.Format)
+		b = jsonx.AppendString(append(b, `,"format":`...), f.Format)
 	}
 	if f.Default != nil {
-		b = codec.AppendString(append(b, `,"default":`...), *f.Default)
+		b = jsonx.AppendString(append(b, `,"default":`...), *f.Default)
 	}
 	return append(b, '}'), nil
 }
@@ -245,7 +245,7 @@ func (f EnumField) appendSchema(b []byte) ([]byte, error) {
 		}
 	}
 	if f.Default != nil {
-		b = codec.AppendString(append(b, `,"default":`...), *f.Default)
+		b = jsonx.AppendString(append(b, `,"default":`...), *f.Default)
 	}
 	return append(b, '}'), nil
 }
@@ -277,7 +277,7 @@ func (f MultiEnumField) appendSchema(b []byte) ([]byte, error) {
 // MarshalJSON encodes the params as the protocol has them: the message,
 // and the form as requestedSchema, a flat object schema.
 func (p ElicitParams) MarshalJSON() ([]byte, error) {
-	b := codec.AppendString([]byte(`{"message":`), p.Message)
+	b := jsonx.AppendString([]byte(`{"message":`), p.Message)
 	b = append(b, `,"requestedSchema":{"type":"object","properties":{`...)
 	seen := map[string]bool{}
 	for i, f := range p.Fields {
@@ -295,7 +295,7 @@ func (p ElicitParams) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(codec.AppendString(b, name), ':')
+		b = append(jsonx.AppendString(b, name), ':')
 		var err error
 		if b, err = f.appendSchema(b); err != nil {
 			return nil, fmt.Errorf("mcp: %w", err)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
@@ -260,7 +261,7 @@ func fail(w http.ResponseWriter, status int, id []byte, e *rpc.Error) {
 // refuse answers a request that is not served with status and an
 // InvalidRequest naming the rule it broke, as rpc.HTTPHandler does.
 func refuse(w http.ResponseWriter, status int, reason string) {
-	fail(w, status, nil, codec.InvalidRequestError(reason))
+	fail(w, status, nil, &rpc.Error{Code: rpc.InvalidRequest, Message: "Invalid Request", Data: codec.InvalidRequestData{Reason: reason}})
 }
 
 // envelope is what the transport reads of a POST's body: the members of a
@@ -279,7 +280,7 @@ var paramsMembers = []string{"name", "uri", "_meta"}
 func readEnvelope(body []byte) envelope {
 	var e envelope
 	var top [3][]byte
-	if !codec.Members(body, envelopeMembers, top[:]) {
+	if !jsonx.Members(body, envelopeMembers, top[:]) {
 		return e
 	}
 	e.object, e.id, e.method = true, top[0], top[1]
@@ -287,7 +288,7 @@ func readEnvelope(body []byte) envelope {
 		e.id = nil // not an id to echo
 	}
 	var params [3][]byte
-	if codec.Members(top[2], paramsMembers, params[:]) {
+	if jsonx.Members(top[2], paramsMembers, params[:]) {
 		e.name, e.uri, e.meta = params[0], params[1], params[2]
 	}
 	return e
@@ -319,7 +320,7 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	name := "2025-03-26" // assumed when absent (2025-11-25, Protocol Version Header)
 	if len(versions) > 1 {
 		fail(w, http.StatusBadRequest, env.id, rpc.NewError(rpc.InvalidRequest, "Invalid Request").
-			WithData(rpc.InvalidRequestData{Reason: "one " + headerVersion + " header at most"}))
+			WithData(codec.InvalidRequestData{Reason: "one " + headerVersion + " header at most"}))
 		return
 	}
 	if len(versions) == 1 {
@@ -328,7 +329,7 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	rev, ok := revisionOf(name)
 	if !ok {
 		fail(w, http.StatusBadRequest, env.id, rpc.NewError(UnsupportedProtocolVersion, "Unsupported protocol version").
-			WithData(unsupported{Supported: Versions(), Requested: codec.Echo(name)}))
+			WithData(unsupported{Supported: Versions(), Requested: jsonx.Echo(name)}))
 		return
 	}
 	if rev.modern {
@@ -410,7 +411,7 @@ func checkHeaders(hd http.Header, env envelope, m *methodInfo) *rpc.Error {
 	case len(methods) > 1:
 		return mismatch("one %s header at most", headerMethod)
 	case len(methods) == 1 && methods[0] != string(method):
-		return mismatch("%s header value %q does not match body value %q", headerMethod, codec.Echo(methods[0]), codec.Echo(method))
+		return mismatch("%s header value %q does not match body value %q", headerMethod, jsonx.Echo(methods[0]), jsonx.Echo(method))
 	}
 	if member := nameMember(m); member != "" && env.id != nil {
 		raw := env.name
@@ -427,12 +428,12 @@ func checkHeaders(hd http.Header, env envelope, m *methodInfo) *rpc.Error {
 		}
 		body, ok := stringValue(raw)
 		if !ok || header != string(body) {
-			return mismatch("%s header value %q does not match body value params.%s", headerName, codec.Echo(header), member)
+			return mismatch("%s header value %q does not match body value params.%s", headerName, jsonx.Echo(header), member)
 		}
 	}
 	// An absent version is not a mismatch but a missing required field:
 	// the handler answers -32602 (400 here), as 2026-07-28 requires.
-	if raw := codec.Member(env.meta, metaVersion); env.id != nil && raw != nil {
+	if raw := jsonx.Member(env.meta, metaVersion); env.id != nil && raw != nil {
 		if v, ok := stringValue(raw); !ok || string(v) != Latest {
 			return mismatch("%s header value %q does not match body value _meta[%q]", headerVersion, Latest, metaVersion)
 		}
@@ -496,7 +497,7 @@ func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, env env
 	responses, others := clientResponses(env, body, rev)
 	for _, response := range responses {
 		if !ss.peer.http.deliver(response) {
-			cmp.Or(h.opts.Logger, slog.Default()).Debug("mcp: a response to no request waiting", "id", codec.Echo(codec.Member(response, "id")))
+			cmp.Or(h.opts.Logger, slog.Default()).Debug("mcp: a response to no request waiting", "id", jsonx.Echo(jsonx.Member(response, "id")))
 		}
 	}
 	if responses != nil && !others {
@@ -623,7 +624,7 @@ func isResult(first []byte) bool {
 	if i := bytes.IndexByte(first, '\n'); i >= 0 {
 		first = first[:i]
 	}
-	return codec.Member(first, "result") != nil
+	return jsonx.Member(first, "result") != nil
 }
 
 // delete ends the session it names (2025-11-25, Session Management): 204,

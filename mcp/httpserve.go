@@ -5,21 +5,22 @@ import (
 	"log/slog"
 	"net"
 
+	"github.com/toolrpc/toolrpc/internal/listen"
 	"github.com/toolrpc/toolrpc/internal/shutdown"
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
 // ListenAndServe serves s over MCP's Streamable HTTP ([HTTPHandler]) on
 // the TCP address addr, every path being the MCP endpoint. An address
-// without a host (":8080") is served on the loopback interface only (see
-// [rpc.ListenHTTP]), as the specification advises a local server to
-// ("servers SHOULD bind only to localhost"). See [Server.ServeListener]
-// for the rest. opts may be nil.
+// without a host (":8080") is served on the loopback interface only
+// ("0.0.0.0:8080" on every interface), as the specification advises a
+// local server to ("servers SHOULD bind only to localhost"). See
+// [Server.ServeListener] for the rest. opts may be nil.
 func (s *Server) ListenAndServe(ctx context.Context, addr string, opts *HTTPOptions) error {
 	if s.empty() {
 		return errNoTools
 	}
-	ln, err := rpc.ListenHTTP(addr)
+	ln, err := listen.TCP(addr)
 	if err != nil {
 		return err
 	}

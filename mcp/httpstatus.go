@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
@@ -81,15 +81,15 @@ func errorCode(first []byte) (int, string) {
 	if i := bytes.IndexByte(first, '\n'); i >= 0 {
 		first = first[:i]
 	}
-	e := codec.Member(first, "error")
-	code, err := strconv.Atoi(string(codec.Member(e, "code")))
+	e := jsonx.Member(first, "error")
+	code, err := strconv.Atoi(string(jsonx.Member(e, "code")))
 	if err != nil {
 		return 0, ""
 	}
 	var problems []struct {
 		Field string `json:"field"`
 	}
-	if data := codec.Member(e, "data"); len(data) > 0 && data[0] == '[' && json.Unmarshal(data, &problems) == nil && len(problems) > 0 {
+	if data := jsonx.Member(e, "data"); len(data) > 0 && data[0] == '[' && json.Unmarshal(data, &problems) == nil && len(problems) > 0 {
 		return code, problems[0].Field
 	}
 	return code, ""

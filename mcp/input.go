@@ -12,7 +12,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/service"
 )
@@ -104,7 +104,7 @@ func ClientCan(ctx context.Context, method string) bool {
 		return false
 	}
 	if isModern(req) {
-		caps = codec.Member(req.Meta, metaCapabilities)
+		caps = jsonx.Member(req.Meta, metaCapabilities)
 	} else if p := peerFrom(ctx); p != nil {
 		caps = p.capabilities()
 	}
@@ -131,7 +131,7 @@ func InputResponse(ctx context.Context, key string, result any) (bool, error) {
 	if req == nil {
 		return false, ErrNoClient
 	}
-	answer := codec.Member(codec.Member(req.Params, "inputResponses"), key)
+	answer := jsonx.Member(jsonx.Member(req.Params, "inputResponses"), key)
 	if answer == nil {
 		return false, nil
 	}
@@ -177,9 +177,9 @@ func (s *Server) inputRequired(r revision, what string, args, caps json.RawMessa
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = codec.AppendString(b, q.Key)
+			b = jsonx.AppendString(b, q.Key)
 			b = append(b, `:{"method":`...)
-			b = codec.AppendString(b, q.Method)
+			b = jsonx.AppendString(b, q.Method)
 			b = append(b, `,"params":`...)
 			b = append(b, params...)
 			b = append(b, '}')
@@ -188,7 +188,7 @@ func (s *Server) inputRequired(r revision, what string, args, caps json.RawMessa
 	}
 	if e.State != "" {
 		b = append(b, `,"requestState":`...)
-		b = codec.AppendString(b, s.seal(what, args, e.State, time.Now().Add(InputStateTTL)))
+		b = jsonx.AppendString(b, s.seal(what, args, e.State, time.Now().Add(InputStateTTL)))
 	}
 	return s.close(r, append(b, ',')), nil
 }
@@ -270,7 +270,7 @@ func (s *Server) asked(r revision, what string, args, meta json.RawMessage, err 
 		return nil, false, nil
 	}
 	if ir := (*InputRequired)(nil); errors.As(err, &ir) {
-		answer, ierr := s.inputRequired(r, what, args, codec.Member(meta, metaCapabilities), ir)
+		answer, ierr := s.inputRequired(r, what, args, jsonx.Member(meta, metaCapabilities), ir)
 		if ierr == nil {
 			return answer, true, nil
 		}

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/service"
 )
@@ -128,7 +128,7 @@ func (s *Server) listen(ctx context.Context, r revision, req *rpc.Request) (any,
 				}
 			}
 			for _, uri := range updated {
-				p := codec.AppendString(append(slices.Clip(params), `,"uri":`...), uri)
+				p := jsonx.AppendString(append(slices.Clip(params), `,"uri":`...), uri)
 				if err := rpc.Notify(ctx, notifyResourceUpdated, json.RawMessage(append(p, '}'))); err != nil {
 					return s.listenEnded(ctx, r, req.ID, err)
 				}
@@ -179,7 +179,7 @@ func (s *Server) listenResult(r revision, id json.RawMessage) json.RawMessage {
 // at most MaxSubscriptions strings of at most MaxURI bytes), and unknown
 // members are ignored.
 func (s *Server) newSubscription(params json.RawMessage) (*subscription, error) {
-	n := codec.Member(params, "notifications")
+	n := jsonx.Member(params, "notifications")
 	switch {
 	case n == nil:
 		return nil, invalid(&service.FieldError{Field: "notifications", Rule: "required", Message: "notifications is required"})
@@ -189,7 +189,7 @@ func (s *Server) newSubscription(params json.RawMessage) (*subscription, error) 
 	var problems []*service.FieldError
 	l := &subscription{}
 	for _, c := range listChanges {
-		v := codec.Member(n, c.filter)
+		v := jsonx.Member(n, c.filter)
 		if v != nil && string(v) != "true" && string(v) != "false" {
 			problems = append(problems, &service.FieldError{Field: "notifications." + c.filter, Rule: "type", Param: "boolean",
 				Message: "notifications." + c.filter + " must be a boolean"})
@@ -198,7 +198,7 @@ func (s *Server) newSubscription(params json.RawMessage) (*subscription, error) 
 			l.want |= c.kind
 		}
 	}
-	if v := codec.Member(n, "resourceSubscriptions"); v != nil {
+	if v := jsonx.Member(n, "resourceSubscriptions"); v != nil {
 		var uris []string
 		switch {
 		case json.Unmarshal(v, &uris) != nil || uris == nil:
@@ -240,7 +240,7 @@ func (l *subscription) appendFilter(b []byte) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = codec.AppendString(b, u)
+			b = jsonx.AppendString(b, u)
 		}
 		b = append(b, ']')
 	}

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/service"
 )
@@ -143,7 +143,7 @@ const MaxLogData = 16 << 10
 // truncated is the data of a record whose JSON, of n bytes, is longer
 // than MaxLogData.
 func truncated(msg string, n int) json.RawMessage {
-	b := codec.AppendString([]byte(`{"msg":`), codec.Shorten(msg, MaxErrorText))
+	b := jsonx.AppendString([]byte(`{"msg":`), jsonx.Shorten(msg, MaxErrorText))
 	b = append(b, `,"truncated":`...)
 	b = strconv.AppendInt(b, int64(n), 10)
 	return append(b, '}')
@@ -159,7 +159,7 @@ type logMessage struct {
 // or above level to the client from now on.
 func (c *session) setLevel(r revision, params json.RawMessage) (any, error) {
 	var level string
-	v := codec.Member(params, "level")
+	v := jsonx.Member(params, "level")
 	if v == nil || json.Unmarshal(v, &level) != nil || !slices.Contains(logLevels, level) {
 		return nil, invalid(&service.FieldError{Field: "level", Rule: "oneof",
 			Param: "debug info notice warning error critical alert emergency", Message: "level must be one of the protocol's"})

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 	"github.com/toolrpc/toolrpc/internal/scan"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/schema"
@@ -156,11 +156,11 @@ func (s *Server) checkParamHeaders(hd http.Header, env envelope, m *methodInfo, 
 	if t == nil || len(t.headers) == 0 {
 		return nil // no such tool (the call says so), or nothing to check
 	}
-	args := codec.Member(codec.Member(body, "params"), "arguments")
+	args := jsonx.Member(jsonx.Member(body, "params"), "arguments")
 	for _, p := range t.headers {
 		v := args
 		for _, step := range p.path {
-			v = codec.Member(v, step)
+			v = jsonx.Member(v, step)
 		}
 		values := hd[p.header]
 		switch {
@@ -179,7 +179,7 @@ func (s *Server) checkParamHeaders(hd http.Header, env envelope, m *methodInfo, 
 			return mismatch("the %s header value is not a valid header value", p.header)
 		}
 		if !headerMatches(p.kind, header, v) {
-			return mismatch("%s header value %q does not match body value arguments.%s", p.header, codec.Echo(header), strings.Join(p.path, "."))
+			return mismatch("%s header value %q does not match body value arguments.%s", p.header, jsonx.Echo(header), strings.Join(p.path, "."))
 		}
 	}
 	return nil

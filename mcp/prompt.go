@@ -9,7 +9,7 @@ import (
 	"reflect"
 	"slices"
 
-	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/service"
 )
@@ -202,13 +202,13 @@ func (s *Server) lookupPrompt(name string) (*prompt, error) {
 	if p, ok := s.feat.prompts.Load().get(name); ok {
 		return p, nil
 	}
-	return nil, rpc.NewError(rpc.InvalidParams, "Unknown prompt: "+codec.Echo(name))
+	return nil, rpc.NewError(rpc.InvalidParams, "Unknown prompt: "+jsonx.Echo(name))
 }
 
 // getPrompt answers prompts/get.
 func (s *Server) getPrompt(ctx context.Context, r revision, req *rpc.Request) (any, error) {
 	var members [2][]byte
-	codec.CheckedMembers(req.Params, promptMembers[:], members[:])
+	jsonx.CheckedMembers(req.Params, promptMembers[:], members[:])
 	name, err := nameParam(members[0])
 	if err != nil {
 		return nil, err
@@ -222,7 +222,7 @@ func (s *Server) getPrompt(ctx context.Context, r revision, req *rpc.Request) (a
 		return nil, err
 	}
 	if r.modern { // a retry (Multi Round-Trip Requests)
-		responses, state := codec.Member(req.Params, "inputResponses"), codec.Member(req.Params, "requestState")
+		responses, state := jsonx.Member(req.Params, "inputResponses"), jsonx.Member(req.Params, "requestState")
 		if responses != nil || state != nil {
 			if ctx, err = s.retry(ctx, "prompt "+p.name, args, responses, state); err != nil {
 				return nil, err
@@ -251,7 +251,7 @@ func (s *Server) getPrompt(ctx context.Context, r revision, req *rpc.Request) (a
 	b := s.open(r)
 	if pr.Description != "" {
 		b = append(b, `"description":`...)
-		b = codec.AppendString(b, pr.Description)
+		b = jsonx.AppendString(b, pr.Description)
 		b = append(b, ',')
 	}
 	b = append(b, `"messages":[`...)

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 
-	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
@@ -113,7 +113,7 @@ func revisionOf(name string) (revision, bool) {
 // isModern reports whether req names a modern revision in its _meta: a
 // stateless request, which brings the client's capabilities with it.
 func isModern(req *rpc.Request) bool {
-	v, ok := stringValue(codec.Member(req.Meta, metaVersion))
+	v, ok := stringValue(jsonx.Member(req.Meta, metaVersion))
 	if !ok {
 		return false
 	}
@@ -371,15 +371,15 @@ func byName(methods []methodInfo) map[string]*methodInfo {
 }
 
 // hasSampling reports whether caps declare sampling.
-func hasSampling(caps json.RawMessage) bool { return codec.Member(caps, "sampling") != nil }
+func hasSampling(caps json.RawMessage) bool { return jsonx.Member(caps, "sampling") != nil }
 
 // hasFormElicitation reports whether caps declare elicitation in form
 // mode: elicitation.form, or an elicitation with no mode named (form, as
 // before modes came).
 func hasFormElicitation(caps json.RawMessage) bool {
-	e := codec.Member(caps, "elicitation")
-	return e != nil && (codec.Member(e, "form") != nil || codec.Member(e, "url") == nil)
+	e := jsonx.Member(caps, "elicitation")
+	return e != nil && (jsonx.Member(e, "form") != nil || jsonx.Member(e, "url") == nil)
 }
 
 // hasRoots reports whether caps declare roots.
-func hasRoots(caps json.RawMessage) bool { return codec.Member(caps, "roots") != nil }
+func hasRoots(caps json.RawMessage) bool { return jsonx.Member(caps, "roots") != nil }

@@ -14,7 +14,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
-	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/service"
 )
@@ -204,7 +204,7 @@ func (s *Server) ResourceUpdated(uri string) {
 
 // updatedParams are the params of notifications/resources/updated of uri.
 func updatedParams(uri string) json.RawMessage {
-	return append(codec.AppendString([]byte(`{"uri":`), uri), '}')
+	return append(jsonx.AppendString([]byte(`{"uri":`), uri), '}')
 }
 
 // newResource checks r and parses its template.
@@ -223,7 +223,7 @@ func newResource(r Resource) (*resource, error) {
 	case !utf8.ValidString(what):
 		return nil, fmt.Errorf("mcp: resource %q is not valid UTF-8", what)
 	case len(what) > MaxURI:
-		return nil, fmt.Errorf("mcp: resource %q is longer than MaxURI (%d bytes)", codec.Shorten(what, 64), MaxURI)
+		return nil, fmt.Errorf("mcp: resource %q is longer than MaxURI (%d bytes)", jsonx.Shorten(what, 64), MaxURI)
 	}
 	res := &resource{Resource: r}
 	if r.Template != "" {
@@ -414,7 +414,7 @@ func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' ||
 // for: from the key after the cursor's (base64url of the last key sent),
 // at most s.pageSize of them. A cursor costs one binary search.
 func (s *Server) page(keys []string, params json.RawMessage) (start, end int, err error) {
-	if cur := codec.Member(params, "cursor"); cur != nil {
+	if cur := jsonx.Member(params, "cursor"); cur != nil {
 		var text string
 		after, err := []byte(nil), json.Unmarshal(cur, &text)
 		if err == nil {
@@ -468,7 +468,7 @@ func (s *Server) listResources(r revision, req *rpc.Request, templates bool) (an
 		if templates {
 			t := set.templates.items[key]
 			b = append(b, `{"uriTemplate":`...)
-			b = codec.AppendString(b, t.Template)
+			b = jsonx.AppendString(b, t.Template)
 			b = appendMetadata(b, r.titles, t.Name, t.Title, t.Description, t.MIMEType, 0)
 		} else {
 			res := set.static.items[key]
@@ -483,7 +483,7 @@ func (s *Server) listResources(r revision, req *rpc.Request, templates bool) (an
 
 // uriParam returns params' uri: a string of at most MaxURI bytes.
 func uriParam(params json.RawMessage) (string, error) {
-	v := codec.Member(params, "uri")
+	v := jsonx.Member(params, "uri")
 	if v == nil {
 		return "", invalid(&service.FieldError{Field: "uri", Rule: "required", Message: "uri is required"})
 	}
@@ -504,7 +504,7 @@ func notFound(r revision, uri string) error {
 	if r.modern {
 		code = rpc.InvalidParams
 	}
-	return rpc.NewError(code, "Resource not found").WithData(map[string]string{"uri": codec.Echo(uri)})
+	return rpc.NewError(code, "Resource not found").WithData(map[string]string{"uri": jsonx.Echo(uri)})
 }
 
 // lookup returns the resource that serves uri, and its variables: the
@@ -540,7 +540,7 @@ func (s *Server) read(ctx context.Context, r revision, req *rpc.Request) (any, e
 	}
 	what, args := "resource "+uri, json.RawMessage(nil)
 	if r.modern { // a retry (Multi Round-Trip Requests)
-		responses, state := codec.Member(req.Params, "inputResponses"), codec.Member(req.Params, "requestState")
+		responses, state := jsonx.Member(req.Params, "inputResponses"), jsonx.Member(req.Params, "requestState")
 		if responses != nil || state != nil {
 			if ctx, err = s.retry(ctx, what, args, responses, state); err != nil {
 				return nil, err

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 
-	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 )
 
 // CreateMessageParams are the params of sampling/createMessage: the
@@ -41,7 +41,7 @@ func (m SamplingMessage) MarshalJSON() ([]byte, error) {
 	if m.Content == nil {
 		return nil, errors.New("mcp: a SamplingMessage has no Content")
 	}
-	b := codec.AppendString([]byte(`{"role":`), m.Role)
+	b := jsonx.AppendString([]byte(`{"role":`), m.Role)
 	b = append(b, `,"content":`...)
 	b = m.Content.appendContent(b)
 	return append(b, '}'), nil

@@ -15,7 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 	"github.com/toolrpc/toolrpc/middleware"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/service"
@@ -88,7 +88,7 @@ type Server struct {
 	listTail []byte // the members every modern list ends with, a comma first
 	// text is a result that is one text block, its text to be set, as the
 	// legacy revisions and the modern one have it.
-	text struct{ legacy, modern codec.StringIn }
+	text struct{ legacy, modern jsonx.StringIn }
 
 	cat  atomic.Pointer[catalog[*tool]] // the tools, replaced whole on a change
 	feat features                       // the resources, prompts and completion
@@ -136,9 +136,9 @@ func New(opts *Options) *Server {
 
 // textIn is a result of revision r that is one text block, its text to be
 // set.
-func (s *Server) textIn(r revision) codec.StringIn {
+func (s *Server) textIn(r revision) jsonx.StringIn {
 	open := append(s.openTo(nil, r), `"content":[{"type":"text","text":`...)
-	t, err := codec.NewStringIn(string(open), "", string(s.close(r, []byte("}]"))))
+	t, err := jsonx.NewStringIn(string(open), "", string(s.close(r, []byte("}]"))))
 	if err != nil {
 		panic(err) // the server's own JSON
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/service"
 )
@@ -75,7 +76,7 @@ func (c *session) Handle(ctx context.Context, req *rpc.Request) (any, error) {
 		return m.serve(c, ctx, revision{}, req, nil)
 	}
 	if req.ID[0] == 'n' { // MCP, unlike JSON-RPC, has no request with id null
-		return nil, rpc.NewError(rpc.InvalidRequest, "Invalid Request").WithData(rpc.InvalidRequestData{Reason: "an MCP request's id must not be null"})
+		return nil, rpc.NewError(rpc.InvalidRequest, "Invalid Request").WithData(codec.InvalidRequestData{Reason: "an MCP request's id must not be null"})
 	}
 	if m == nil || m.notification || m.serve == nil {
 		return nil, rpc.NewError(rpc.MethodNotFound, "")
@@ -114,14 +115,14 @@ func (c *session) callTool(ctx context.Context, r revision, req *rpc.Request, lo
 // initialize request MUST NOT be part of a JSON-RPC batch" (2025-03-26,
 // the one revision with batches).
 var errInitializeInBatch = rpc.NewError(rpc.InvalidRequest, "Invalid Request").
-	WithData(rpc.InvalidRequestData{Reason: "initialize must not be part of a JSON-RPC batch: send it on its own"})
+	WithData(codec.InvalidRequestData{Reason: "initialize must not be part of a JSON-RPC batch: send it on its own"})
 
 // batchRefused refuses an entry of a batch served by r, a revision without
 // batches (all but 2025-03-26): the message is not an MCP message of that
 // revision, so it is an invalid request, each entry refused on its own.
 func batchRefused(r revision) error {
 	return rpc.NewError(rpc.InvalidRequest, "Invalid Request").
-		WithData(rpc.InvalidRequestData{Reason: "MCP " + r.name + " has no JSON-RPC batches: send each message on its own"})
+		WithData(codec.InvalidRequestData{Reason: "MCP " + r.name + " has no JSON-RPC batches: send each message on its own"})
 }
 
 // logLevelOf is the index in logLevels of the least severe level of log
@@ -155,7 +156,7 @@ func invalid(problems ...*service.FieldError) error {
 // method needs neither: ping); and the raw logLevel of its _meta, if any.
 func (c *session) revision(req *rpc.Request, m *methodInfo) (r revision, logLevel []byte, err error) {
 	var meta [len(metaKeys)][]byte // one scan of _meta for all it is checked for
-	codec.CheckedMembers(req.Meta, metaKeys[:], meta[:])
+	jsonx.CheckedMembers(req.Meta, metaKeys[:], meta[:])
 	v := meta[0]
 	if v == nil {
 		c.mu.Lock()
@@ -179,7 +180,7 @@ func (c *session) revision(req *rpc.Request, m *methodInfo) (r revision, logLeve
 	r, ok = revisionOf(string(name))
 	if !ok {
 		return revision{}, nil, rpc.NewError(UnsupportedProtocolVersion, "Unsupported protocol version").
-			WithData(unsupported{Supported: versions, Requested: codec.Echo(name)})
+			WithData(unsupported{Supported: versions, Requested: jsonx.Echo(name)})
 	}
 	if r.modern {
 		if err = checkMeta(meta[1], meta[2], meta[3]); err != nil {
@@ -246,18 +247,18 @@ func isImplementation(v json.RawMessage) bool {
 func (c *session) initialize(ctx context.Context, req *rpc.Request) (any, error) {
 	var problems []*service.FieldError
 	var asked string
-	if v := codec.Member(req.Params, "protocolVersion"); v == nil {
+	if v := jsonx.Member(req.Params, "protocolVersion"); v == nil {
 		problems = append(problems, &service.FieldError{Field: "protocolVersion", Rule: "required", Message: "protocolVersion is required"})
 	} else if json.Unmarshal(v, &asked) != nil {
 		problems = append(problems, &service.FieldError{Field: "protocolVersion", Rule: "type", Param: "string", Message: "protocolVersion must be a string"})
 	}
-	switch caps := codec.Member(req.Params, "capabilities"); {
+	switch caps := jsonx.Member(req.Params, "capabilities"); {
 	case caps == nil:
 		problems = append(problems, &service.FieldError{Field: "capabilities", Rule: "required", Message: "capabilities is required"})
 	case caps[0] != '{':
 		problems = append(problems, &service.FieldError{Field: "capabilities", Rule: "type", Param: "object", Message: "capabilities must be an object"})
 	}
-	switch info := codec.Member(req.Params, "clientInfo"); {
+	switch info := jsonx.Member(req.Params, "clientInfo"); {
 	case info == nil:
 		problems = append(problems, &service.FieldError{Field: "clientInfo", Rule: "required", Message: "clientInfo is required"})
 	case !isImplementation(info):
@@ -283,17 +284,17 @@ func (c *session) initialize(ctx context.Context, req *rpc.Request) (any, error)
 		c.s.track(c, c.stream)
 	}
 	if p := peerFrom(ctx); p != nil { // for the tools that ask the client (CreateMessage, Elicit)
-		p.setCapabilities(codec.Member(req.Params, "capabilities"))
+		p.setCapabilities(jsonx.Member(req.Params, "capabilities"))
 	}
 	b := append(c.s.open(r), `"protocolVersion":`...)
-	b = codec.AppendString(b, r.name)
+	b = jsonx.AppendString(b, r.name)
 	b = append(b, `,"capabilities":`...)
 	b = c.s.capabilities(b)
 	b = append(b, `,"serverInfo":`...)
 	b = append(b, c.s.serverInfo(r)...)
 	if c.s.opts.Instructions != "" {
 		b = append(b, `,"instructions":`...)
-		b = codec.AppendString(b, c.s.opts.Instructions)
+		b = jsonx.AppendString(b, c.s.opts.Instructions)
 	}
 	return c.s.close(r, b), nil
 }
@@ -348,7 +349,7 @@ func (s *Server) discover(r revision) json.RawMessage {
 	b = s.capabilities(b)
 	if s.opts.Instructions != "" {
 		b = append(b, `,"instructions":`...)
-		b = codec.AppendString(b, s.opts.Instructions)
+		b = jsonx.AppendString(b, s.opts.Instructions)
 	}
 	b = append(b, s.listTail...)
 	return s.close(r, b)

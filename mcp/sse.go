@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
@@ -429,7 +430,7 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 			return
 		case !ok:
 			fail(w, http.StatusBadRequest, nil, rpc.NewError(UnsupportedProtocolVersion, "Unsupported protocol version").
-				WithData(unsupported{Supported: Versions(), Requested: codec.Echo(versions[0])}))
+				WithData(unsupported{Supported: Versions(), Requested: jsonx.Echo(versions[0])}))
 			return
 		case rev.modern:
 			w.Header().Set("Allow", http.MethodPost)
@@ -799,5 +800,5 @@ func (h *HTTPHandler) batchRequests(body []byte) int {
 func busy(w http.ResponseWriter, id []byte) {
 	w.Header().Set("Retry-After", "1")
 	fail(w, http.StatusServiceUnavailable, id, rpc.NewError(codec.ServerBusy, "").
-		WithData(rpc.InvalidRequestData{Reason: "too many requests of the session are waiting: try again"}))
+		WithData(codec.InvalidRequestData{Reason: "too many requests of the session are waiting: try again"}))
 }

@@ -5,7 +5,7 @@ import (
 	"encoding/hex"
 	"math/rand/v2"
 
-	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
@@ -45,7 +45,7 @@ func mintTraceID(req *rpc.Request, _ any) any {
 
 // traceID is the trace id of req's traceparent, or a new random one.
 func traceID(req *rpc.Request) [16]byte {
-	if id, ok := parseTraceparent(codec.Member(req.Meta, "traceparent")); ok {
+	if id, ok := parseTraceparent(jsonx.Member(req.Meta, "traceparent")); ok {
 		return id
 	}
 	var r [2]uint64

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
@@ -116,9 +117,9 @@ func record(ctx context.Context, logger *slog.Logger, req *rpc.Request, start ti
 // a record is about: its method, its id (but for a notification), its
 // trace id (if it has one, see [Correlation]).
 func appendCallAttrs(ctx context.Context, attrs []slog.Attr, req *rpc.Request) []slog.Attr {
-	attrs = append(attrs, slog.String("method", codec.Echo(req.Method)))
+	attrs = append(attrs, slog.String("method", jsonx.Echo(req.Method)))
 	if req.ID != nil {
-		attrs = append(attrs, slog.String("id", codec.Echo(req.ID)))
+		attrs = append(attrs, slog.String("id", jsonx.Echo(req.ID)))
 	}
 	if id := TraceID(ctx); id != "" {
 		attrs = append(attrs, slog.String("trace_id", id))

@@ -39,7 +39,7 @@ var probe = rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, er
 	case "fail":
 		return nil, errors.New("disk full")
 	case "invalid":
-		return nil, codec.NewError(codec.InvalidParams, "")
+		return nil, rpc.NewError(codec.InvalidParams, "")
 	case "count":
 		var p struct{ N int }
 		_ = json.Unmarshal(req.Params, &p)
@@ -75,7 +75,7 @@ var probe = rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, er
 	case "trace":
 		return middleware.TraceID(ctx), nil
 	}
-	return nil, codec.NewError(codec.MethodNotFound, "")
+	return nil, rpc.NewError(codec.MethodNotFound, "")
 })
 
 func TestRecover(t *testing.T) {
@@ -388,7 +388,7 @@ func TestLoggingSaysWhatTheWireSays(t *testing.T) {
 			return nil, fmt.Errorf("reading the notes: %w", context.Cause(ctx))
 		}, "reading the notes: rpc: cancelled by the peer"},
 		{"an error object", func(context.Context) (any, error) {
-			return nil, codec.NewError(-32050, "gave up")
+			return nil, rpc.NewError(-32050, "gave up")
 		}, "jsonrpc error -32050: gave up"},
 		{"a plain error", func(context.Context) (any, error) { return nil, errors.New("disk full") }, "disk full"},
 		{"a result", func(context.Context) (any, error) { return "done anyway", nil }, ""},

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
@@ -177,8 +177,8 @@ func mcpProgressToken(req *rpc.Request) json.RawMessage {
 // tokenMember is the member name of the object obj when it is a string or
 // a number, else nil.
 func tokenMember(obj []byte, name string) json.RawMessage {
-	tok := codec.Member(obj, name)
-	if !codec.IsID(tok) || tok[0] == 'n' {
+	tok := jsonx.Member(obj, name)
+	if !jsonx.IsID(tok) || tok[0] == 'n' {
 		return nil
 	}
 	return tok

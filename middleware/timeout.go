@@ -24,7 +24,7 @@ func Timeout(d time.Duration) Middleware {
 			defer cancel()
 			result, err := next.Handle(tctx, req)
 			if errors.Is(context.Cause(tctx), errTimedOut) && ctx.Err() == nil {
-				return nil, codec.NewError(codec.RequestTimeout, "").WithData(map[string]string{"timeout": d.String()})
+				return nil, rpc.NewError(codec.RequestTimeout, "").WithData(map[string]string{"timeout": d.String()})
 			}
 			return result, err
 		})

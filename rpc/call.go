@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 )
 
 // States of an inbound call. A call moves from queued to running to done;
@@ -155,7 +156,7 @@ func (s *core) run(in *inbound) {
 		// notifications/initialized). Middleware may log it (Logging does,
 		// at Debug).
 		if err != nil && ErrorFor(in, err).Code != codec.MethodNotFound {
-			s.log.Warn("rpc: notification handler failed", "method", codec.Echo(in.req.Method), "error", err)
+			s.log.Warn("rpc: notification handler failed", "method", jsonx.Echo(in.req.Method), "error", err)
 		}
 		in.cancel(nil)
 		return
@@ -172,7 +173,7 @@ func (s *core) run(in *inbound) {
 		in.out.replyString(in.req.ID, str)
 		return
 	}
-	if v, ok := result.(codec.StringIn); ok && err == nil && how == stateRunning && in.batch == nil && len(v.Text()) >= streamSize {
+	if v, ok := result.(jsonx.StringIn); ok && err == nil && how == stateRunning && in.batch == nil && len(v.Text()) >= streamSize {
 		// A result around a long string is written in pieces if the
 		// output is free; else made whole, to wait its turn.
 		in.cancel(nil)
@@ -190,7 +191,7 @@ func (s *core) run(in *inbound) {
 	var buf *[]byte
 	switch how {
 	case stateCancelledLSP:
-		line = errorLine(in.req.ID, codec.NewError(codec.RequestCancelled, ""))
+		line = errorLine(in.req.ID, NewError(codec.RequestCancelled, ""))
 	case stateCancelledMCP:
 	default:
 		// Encoded in a pooled buffer: written at once, or copied into
@@ -214,7 +215,7 @@ const streamSize = 64 << 10
 // ErrorFor answers InternalError.
 func (s *core) invoke(in *inbound) (result any, err error) {
 	if s.h == nil || (strings.HasPrefix(in.req.Method, ReservedPrefix) && in.req.Method != Discover) {
-		return nil, codec.NewError(codec.MethodNotFound, "")
+		return nil, NewError(codec.MethodNotFound, "")
 	}
 	if v := s.guard(in, "rpc: handler panicked", func() { result, err = s.h.Handle(in, &in.req) }); v != nil {
 		return nil, &panicError{value: v}
@@ -237,7 +238,7 @@ func (s *core) invoke(in *inbound) (result any, err error) {
 func (s *core) guard(in *inbound, msg string, step func()) (panicked any) {
 	defer func() {
 		if v := recover(); v != nil {
-			s.log.Error(msg, "method", codec.Echo(in.req.Method), "id", codec.Echo(in.req.ID),
+			s.log.Error(msg, "method", jsonx.Echo(in.req.Method), "id", jsonx.Echo(in.req.ID),
 				"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 			panicked = v
 		}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 
 	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
+	"github.com/toolrpc/toolrpc/internal/wire"
 )
 
 // Call calls method on the peer with params (encoded with encoding/json:
@@ -33,7 +35,7 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	if err == nil {
 		err = c.register(ctx, o)
 	}
-	var sent codec.Ticket
+	var sent wire.Ticket
 	if err == nil {
 		if sent, err = c.send(ctx, line); err != nil {
 			c.calls.forget(o)
@@ -63,20 +65,20 @@ func (c *Conn) register(ctx context.Context, calls ...*outbound) error {
 }
 
 // send writes a line of ours (its '\n' is appended). With a context that
-// can end, the line is handed to the writer (codec.Writer.Enqueue), which
+// can end, the line is handed to the writer (wire.Writer.Enqueue), which
 // waits for room no longer than ctx and never writes in this goroutine: a
 // blocked output cannot hold the caller past ctx. The Ticket lets the line
 // be withdrawn while no write has taken it.
-func (c *Conn) send(ctx context.Context, line []byte) (codec.Ticket, error) {
+func (c *Conn) send(ctx context.Context, line []byte) (wire.Ticket, error) {
 	if ctx.Done() == nil {
-		return codec.Ticket{}, c.writeErr(line)
+		return wire.Ticket{}, c.writeErr(line)
 	}
 	return c.queueLine(ctx, line)
 }
 
 // queueLine hands a line (its '\n' is appended) to the writer
-// (codec.Writer.Enqueue), as send does with a context that can end.
-func (c *Conn) queueLine(ctx context.Context, line []byte) (codec.Ticket, error) {
+// (wire.Writer.Enqueue), as send does with a context that can end.
+func (c *Conn) queueLine(ctx context.Context, line []byte) (wire.Ticket, error) {
 	t, err := c.w.Enqueue(ctx, append(line, '\n'))
 	if err != nil && err == ctx.Err() {
 		return t, err
@@ -91,7 +93,7 @@ func appendCall(dst []byte, o *outbound, method string, params any) ([]byte, err
 	if o.progress == nil {
 		return codec.AppendRequest(dst, tok, method, params)
 	}
-	raw, err := codec.AppendValue(nil, params)
+	raw, err := jsonx.AppendValue(nil, params)
 	if err != nil {
 		return dst, err
 	}
@@ -131,7 +133,7 @@ func await(ctx context.Context, o *outbound) error {
 // cancelSent deals with the calls we stopped waiting for, whose request
 // line is sent: the line is withdrawn if no write has taken it (the peer
 // never sees them), else the peer is told to cancel each.
-func (c *Conn) cancelSent(sent codec.Ticket, calls ...*outbound) {
+func (c *Conn) cancelSent(sent wire.Ticket, calls ...*outbound) {
 	if len(calls) == 0 || c.w.Withdraw(sent) {
 		return
 	}
@@ -141,7 +143,7 @@ func (c *Conn) cancelSent(sent codec.Ticket, calls ...*outbound) {
 }
 
 // cancelRemote tells the peer to cancel o, whose request it may have read.
-// It never waits: the notice is queued (codec.Writer.QueueLine), and
+// It never waits: the notice is queued (wire.Writer.QueueLine), and
 // dropped when the output is far behind (the call then runs to its end on
 // the peer's side; its response is dropped here).
 func (c *Conn) cancelRemote(o *outbound) {

@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 	"github.com/toolrpc/toolrpc/internal/wiretest"
 	"github.com/toolrpc/toolrpc/rpc"
 )
@@ -43,13 +44,13 @@ func (a *arith) Handle(ctx context.Context, req *rpc.Request) (any, error) {
 	case "add":
 		var xs [2]int
 		if err := json.Unmarshal(req.Params, &xs); err != nil {
-			return nil, codec.NewError(codec.InvalidParams, "")
+			return nil, rpc.NewError(codec.InvalidParams, "")
 		}
 		return xs[0] + xs[1], nil
 	case "echo":
 		return req.Params, nil
 	case "fail":
-		return nil, codec.NewError(-1234, "quota exceeded").WithData(map[string]any{"retry": 5, "who": []string{"a"}})
+		return nil, rpc.NewError(-1234, "quota exceeded").WithData(map[string]any{"retry": 5, "who": []string{"a"}})
 	case "note":
 		a.notes <- string(req.Params)
 		return nil, nil
@@ -57,7 +58,7 @@ func (a *arith) Handle(ctx context.Context, req *rpc.Request) (any, error) {
 		// Says it started (to the caller too, if it asked for progress),
 		// then waits for its context.
 		a.started <- struct{}{}
-		if token := codec.Member(codec.Member(req.Params, "_meta"), "progressToken"); token != nil {
+		if token := jsonx.Member(jsonx.Member(req.Params, "_meta"), "progressToken"); token != nil {
 			_ = rpc.Notify(ctx, rpc.ProgressNotification, map[string]any{"progressToken": json.RawMessage(token), "progress": 1})
 		}
 		<-ctx.Done()
@@ -68,7 +69,7 @@ func (a *arith) Handle(ctx context.Context, req *rpc.Request) (any, error) {
 		// for real servers).
 		var p struct{ N int }
 		_ = json.Unmarshal(req.Params, &p)
-		token := codec.Member(codec.Member(req.Params, "_meta"), "progressToken")
+		token := jsonx.Member(jsonx.Member(req.Params, "_meta"), "progressToken")
 		for i := 1; i <= p.N; i++ {
 			if token != nil {
 				if err := rpc.Notify(ctx, rpc.ProgressNotification, map[string]any{
@@ -88,7 +89,7 @@ func (a *arith) Handle(ctx context.Context, req *rpc.Request) (any, error) {
 		}
 		return "caller says " + answer, nil
 	}
-	return nil, codec.NewError(codec.MethodNotFound, "")
+	return nil, rpc.NewError(codec.MethodNotFound, "")
 }
 
 // clientSide answers the server's calls back.
@@ -96,7 +97,7 @@ var clientSide = rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (an
 	if req.Method == "whoAreYou" {
 		return "the client", nil
 	}
-	return nil, codec.NewError(codec.MethodNotFound, "")
+	return nil, rpc.NewError(codec.MethodNotFound, "")
 })
 
 func TestCall(t *testing.T) {
@@ -241,7 +242,7 @@ func TestProgressTokenGoesIntoMeta(t *testing.T) {
 	for _, tt := range tests {
 		var echo json.RawMessage
 		require.NoError(t, p.Client.Call(ctx, "echo", tt.params, &echo))
-		token := codec.Member(codec.Member(echo, "_meta"), "progressToken")
+		token := jsonx.Member(jsonx.Member(echo, "_meta"), "progressToken")
 		assert.Equal(t, fmt.Sprintf(tt.want, token), string(echo))
 	}
 	assert.ErrorContains(t, p.Client.Call(ctx, "echo", []int{1}, nil), "progress needs named params")

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
+	"github.com/toolrpc/toolrpc/internal/wire"
 )
 
 // Conn is one end of a JSON-RPC 2.0 connection over newline-delimited JSON.
@@ -34,7 +36,7 @@ type Conn struct {
 	rawR  io.Reader
 	rawW  io.Writer
 	r     *codec.Reader
-	w     *codec.Writer
+	w     *wire.Writer
 	dec   codec.Decoder
 	grace time.Duration
 	// unread tells how much of what was written the peer has not read;
@@ -315,10 +317,10 @@ func (c *Conn) write(line []byte) { _ = c.writeErr(line) }
 
 func (c *Conn) reply(line []byte) { c.write(line) }
 
-func (c *Conn) replyString(id []byte, s string) { _ = c.wrote(codec.WriteStringResponse(c.w, id, s)) }
+func (c *Conn) replyString(id []byte, s string) { _ = c.wrote(wire.WriteStringResponse(c.w, id, s)) }
 
-func (c *Conn) replyStringIn(id []byte, v codec.StringIn) bool {
-	ok, err := codec.WriteStringInResponse(c.w, id, v)
+func (c *Conn) replyStringIn(id []byte, v jsonx.StringIn) bool {
+	ok, err := wire.WriteStringInResponse(c.w, id, v)
 	if ok {
 		_ = c.wrote(err)
 	}

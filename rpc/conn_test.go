@@ -150,7 +150,7 @@ func TestOptionsDefaults(t *testing.T) {
 
 func TestHandlerFuncAndCodecErrors(t *testing.T) {
 	h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
-		return nil, codec.Errorf(codec.InvalidParams, "want %d params", 2)
+		return nil, rpc.Errorf(codec.InvalidParams, "want %d params", 2)
 	})
 	var out bytes.Buffer
 	in := `{"jsonrpc":"2.0","method":"m","params":[1],"id":1}` + "\n"

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 )
 
 // core is the dispatch core: it answers the peer's messages with a Handler
@@ -66,7 +67,7 @@ type replier interface {
 	// text may be long, without copying it whole, unless lines wait to be
 	// written before it: then it reports false, having written nothing,
 	// and the caller writes the line made whole with reply.
-	replyStringIn(id []byte, v codec.StringIn) bool
+	replyStringIn(id []byte, v jsonx.StringIn) bool
 	// notify writes a notification line (no '\n') of a call, waiting for
 	// room no longer than ctx and never writing in the calling goroutine.
 	notify(ctx context.Context, line []byte) error
@@ -130,7 +131,7 @@ func (s *core) accept(m *codec.Message, b *batch, out replier, names methodNames
 	case codec.Invalid:
 		return lineWork(s.invalidLine(m.ID, m.Err))
 	case codec.Response:
-		s.log.Warn("rpc: unexpected response dropped", "id", codec.Echo(m.ID))
+		s.log.Warn("rpc: unexpected response dropped", "id", jsonx.Echo(m.ID))
 		return work{}
 	case codec.Notification:
 		switch method := string(m.Method); method {
@@ -148,7 +149,7 @@ func (s *core) accept(m *codec.Message, b *batch, out replier, names methodNames
 	in.Context, in.cancel = context.WithCancelCause(s.base)
 	if m.Kind == codec.Request && !s.inflight.add(in) {
 		in.cancel(nil)
-		return lineWork(s.invalidLine(m.ID, codec.InvalidRequestError("id already in use by a request in flight")))
+		return lineWork(s.invalidLine(m.ID, invalidRequest("id already in use by a request in flight")))
 	}
 	return work{in: in, size: messageCost + copied}
 }
@@ -164,7 +165,7 @@ func (s *core) invalidLine(id []byte, e *codec.Error) []byte {
 			attrs = append(attrs, slog.String("message", e.Message))
 		}
 		if id != nil {
-			attrs = append(attrs, slog.String("id", codec.Echo(id)))
+			attrs = append(attrs, slog.String("id", jsonx.Echo(id)))
 		}
 		s.log.LogAttrs(s.base, slog.LevelDebug, "rpc: invalid message", attrs...)
 	}
@@ -177,8 +178,8 @@ func (s *core) cancelFromPeer(method string, params []byte) {
 	if method == CancelledNotification {
 		how, member = stateCancelledMCP, "requestId"
 	}
-	id := codec.Member(params, member)
-	if !codec.IsID(id) {
+	id := jsonx.Member(params, member)
+	if !jsonx.IsID(id) {
 		s.log.Debug("rpc: cancellation without a valid id", "method", method)
 		return
 	}
@@ -192,7 +193,7 @@ func (s *core) cancelFromPeer(method string, params []byte) {
 		// Never started, and now never will.
 		var line []byte
 		if how == stateCancelledLSP {
-			line = errorLine(in.req.ID, codec.NewError(codec.RequestCancelled, ""))
+			line = errorLine(in.req.ID, NewError(codec.RequestCancelled, ""))
 		}
 		s.answer(in, line)
 	}
@@ -255,7 +256,7 @@ func (s *core) refuseCall(in *inbound, code codec.Code) {
 	}
 	in.cancel(ErrShutdown)
 	if in.req.ID != nil {
-		s.answer(in, errorLine(in.req.ID, codec.NewError(code, "")))
+		s.answer(in, errorLine(in.req.ID, NewError(code, "")))
 	}
 }
 

@@ -43,8 +43,8 @@
 //
 // Over HTTP: [HTTPHandler] serves a Handler on the same dispatch core
 // (one request or batch per POST, notifications as an event stream for a
-// client that accepts one); [HTTPClient] is the client side; [ListenHTTP]
-// and [ServeListener] serve it.
+// client that accepts one); [HTTPClient] is the client side;
+// [ServeListener] serves a Handler on a listener.
 //
 // As a client: [Conn.Call] with a context from [WithProgress] receives the
 // call's progress; a context that ends cancels the call at the peer.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 )
 
 // panicError is a recovered panic.
@@ -23,7 +24,7 @@ func PanicError(v any) error { return &panicError{value: v} }
 // value's type.
 func (s *core) responseLine(dst []byte, in *inbound, result any, err error) (line []byte) {
 	if v := s.guard(in, "rpc: encoding the response panicked", func() { line = s.encodeResponse(dst, in, result, err) }); v != nil {
-		line = errorLine(in.req.ID, codec.InternalErrorFor(fmt.Sprintf("%T", v), fmt.Sprint(v)))
+		line = errorLine(in.req.ID, internalError(fmt.Sprintf("%T", v), fmt.Sprint(v)))
 	}
 	return line
 }
@@ -37,8 +38,8 @@ func (s *core) encodeResponse(dst []byte, in *inbound, result any, err error) []
 	}
 	line, encErr := codec.AppendResponse(dst, in.req.ID, result)
 	if encErr != nil {
-		s.log.Error("rpc: result cannot be encoded", "method", codec.Echo(in.req.Method), "error", encErr)
-		line, _ = codec.AppendErrorResponse(dst[:0], in.req.ID, codec.InternalErrorFor(fmt.Sprintf("%T", result), encErr.Error()))
+		s.log.Error("rpc: result cannot be encoded", "method", jsonx.Echo(in.req.Method), "error", encErr)
+		line, _ = codec.AppendErrorResponse(dst[:0], in.req.ID, internalError(fmt.Sprintf("%T", result), encErr.Error()))
 	}
 	return line
 }
@@ -59,7 +60,7 @@ func (s *core) encodeResponse(dst []byte, in *inbound, result any, err error) []
 // it logs is what the wire says.
 func ErrorFor(ctx context.Context, err error) *Error {
 	if in := callFrom(ctx); in != nil && in.phase() == stateCancelledLSP {
-		return codec.NewError(codec.RequestCancelled, "")
+		return NewError(codec.RequestCancelled, "")
 	}
 	if err == nil {
 		return nil
@@ -72,16 +73,16 @@ func ErrorFor(ctx context.Context, err error) *Error {
 		errors.Is(err, ErrCancelled) || errors.Is(err, ErrShutdown)) {
 		switch cause := context.Cause(ctx); {
 		case errors.Is(cause, ErrCancelled):
-			return codec.NewError(codec.RequestCancelled, "")
+			return NewError(codec.RequestCancelled, "")
 		case errors.Is(cause, ErrShutdown):
-			return codec.NewError(codec.ServerShuttingDown, "")
+			return NewError(codec.ServerShuttingDown, "")
 		}
 	}
 	var p *panicError
 	if errors.As(err, &p) {
-		return codec.InternalErrorFor(fmt.Sprintf("%T", p.value), fmt.Sprint(p.value))
+		return internalError(fmt.Sprintf("%T", p.value), fmt.Sprint(p.value))
 	}
-	return codec.InternalErrorFor(fmt.Sprintf("%T", err), errorText(err))
+	return internalError(fmt.Sprintf("%T", err), errorText(err))
 }
 
 // errorText is err.Error(), or "<nil>" for a nil pointer whose Error method

@@ -1,6 +1,10 @@
 package rpc
 
-import "github.com/toolrpc/toolrpc/codec"
+import (
+	"fmt"
+
+	"github.com/toolrpc/toolrpc/codec"
+)
 
 // Error is the JSON-RPC 2.0 error object, and a Go error: a handler that
 // returns an *Error, or an error wrapping one (found with [errors.As]), has
@@ -27,7 +31,7 @@ const (
 	ParseError = codec.ParseError
 	// InvalidRequest (-32600) is the code for JSON that is not a valid
 	// request, an empty batch, or a limit passed; its data is an
-	// [InvalidRequestData] that says which.
+	// [codec.InvalidRequestData] that says which.
 	InvalidRequest = codec.InvalidRequest
 	// MethodNotFound (-32601) is the code for a method no one serves.
 	MethodNotFound = codec.MethodNotFound
@@ -36,7 +40,7 @@ const (
 	InvalidParams = codec.InvalidParams
 	// InternalError (-32603) is the code for a handler that returned an
 	// error without a JSON-RPC code, panicked, or returned a result that
-	// cannot be encoded; its data is an [InternalErrorData].
+	// cannot be encoded; its data is a [codec.InternalErrorData].
 	InternalError = codec.InternalError
 
 	// ServerShuttingDown (-32000) is the code for a request read but not
@@ -55,18 +59,6 @@ const (
 	RequestCancelled = codec.RequestCancelled
 )
 
-// InvalidRequestData is the data of every [InvalidRequest] error toolrpc
-// answers with, [codec.InvalidRequestData]: its Reason says which rule the
-// message broke, in fixed words of toolrpc's own.
-type InvalidRequestData = codec.InvalidRequestData
-
-// InternalErrorData is the data of the [InternalError] a connection answers
-// with for a handler's plain Go error or panic, [codec.InternalErrorData]:
-// the Go type of the error (its Exception) and its text (its Message). A
-// client reads it from an error response by decoding the response's data
-// into one.
-type InternalErrorData = codec.InternalErrorData
-
 // NewError returns an [Error] with the code and the message; an empty
 // message is replaced by the code's standard message. A handler returns it
 // to answer with that error object:
@@ -74,10 +66,31 @@ type InternalErrorData = codec.InternalErrorData
 //	return nil, rpc.NewError(rpc.InvalidParams, "b must not be 0")
 //
 // and its WithData method gives a copy that carries data too.
-func NewError(code Code, message string) *Error { return codec.NewError(code, message) }
+func NewError(code Code, message string) *Error {
+	if message == "" {
+		message = code.String()
+	}
+	return &Error{Code: code, Message: message}
+}
 
 // Errorf returns an [Error] with the code and a message formatted as by
 // [fmt.Sprintf].
 func Errorf(code Code, format string, args ...any) *Error {
-	return codec.Errorf(code, format, args...)
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// invalidRequest is the InvalidRequest error a connection answers with for
+// a message that breaks a rule of its own (a limit, an id in use): the
+// specification's message, and the rule in its data.
+func invalidRequest(reason string) *Error {
+	return &Error{Code: InvalidRequest, Message: "Invalid Request", Data: codec.InvalidRequestData{Reason: reason}}
+}
+
+// internalError is the InternalError a connection answers with for a
+// handler's plain Go error, panic or result that cannot be encoded: the
+// specification's message, and exception (the Go type at fault) and
+// message (its text) in its data.
+func internalError(exception, message string) *Error {
+	return &Error{Code: InternalError, Message: "Internal error",
+		Data: codec.InternalErrorData{Exception: exception, Message: message}}
 }

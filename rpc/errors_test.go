@@ -12,9 +12,18 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolrpc/toolrpc/codec"
 	"github.com/toolrpc/toolrpc/internal/wiretest"
 	"github.com/toolrpc/toolrpc/rpc"
 )
+
+// An empty message is the code's own, what JSON-RPC 2.0 (section 5.1) sets
+// its range aside for when the code is none of the named ones.
+func TestNewErrorDefaultMessage(t *testing.T) {
+	assert.Equal(t, "Server error", rpc.NewError(-32044, "").Message, "NewError's default message")
+	assert.Equal(t, &rpc.Error{Code: rpc.InvalidParams, Message: "Invalid params"}, rpc.NewError(rpc.InvalidParams, ""))
+	assert.Equal(t, &rpc.Error{Code: 7, Message: "x 2"}, rpc.Errorf(7, "x %d", 2))
+}
 
 // A handler answers with an error object by returning an [rpc.Error]: its
 // code, message and data go out as they are; any other error is an
@@ -49,14 +58,14 @@ func ExampleNewError() {
 }
 
 // A call of ours answered with an error response returns an *rpc.Error;
-// the data of an InternalError decodes into an rpc.InternalErrorData, that
-// of an InvalidRequest into an rpc.InvalidRequestData.
+// the data of an InternalError decodes into an codec.InternalErrorData, that
+// of an InvalidRequest into an codec.InvalidRequestData.
 func TestCallErrorsUnderRPCNames(t *testing.T) {
 	h := rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
 		if req.Method == "plain" {
 			return nil, errors.New("disk full")
 		}
-		return nil, rpc.Errorf(rpc.InvalidRequest, "Invalid Request").WithData(rpc.InvalidRequestData{Reason: "a rule"})
+		return nil, rpc.Errorf(rpc.InvalidRequest, "Invalid Request").WithData(codec.InvalidRequestData{Reason: "a rule"})
 	})
 	p := wiretest.NewPair(h, nil, nil, nil)
 	defer p.Close(t)
@@ -65,13 +74,13 @@ func TestCallErrorsUnderRPCNames(t *testing.T) {
 	require.ErrorAs(t, p.Client.Call(context.Background(), "plain", nil, nil), &e)
 	assert.Equal(t, rpc.InternalError, e.Code)
 	assert.Equal(t, "Internal error", e.Message)
-	var exc rpc.InternalErrorData
+	var exc codec.InternalErrorData
 	require.NoError(t, json.Unmarshal(e.Data.(json.RawMessage), &exc))
-	assert.Equal(t, rpc.InternalErrorData{Exception: "*errors.errorString", Message: "disk full"}, exc)
+	assert.Equal(t, codec.InternalErrorData{Exception: "*errors.errorString", Message: "disk full"}, exc)
 
 	require.ErrorAs(t, p.Client.Call(context.Background(), "invalid", nil, nil), &e)
 	assert.Equal(t, rpc.InvalidRequest, e.Code)
-	var why rpc.InvalidRequestData
+	var why codec.InvalidRequestData
 	require.NoError(t, json.Unmarshal(e.Data.(json.RawMessage), &why))
 	assert.Equal(t, "a rule", why.Reason)
 	assert.Equal(t, "jsonrpc error -32600: Invalid Request: a rule", e.Error())

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 )
 
 // frameOut is a replier that collects what a frame is answered with, as
@@ -37,7 +38,7 @@ func (o *frameOut) replyString(id []byte, s string) {
 	o.reply(line)
 }
 
-func (o *frameOut) replyStringIn([]byte, codec.StringIn) bool { return false }
+func (o *frameOut) replyStringIn([]byte, jsonx.StringIn) bool { return false }
 
 func (o *frameOut) notify(_ context.Context, line []byte) error {
 	o.reply(line)
@@ -71,7 +72,7 @@ func frameHandler(ctx context.Context, req *Request) (any, error) {
 		}
 		return "ok", nil
 	case "fail":
-		return nil, codec.NewError(-32099, "nope")
+		return nil, NewError(-32099, "nope")
 	case "err":
 		return nil, errors.New("plain")
 	case "boom":
@@ -82,7 +83,7 @@ func frameHandler(ctx context.Context, req *Request) (any, error) {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}
-	return nil, codec.NewError(codec.MethodNotFound, "")
+	return nil, NewError(codec.MethodNotFound, "")
 }
 
 // streamAnswers is what a stream connection served by frameHandler writes

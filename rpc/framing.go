@@ -5,11 +5,11 @@ import (
 	"io"
 
 	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/wire"
 )
 
-// Framing is how a stream connection delimits messages (Options.Framing).
-type Framing = codec.Framing
-
+// The framings of a stream connection (Options.Framing), of type
+// [codec.Framing].
 const (
 	// FramingNewline is newline-delimited JSON, one message per line: the
 	// default.
@@ -26,7 +26,7 @@ const (
 
 // checkFraming reports a Framing that is neither FramingNewline nor
 // FramingLSP.
-func checkFraming(f Framing) error {
+func checkFraming(f codec.Framing) error {
 	switch f {
 	case FramingNewline, FramingLSP:
 		return nil
@@ -43,9 +43,9 @@ func newFrameReader(r io.Reader, o *Options) *codec.Reader {
 }
 
 // newFrameWriter returns the writer of messages to w that o asks for.
-func newFrameWriter(w io.Writer, o *Options) *codec.Writer {
+func newFrameWriter(w io.Writer, o *Options) *wire.Writer {
 	if o.Framing == FramingLSP {
-		return codec.NewLSPWriter(w)
+		return wire.NewLSPWriter(w)
 	}
-	return codec.NewWriter(w)
+	return wire.NewWriter(w)
 }

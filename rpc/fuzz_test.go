@@ -14,6 +14,7 @@ import (
 	"testing/synctest"
 
 	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 	"github.com/toolrpc/toolrpc/internal/wiretest"
 	"github.com/toolrpc/toolrpc/internal/wiretest/jsonref"
 	"github.com/toolrpc/toolrpc/rpc"
@@ -36,7 +37,7 @@ var fuzzHandler = rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (a
 		}
 		return req.Params, nil
 	case "err":
-		return nil, codec.NewError(-1, "custom").WithData(req.Params)
+		return nil, rpc.NewError(-1, "custom").WithData(req.Params)
 	case "fail":
 		return nil, errors.New("plain failure")
 	case "panic":
@@ -51,7 +52,7 @@ var fuzzHandler = rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (a
 		}
 		return "noted", nil
 	}
-	return nil, codec.NewError(codec.MethodNotFound, "")
+	return nil, rpc.NewError(codec.MethodNotFound, "")
 })
 
 // fuzzSeeds are inputs the corpus starts from, besides the specification's
@@ -128,7 +129,7 @@ func FuzzServeLSP(f *testing.F) {
 }
 
 // fuzzServe serves in and checks what was written (checkServed).
-func fuzzServe(t *testing.T, in []byte, sequential bool, framing rpc.Framing) {
+func fuzzServe(t *testing.T, in []byte, sequential bool, framing codec.Framing) {
 	out := &fuzzWriter{}
 	// In a synctest bubble: once Serve has returned, synctest.Wait
 	// lets whatever still runs write (a late write is flagged), and
@@ -200,7 +201,7 @@ type served struct {
 }
 
 // readInput classifies the input's frames as the connection must.
-func readInput(t *testing.T, in []byte, framing rpc.Framing) served {
+func readInput(t *testing.T, in []byte, framing codec.Framing) served {
 	s := served{want: map[string]int{}, mcpCancels: map[string]int{}, lspCancels: map[string]int{}, notify: map[string]int{}}
 	r := codec.NewReader(bytes.NewReader(in), fuzzMaxFrameSize)
 	if framing == rpc.FramingLSP {
@@ -232,11 +233,11 @@ func readInput(t *testing.T, in []byte, framing rpc.Framing) served {
 			case codec.Notification:
 				switch string(m.Method) {
 				case rpc.CancelledNotification:
-					if x := codec.Member(m.Params, "requestId"); codec.IsID(x) {
+					if x := jsonx.Member(m.Params, "requestId"); jsonx.IsID(x) {
 						s.mcpCancels[string(x)]++
 					}
 				case rpc.CancelRequest:
-					if x := codec.Member(m.Params, "id"); codec.IsID(x) {
+					if x := jsonx.Member(m.Params, "id"); jsonx.IsID(x) {
 						s.lspCancels[string(x)]++
 					}
 				}
@@ -253,7 +254,7 @@ func readInput(t *testing.T, in []byte, framing rpc.Framing) served {
 // request or invalid message, by id; notes only for calls of "notify", each
 // before a response to its call. With LSP framing, the output's messages
 // must read back without a fault, and are checked as lines.
-func checkServed(t *testing.T, in, out []byte, framing rpc.Framing) {
+func checkServed(t *testing.T, in, out []byte, framing codec.Framing) {
 	s := readInput(t, in, framing)
 	if framing == rpc.FramingLSP {
 		out = lspToLines(t, out)

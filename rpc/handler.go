@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 
-	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 )
 
 // A Handler answers the requests and notifications a connection receives.
@@ -181,7 +181,7 @@ func Send(ctx context.Context, message json.RawMessage) error {
 	}
 	buf := getBuffer()
 	defer putBuffer(buf)
-	line, err := codec.AppendValue(*buf, message) // checked (UTF-8 too) and compacted
+	line, err := jsonx.AppendValue(*buf, message) // checked (UTF-8 too) and compacted
 	*buf = line
 	if err != nil || len(line) == 0 || line[0] != '{' {
 		return errors.New("rpc: Send takes one JSON object")

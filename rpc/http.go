@@ -176,7 +176,7 @@ func (s *HTTPHandler) release(n int64) { s.held.Add(-n) }
 // httpBusy answers a request that the bound on bodies held refuses: 503,
 // ServerBusy, id null, with a Retry-After.
 func httpBusy(w http.ResponseWriter) {
-	line := errorLine(nil, codec.NewError(codec.ServerBusy, "").WithData(codec.InvalidRequestData{Reason: "too many request bodies are being served: try again"}))
+	line := errorLine(nil, NewError(codec.ServerBusy, "").WithData(codec.InvalidRequestData{Reason: "too many request bodies are being served: try again"}))
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Retry-After", "1")
 	w.WriteHeader(http.StatusServiceUnavailable)
@@ -359,7 +359,7 @@ func (s *HTTPHandler) Close() error {
 // httpRefuse answers a request that is not served with status and an
 // InvalidRequest naming the rule it broke.
 func httpRefuse(w http.ResponseWriter, status int, reason string) {
-	line := errorLine(nil, codec.InvalidRequestError(reason))
+	line := errorLine(nil, invalidRequest(reason))
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(append(line, '\n'))

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolrpc/toolrpc/internal/listen"
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
@@ -324,11 +325,11 @@ func TestHTTPHandlerScreen(t *testing.T) {
 	}
 }
 
-// ListenHTTP listens on loopback when the address names no host, and
+// listen.TCP listens on loopback when the address names no host, and
 // ServeListener serves a handler there until its context ends, closing it
 // and returning the cause.
 func TestServeListenerOnLoopback(t *testing.T) {
-	ln, err := rpc.ListenHTTP(":0")
+	ln, err := listen.TCP(":0")
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(ln.Addr().String(), "127.0.0.1:"), ln.Addr().String())
 	h := rpc.NewHTTPHandler(context.Background(), httpMethods, &rpc.Options{Logger: quiet})
@@ -341,7 +342,7 @@ func TestServeListenerOnLoopback(t *testing.T) {
 	stop := errors.New("stop")
 	cancel(stop)
 	assert.ErrorIs(t, <-served, stop)
-	_, err = rpc.ListenHTTP("8080")
+	_, err = listen.TCP("8080")
 	assert.EqualError(t, err, `rpc: the address "8080": address 8080: missing port in address`)
 }
 

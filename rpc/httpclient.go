@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 )
 
 // HTTPClientOptions configure an HTTPClient. A nil *HTTPClientOptions, and
@@ -327,7 +328,7 @@ func (c *HTTPClient) event(data []byte, calls []*outbound, answered func([]byte)
 // deliverProgress passes a progress report to the call of ours whose token
 // it carries, if any.
 func deliverProgress(params []byte, calls []*outbound) {
-	id, ours := ourID(codec.Member(params, "progressToken"))
+	id, ours := ourID(jsonx.Member(params, "progressToken"))
 	if !ours {
 		return
 	}

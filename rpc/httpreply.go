@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 )
 
 // httpReply is the replier of one HTTP request: what its calls answer and
@@ -72,7 +73,7 @@ func (o *httpReply) replyString(id []byte, s string) {
 }
 
 // replyStringIn leaves the line to be made whole: a response's body is.
-func (o *httpReply) replyStringIn([]byte, codec.StringIn) bool { return false }
+func (o *httpReply) replyStringIn([]byte, jsonx.StringIn) bool { return false }
 
 // notify queues the line as an event of the response.
 func (o *httpReply) notify(ctx context.Context, line []byte) error {

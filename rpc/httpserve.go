@@ -3,7 +3,6 @@ package rpc
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -23,26 +22,6 @@ const (
 	// its next request.
 	HTTPIdleTimeout = 2 * time.Minute
 )
-
-// ListenHTTP listens on the TCP address addr for [ServeListener]. An
-// address without a host (":8080") listens on the loopback interface
-// only, unlike net/http's, which listens on every interface: a server is
-// reachable from other machines only when addr names a host that makes it
-// so ("0.0.0.0:8080").
-func ListenHTTP(addr string) (net.Listener, error) {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, fmt.Errorf("rpc: the address %q: %w", addr, err)
-	}
-	if host == "" {
-		host = "127.0.0.1"
-	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
-	if err != nil {
-		return nil, fmt.Errorf("rpc: %w", err)
-	}
-	return ln, nil
-}
 
 // A ClosableHandler is an http.Handler whose Close ends what it serves:
 // [HTTPHandler], or a transport built on it.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/toolrpc/toolrpc/codec"
 )
 
 // Defaults of Options.
@@ -32,7 +34,7 @@ type Options struct {
 	// FramingNewline (the default, one message per line) or FramingLSP
 	// (the Language Server Protocol's Content-Length headers). Any other
 	// value is refused: the connection does not start (see NewConn).
-	Framing Framing
+	Framing codec.Framing
 	// MaxFrameSize is the longest line accepted (with FramingLSP, the
 	// longest message body), in bytes. A longer one is answered
 	// InvalidRequest (id null) and skipped without being held in memory.

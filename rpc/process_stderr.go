@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 	"github.com/toolrpc/toolrpc/internal/scan"
 )
 
@@ -113,7 +113,7 @@ func (f *stderrForwarder) cut(line []byte, err error) ([]byte, int64, error) {
 	if len(line) <= f.max {
 		return line, 0, err
 	}
-	kept := codec.CutUTF8(line, f.max)
+	kept := jsonx.CutUTF8(line, f.max)
 	return kept, int64(len(line) - len(kept)), err
 }
 

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"sync"
 
-	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 )
 
 // Progress is a progress report the peer sent for a call of ours, in the
@@ -75,14 +75,14 @@ func withProgressToken(raw []byte, token string) ([]byte, error) {
 	case raw[0] != '{':
 		return nil, errors.New("rpc: progress needs named params (an object)")
 	}
-	meta := codec.Member(raw, "_meta")
+	meta := jsonx.Member(raw, "_meta")
 	if meta == nil {
 		if bytes.Equal(raw, []byte("{}")) {
 			return []byte(`{"_meta":{` + member + `}}`), nil
 		}
 		return append([]byte(`{"_meta":{`+member+`},`), raw[1:]...), nil
 	}
-	if meta[0] != '{' || codec.Member(meta, "progressToken") != nil {
+	if meta[0] != '{' || jsonx.Member(meta, "progressToken") != nil {
 		return nil, errors.New("rpc: params._meta must be an object without a progressToken")
 	}
 	at := cap(raw) - cap(meta) // meta is a subslice of raw: where it starts

@@ -100,7 +100,7 @@ func TestPanicsWhileEncodingTheResponse(t *testing.T) {
 		case "marshal-panics":
 			return panicky{}, nil
 		case "data-panics":
-			return nil, codec.NewError(42, "x").WithData(panicky{})
+			return nil, rpc.NewError(42, "x").WithData(panicky{})
 		}
 		return "ok", nil
 	})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 )
 
 // ErrBadResponse is wrapped by the error of a call whose response breaks
@@ -34,9 +35,9 @@ func (p *pendingCalls) route(m *codec.Message) {
 	case o != nil:
 		o.finish(responseOf(m))
 	case abandoned:
-		p.log.Debug("rpc: response to a cancelled call dropped", "id", codec.Echo(m.ID))
+		p.log.Debug("rpc: response to a cancelled call dropped", "id", jsonx.Echo(m.ID))
 	default:
-		p.log.Warn("rpc: unexpected response dropped", "id", codec.Echo(m.ID))
+		p.log.Warn("rpc: unexpected response dropped", "id", jsonx.Echo(m.ID))
 	}
 }
 
@@ -117,7 +118,7 @@ func (p *pendingCalls) routeUnidentified(m *codec.Message) {
 	}
 	p.mu.Unlock()
 	if len(failed) == 0 {
-		p.log.Warn("rpc: error response with id null dropped", "error", codec.Echo(err.Error()))
+		p.log.Warn("rpc: error response with id null dropped", "error", jsonx.Echo(err.Error()))
 	}
 	for _, o := range failed {
 		o.finish(nil, err)
@@ -129,7 +130,7 @@ func (p *pendingCalls) routeUnidentified(m *codec.Message) {
 // for a call of ours that did not ask for progress (a peer may use the
 // request's id as the token) or that has ended is dropped, at Debug.
 func (p *pendingCalls) routeProgress(params []byte) bool {
-	id, ours := ourID(codec.Member(params, "progressToken"))
+	id, ours := ourID(jsonx.Member(params, "progressToken"))
 	if !ours || id > p.nextID.Load() {
 		return false // not a token of ours: the Handler's
 	}
@@ -142,7 +143,7 @@ func (p *pendingCalls) routeProgress(params []byte) bool {
 	}
 	var report Progress
 	if err := json.Unmarshal(params, &report); err != nil {
-		p.log.Debug("rpc: malformed progress dropped", "error", codec.Echo(err.Error()))
+		p.log.Debug("rpc: malformed progress dropped", "error", jsonx.Echo(err.Error()))
 		return true
 	}
 	o.progress.add(report)

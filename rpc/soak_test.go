@@ -33,14 +33,14 @@ var soakHandler = rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (a
 	case "echo":
 		return req.Params, nil
 	case "fail":
-		return nil, codec.NewError(-1, "soak failure")
+		return nil, rpc.NewError(-1, "soak failure")
 	case "wait":
 		<-ctx.Done()
 		return nil, ctx.Err()
 	case "note":
 		return nil, nil
 	}
-	return nil, codec.NewError(codec.MethodNotFound, "")
+	return nil, rpc.NewError(codec.MethodNotFound, "")
 })
 
 type soakSample struct {

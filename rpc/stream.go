@@ -30,13 +30,13 @@ func (c *Conn) read() {
 		case err == nil:
 			c.readFrame(frame)
 		case errors.As(err, &tooLarge):
-			c.enqueue(lineWork(c.core.invalidLine(nil, codec.InvalidRequestError(
+			c.enqueue(lineWork(c.core.invalidLine(nil, invalidRequest(
 				fmt.Sprintf("frame larger than the limit of %d bytes", tooLarge.Limit)))))
 		case errors.As(err, &badHeader):
 			// FramingLSP: a message whose length is unknown cannot be
 			// read; the reader skips to the next header block.
 			c.log.Debug("rpc: bad LSP header block", "reason", badHeader.Reason)
-			c.enqueue(lineWork(c.core.invalidLine(nil, codec.NewError(codec.ParseError, ""))))
+			c.enqueue(lineWork(c.core.invalidLine(nil, NewError(codec.ParseError, ""))))
 		default:
 			if err != io.EOF && !c.core.stopping.Load() {
 				c.log.Error("rpc: read failed", "error", err)

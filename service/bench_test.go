@@ -23,14 +23,14 @@ func (benchAdder) Add(p AddParams) (int, error) { return p.A + p.B, nil }
 // params decoded with encoding/json, the rules checked in code.
 var handwritten = rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
 	if req.Method != "add" {
-		return nil, codec.NewError(codec.MethodNotFound, "")
+		return nil, rpc.NewError(codec.MethodNotFound, "")
 	}
 	var p AddParams
 	if err := json.Unmarshal(req.Params, &p); err != nil {
-		return nil, codec.NewError(codec.InvalidParams, "")
+		return nil, rpc.NewError(codec.InvalidParams, "")
 	}
 	if p.A < 0 || p.B == 0 {
-		return nil, codec.NewError(codec.InvalidParams, "")
+		return nil, rpc.NewError(codec.InvalidParams, "")
 	}
 	return p.A + p.B, nil
 })

@@ -87,10 +87,10 @@
 // data lists at most [MaxFieldErrors] (100) problems, then one entry of
 // rule "more" that counts the rest; what the peer sent (a member name, a
 // key, a value) is repeated at most [codec.MaxEcho] (256) bytes at a time,
-// cut before a character and followed by "…" and its length, as
-// [codec.Echo] does; a FieldError's Field, Param and Message are at most
-// [MaxFieldText] (1 KiB) each. FieldErrors is a [codec.Appender]: the
-// answer is encoded once, straight into its line.
+// cut before a character and followed by "…" and its length; a
+// FieldError's Field, Param and Message are at most [MaxFieldText] (1 KiB)
+// each. FieldErrors is a [codec.Appender]: the answer is encoded once,
+// straight into its line.
 //
 // # Discovery
 //

@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolrpc/toolrpc/codec"
 	"github.com/toolrpc/toolrpc/internal/bind"
+	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/schema"
 )
 
@@ -123,7 +124,7 @@ func (s *Service) discoverCall(ctx context.Context, params json.RawMessage) (any
 	d := s.discover
 	d.once.Do(func() { d.doc, d.err = s.OpenRPC(d.info) })
 	if d.err != nil {
-		return nil, codec.NewError(codec.InternalError, "")
+		return nil, rpc.NewError(codec.InternalError, "")
 	}
 	return d.doc, nil
 }

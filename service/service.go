@@ -236,7 +236,7 @@ func (s *Service) Handle(ctx context.Context, req *rpc.Request) (any, error) {
 		if req.Method == rpc.Discover && s.discover != nil {
 			return s.discoverCall(ctx, req.Params)
 		}
-		return nil, codec.NewError(codec.MethodNotFound, "")
+		return nil, rpc.NewError(codec.MethodNotFound, "")
 	}
 	return m.call(ctx, req.Params)
 }

@@ -108,7 +108,7 @@ func (s *Shapes) Meta(ctx context.Context) json.RawMessage { return rpc.RequestF
 func (s *Shapes) Any(x any) any                            { return x }
 func (s *Shapes) Fail() error                              { return errors.New("disk full") }
 func (s *Shapes) FailCoded() (int, error) {
-	return 7, fmt.Errorf("wrapped: %w", codec.NewError(4001, "quota exceeded").WithData(map[string]int{"retry": 30}))
+	return 7, fmt.Errorf("wrapped: %w", rpc.NewError(4001, "quota exceeded").WithData(map[string]int{"retry": 30}))
 }
 func (s *Shapes) Notify(ctx context.Context, p Pair) error {
 	return rpc.Notify(ctx, "note", p)

@@ -13,6 +13,8 @@ import (
 
 	"github.com/toolrpc/toolrpc/codec"
 	"github.com/toolrpc/toolrpc/internal/fields"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
+	"github.com/toolrpc/toolrpc/rpc"
 )
 
 // FieldError is one problem with a call's params. An InvalidParams error
@@ -22,8 +24,8 @@ import (
 //	  {"field":"b","rule":"ne","param":"0","message":"b must not be 0"}]}
 //
 // What a peer sent is repeated in a FieldError at most codec.MaxEcho (256)
-// bytes at a time (a member name, a map key, a value), shortened by
-// codec.Echo ("…" and the original length follow what is kept), and each of
+// bytes at a time (a member name, a map key, a value), cut before a
+// character ("…" and the original length follow what is kept), and each of
 // Field, Param and Message is at most MaxFieldText bytes, shortened the same
 // way.
 type FieldError struct {
@@ -70,20 +72,20 @@ const MaxFieldErrors = 100 // bind.MaxErrors too (TestMaxFieldErrors)
 
 // MaxFieldText is the most bytes of a [FieldError]'s Field, Param or Message;
 // a longer one (a path many levels deep, the text of a custom decoder's
-// error) is shortened as [codec.Shorten] does.
+// error) is cut before a character, and "…" and its length follow.
 const MaxFieldText = 1024
 
 // finish bounds every text of e.
 func (e *FieldError) finish() {
-	e.Field = codec.Shorten(e.Field, MaxFieldText)
-	e.Param = codec.Shorten(e.Param, MaxFieldText)
-	e.Message = codec.Shorten(e.Message, MaxFieldText)
+	e.Field = jsonx.Shorten(e.Field, MaxFieldText)
+	e.Param = jsonx.Shorten(e.Param, MaxFieldText)
+	e.Message = jsonx.Shorten(e.Message, MaxFieldText)
 }
 
-// quoted is a string a peer sent, shortened by codec.Echo and quoted as a
+// quoted is a string a peer sent, shortened by jsonx.Echo and quoted as a
 // JSON string: how a FieldError names a key or a value.
 func quoted[T ~string | ~[]byte](s T) string {
-	return string(codec.AppendString(nil, codec.Echo(s)))
+	return string(jsonx.AppendString(nil, jsonx.Echo(s)))
 }
 
 // FieldErrors is the data of an InvalidParams error: the problems found, at
@@ -108,15 +110,15 @@ func (l FieldErrors) AppendJSON(dst []byte) ([]byte, error) {
 			continue
 		}
 		dst = append(dst, `{"field":`...)
-		dst = codec.AppendString(dst, e.Field)
+		dst = jsonx.AppendString(dst, e.Field)
 		dst = append(dst, `,"rule":`...)
-		dst = codec.AppendString(dst, e.Rule)
+		dst = jsonx.AppendString(dst, e.Rule)
 		if e.Param != "" {
 			dst = append(dst, `,"param":`...)
-			dst = codec.AppendString(dst, e.Param)
+			dst = jsonx.AppendString(dst, e.Param)
 		}
 		dst = append(dst, `,"message":`...)
-		dst = codec.AppendString(dst, e.Message)
+		dst = jsonx.AppendString(dst, e.Message)
 		dst = append(dst, '}')
 	}
 	return append(dst, ']'), nil
@@ -157,7 +159,7 @@ func (p *problems) err() error {
 		}
 		list = append(list, &FieldError{Rule: "more", Param: n, Message: n + noun})
 	}
-	return codec.NewError(codec.InvalidParams, "").WithData(list)
+	return rpc.NewError(codec.InvalidParams, "").WithData(list)
 }
 
 // invalidParams is the InvalidParams error that carries e.

@@ -7,7 +7,7 @@ import (
 	"reflect"
 	"strconv"
 
-	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 )
 
 // integerKinds are the kinds that decodeInt and decodeUint decode.
@@ -32,7 +32,7 @@ func quotedDecoder(dec decodeFunc) decodeFunc {
 			// A quoted integer is plain digits, as encoding/json and the
 			// published pattern have it: only a JSON number may be an
 			// integer in another notation (3.0, 3e0).
-			return i, &Error{Rule: "type", Param: "integer", Message: "expected an integer, got " + codec.Echo(s)}
+			return i, &Error{Rule: "type", Param: "integer", Message: "expected an integer, got " + jsonx.Echo(s)}
 		}
 		if v.Kind() >= reflect.Uint && v.Kind() <= reflect.Uintptr && len(s) > 0 && s[0] == '-' {
 			return i, rangeError(s, v.Type()) // not even -0, as the published pattern has it

@@ -8,13 +8,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 )
 
 // Error is one problem with params: the JSON path of the value at fault,
 // the rule it breaks and what is wrong, the parts of a service.FieldError.
 // What the peer sent (a member name, a map key, a value) is repeated in it
-// at most codec.MaxEcho bytes at a time, shortened by codec.Echo; the texts
+// at most codec.MaxEcho bytes at a time, shortened by jsonx.Echo; the texts
 // are not otherwise bounded (package service bounds them).
 type Error struct {
 	// Field is the JSON path of the value at fault (items[2].qty), or ""
@@ -119,10 +119,10 @@ func (e *Error) finish() {
 	e.Field, e.path = b.String(), nil
 }
 
-// quoted is a string a peer sent, shortened by codec.Echo and quoted as a
+// quoted is a string a peer sent, shortened by jsonx.Echo and quoted as a
 // JSON string: how an Error names a key or a value.
 func quoted[T ~string | ~[]byte](s T) string {
-	return string(codec.AppendString(nil, codec.Echo(s)))
+	return string(jsonx.AppendString(nil, jsonx.Echo(s)))
 }
 
 // keyError says why a map key could not be parsed: for a number, the reason
@@ -137,7 +137,7 @@ func keyError(err error) string {
 
 // rangeError reports the number tok, which does not fit in type t.
 func rangeError(tok []byte, t reflect.Type) *Error {
-	return &Error{Rule: "range", Param: t.String(), Message: codec.Echo(tok) + " does not fit in " + t.String()}
+	return &Error{Rule: "range", Param: t.String(), Message: jsonx.Echo(tok) + " does not fit in " + t.String()}
 }
 
 // jsonType names the JSON type of the token that starts at b[i].
@@ -188,17 +188,17 @@ func syntaxError() *Error {
 func indexSegment(j int) string { return "[" + strconv.Itoa(j) + "]" }
 
 // keySegment is the segment of a map key or an odd member name: the name
-// (shortened by codec.Echo) quoted as a JSON string, in brackets.
+// (shortened by jsonx.Echo) quoted as a JSON string, in brackets.
 func keySegment(name []byte) string { return "[" + quoted(name) + "]" }
 
 // fieldSegment is the segment of an unknown member: its name (shortened by
-// codec.Echo), or keySegment when it could not be read back as one segment
+// jsonx.Echo), or keySegment when it could not be read back as one segment
 // (empty, or holding '.', '[' or ']').
 func fieldSegment(name []byte) string {
 	if len(name) == 0 || bytes.ContainsAny(name, ".[]") {
 		return keySegment(name)
 	}
-	return codec.Echo(name)
+	return jsonx.Echo(name)
 }
 
 // countError reports want positional params where got were given.

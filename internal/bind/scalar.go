@@ -7,7 +7,7 @@ import (
 	"reflect"
 	"strconv"
 
-	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 	"github.com/toolrpc/toolrpc/internal/scan"
 )
 
@@ -67,7 +67,7 @@ func integerToken(b []byte, i int) (tok []byte, end int, neg bool, mag uint64, s
 	}
 	neg, mag, st = scan.Integer(tok)
 	if st == scan.Fraction {
-		return nil, i, false, 0, 0, &Error{Rule: "type", Param: "integer", Message: "expected an integer, got " + codec.Echo(tok)}
+		return nil, i, false, 0, 0, &Error{Rule: "type", Param: "integer", Message: "expected an integer, got " + jsonx.Echo(tok)}
 	}
 	return tok, end, neg, mag, st, nil
 }

@@ -1,4 +1,4 @@
-package codec
+package jsonx
 
 import (
 	"encoding/json"
@@ -62,4 +62,26 @@ func FuzzShorten(f *testing.F) {
 			assert.True(t, utf8.ValidString(got), "%q: valid UTF-8 stays valid", got)
 		}
 	})
+}
+
+// CutUTF8 cuts at n, or before the character n falls inside; where there
+// is no UTF-8 to keep whole, at n.
+func TestCutUTF8(t *testing.T) {
+	tests := []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"abc", 3, "abc"},
+		{"abc", 5, "abc"},
+		{"abc", 0, ""},
+		{"aé", 2, "a"},   // é is 2 bytes: cut inside it
+		{"a😀b", 4, "a"},  // inside a 4-byte character
+		{"a😀b", 5, "a😀"}, // right after it
+		{"\x80\x80\x80\x80\x80", 3, "\x80\x80\x80"}, // no character to keep whole
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, CutUTF8(tt.s, tt.n), "%q at %d", tt.s, tt.n)
+		assert.Equal(t, []byte(tt.want), CutUTF8([]byte(tt.s), tt.n), "%q at %d, bytes", tt.s, tt.n)
+	}
 }

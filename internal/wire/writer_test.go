@@ -1,4 +1,4 @@
-package codec
+package wire
 
 import (
 	"bytes"
@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolrpc/toolrpc/internal/jsonx"
 )
 
 func TestWriterLines(t *testing.T) {
@@ -331,53 +332,11 @@ func TestWriteLineFuncKeepsOthersOut(t *testing.T) {
 	}
 }
 
-func TestWriteStringResponseMatchesAppendResponse(t *testing.T) {
-	pieces := []string{"a", "é", "😀", "\u2028", "\"", "\\", "\n", "\x01", "\xff", "\xc3", strings.Repeat("x", 1000)}
-	rng := rand.New(rand.NewPCG(1, 2))
-	for n := range 40 {
-		var b strings.Builder
-		for b.Len() < n*3000 {
-			b.WriteString(pieces[rng.IntN(len(pieces))])
-		}
-		s := b.String()
-		want, err := AppendResponse(nil, []byte(`"id"`), s)
-		require.NoError(t, err)
-		var out bytes.Buffer
-		require.NoError(t, WriteStringResponse(NewWriter(&out), []byte(`"id"`), s))
-		require.Equal(t, string(want)+"\n", out.String(), "length %d", len(s))
-		// With LSP framing, its length counted first, and for an id null.
-		out.Reset()
-		w := NewLSPWriter(&out)
-		require.NoError(t, WriteStringResponse(w, []byte(`"id"`), s))
-		require.NoError(t, WriteStringResponse(w, nil, s))
-		require.NoError(t, w.WriteLine([]byte(`{}`)))
-		wantNull, err := AppendResponse(nil, nil, s)
-		require.NoError(t, err)
-		require.Equal(t, lspMsg(string(want))+lspMsg(string(wantNull))+lspMsg(`{}`), out.String(), "length %d", len(s))
-		// Around the string, what AppendResponse makes of a StringIn.
-		v, err := NewStringIn(`{"content":[{"type":"text","text":`, s, `}]}`)
-		require.NoError(t, err)
-		want, err = AppendResponse(nil, []byte(`"id"`), v)
-		require.NoError(t, err)
-		out.Reset()
-		ok, err := WriteStringInResponse(NewWriter(&out), []byte(`"id"`), v)
-		require.True(t, ok)
-		require.NoError(t, err)
-		require.Equal(t, string(want)+"\n", out.String(), "length %d", len(s))
-		out.Reset()
-		w = NewLSPWriter(&out)
-		ok, err = WriteStringInResponse(w, []byte(`"id"`), v)
-		require.True(t, ok)
-		require.NoError(t, err)
-		require.Equal(t, lspMsg(string(want)), out.String(), "length %d", len(s))
-	}
-}
-
 // WriteStringInResponse writes nothing when a line waits to be written,
 // for the caller to make its line whole and queue it after; on a closed
 // Writer it says so.
 func TestWriteStringInResponseWhenIdle(t *testing.T) {
-	v, err := NewStringIn(`{"t":`, "x", `}`)
+	v, err := jsonx.NewStringIn(`{"t":`, "x", `}`)
 	require.NoError(t, err)
 	var out bytes.Buffer
 	w := NewWriter(&out)
@@ -410,14 +369,14 @@ func TestWriteStringInResponseAfterTheWriteUnderWay(t *testing.T) {
 		wg.Go(func() { assert.NoError(t, w.WriteLine([]byte(`{"first":1}`))) })
 		synctest.Wait()
 		wg.Go(func() {
-			v, err := NewStringIn(`{"t":`, "second", `}`)
+			v, err := jsonx.NewStringIn(`{"t":`, "second", `}`)
 			require.NoError(t, err)
 			ok, err := WriteStringInResponse(w, []byte("2"), v)
 			assert.True(t, ok)
 			assert.NoError(t, err)
 		})
 		synctest.Wait()
-		ok, err := WriteStringInResponse(w, []byte("3"), StringIn{}.WithText("x"))
+		ok, err := WriteStringInResponse(w, []byte("3"), jsonx.StringIn{}.WithText("x"))
 		assert.False(t, ok, "another waits to go next")
 		assert.NoError(t, err)
 		require.NoError(t, w.QueueLine([]byte(`{"third":3}`)))

@@ -1,32 +1,28 @@
-package codec
+package wire
 
 import (
 	"bytes"
 	"errors"
-	"unicode/utf8"
-)
 
-// streamChunk is the size of the pieces WriteStringResponse writes.
-const streamChunk = 32 << 10
+	"github.com/toolrpc/toolrpc/internal/jsonx"
+)
 
 // WriteStringResponse writes to w the response that answers id with the
 // string s, in pieces of about 32 KiB that no other line comes between,
 // so that a long result is never copied whole: the line is the one
-// [AppendResponse] would make.
+// codec.AppendResponse would make.
 //
 // A Writer of LSP framing (NewLSPWriter) must write the message's length
 // before it: WriteStringResponse counts the escaped string first, without
-// writing it anywhere (see stringBodyLen).
+// writing it anywhere (see jsonx.StringResponseLen).
 func WriteStringResponse(w *Writer, id []byte, s string) error {
+	v := jsonx.StringIn{}.WithText(s)
 	n := -1
 	if w.lsp {
-		n = len(`{"jsonrpc":"2.0","result":"`) + stringBodyLen(s) + len(`","id":}`) + len(id)
-		if id == nil {
-			n += len("null")
-		}
+		n = jsonx.StringResponseLen(id, v)
 	}
 	return w.writeLineFunc(n, func(emit func([]byte) error) error {
-		return stringResponse(make([]byte, 0, streamChunk+64), id, StringIn{text: s}, emit)
+		return jsonx.StringResponse(make([]byte, 0, jsonx.StreamChunk+64), id, v, emit)
 	})
 }
 
@@ -37,8 +33,8 @@ func WriteStringResponse(w *Writer, id []byte, s string) error {
 // it. It reports false, having written nothing, when lines wait (or
 // another such response), so that the caller makes the line whole, to take
 // its turn after them. Otherwise it reports true and the error WriteLine
-// would return. The line is the one AppendResponse makes.
-func WriteStringInResponse(w *Writer, id []byte, v StringIn) (bool, error) {
+// would return. The line is the one codec.AppendResponse makes.
+func WriteStringInResponse(w *Writer, id []byte, v jsonx.StringIn) (bool, error) {
 	w.mu.Lock()
 	if err := w.refusing(); err != nil {
 		w.mu.Unlock()
@@ -49,7 +45,7 @@ func WriteStringInResponse(w *Writer, id []byte, v StringIn) (bool, error) {
 		return false, nil
 	}
 	if w.writing {
-		w.next, w.nextLen = true, w.framedLen(len(`{"jsonrpc":"2.0","result":"","id":}`)+len(v.before)+len(v.text)+len(v.after)+len(id))
+		w.next, w.nextLen = true, w.framedLen(v.SizeHint(id))
 		for w.writing && w.err == nil && !w.closing {
 			w.drained.Wait()
 		}
@@ -64,38 +60,11 @@ func WriteStringInResponse(w *Writer, id []byte, v StringIn) (bool, error) {
 	w.mu.Unlock()
 	n := -1
 	if w.lsp {
-		n = len(`{"jsonrpc":"2.0","result":""`) + len(v.before) + stringBodyLen(v.text) + len(v.after) + len(`,"id":}`) + len(id)
-		if id == nil {
-			n += len("null")
-		}
+		n = jsonx.StringResponseLen(id, v)
 	}
 	return true, w.writeClaimed(n, func(emit func([]byte) error) error {
-		return stringResponse(make([]byte, 0, streamChunk+64), id, v, emit)
+		return jsonx.StringResponse(make([]byte, 0, jsonx.StreamChunk+64), id, v, emit)
 	})
-}
-
-// stringResponse makes the response that answers id with v in pieces of
-// about streamChunk bytes, in buf, handing each to emit.
-func stringResponse(buf, id []byte, v StringIn, emit func([]byte) error) error {
-	buf = append(buf, `{"jsonrpc":"2.0","result":`...)
-	buf = append(append(buf, v.before...), '"')
-	s := v.text
-	for len(s) > 0 {
-		n := min(len(s), streamChunk)
-		for n < len(s) && n > 0 && !utf8.RuneStart(s[n]) {
-			n-- // never split a character: its escape depends on all of it
-		}
-		if n == 0 {
-			n = min(len(s), streamChunk) // no character starts nearby: invalid bytes
-		}
-		buf = appendStringBody(buf, s[:n])
-		if err := emit(buf); err != nil {
-			return err
-		}
-		buf, s = buf[:0], s[n:]
-	}
-	buf = append(append(buf, '"'), v.after...)
-	return emit(appendID(buf, id))
 }
 
 // writeLineFunc writes one line made in parts, for a line too long to hold
