@@ -1,0 +1,65 @@
+package toolrpc_test
+
+import (
+	"encoding/json"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The imports point one way (docs/architecture.md): each package of the
+// module, by its path under the module, may not import the ones listed.
+// The test helpers under internal/wiretest serve tests of every layer and
+// are exempt.
+func TestDependenciesPointOneWay(t *testing.T) {
+	above := map[string][]string{
+		"codec":      {"rpc", "service", "middleware", "schema", "mcp", ""},
+		"rpc":        {"service", "middleware", "schema", "mcp", ""},
+		"schema":     {"rpc", "service", "middleware", "mcp", ""},
+		"middleware": {"service", "mcp", ""},
+		"service":    {"middleware", "mcp", ""},
+		"mcp":        {""},
+		"internal":   {"rpc", "service", "middleware", "schema", "mcp", ""},
+	}
+	const module = "github.com/toolrpc/toolrpc"
+	out, err := exec.Command("go", "list", "-json", "./...").Output()
+	require.NoError(t, err)
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	checked := 0
+	for {
+		var p struct {
+			ImportPath string
+			Imports    []string
+		}
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else {
+			require.NoError(t, err)
+		}
+		rel := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")
+		if strings.HasPrefix(rel, "internal/wiretest") || strings.HasPrefix(rel, "examples") {
+			continue
+		}
+		layer, _, _ := strings.Cut(rel, "/")
+		forbidden, ok := above[layer]
+		if !ok {
+			continue
+		}
+		checked++
+		for _, imp := range p.Imports {
+			if imp != module && !strings.HasPrefix(imp, module+"/") {
+				continue
+			}
+			to := strings.TrimPrefix(strings.TrimPrefix(imp, module), "/")
+			toLayer, _, _ := strings.Cut(to, "/")
+			for _, f := range forbidden {
+				assert.NotEqual(t, f, toLayer, "%s imports %s", p.ImportPath, imp)
+			}
+		}
+	}
+	assert.Greater(t, checked, 8)
+}
