@@ -1,12 +1,10 @@
 package mcp
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -15,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/rpchttp"
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
@@ -127,7 +126,8 @@ type HTTPHandler struct {
 	streamNo   atomic.Uint64  // the number of the last event stream made, for their ids
 	ending     sync.WaitGroup // the sessions being ended (end), for Close
 	maxFrame   int
-	gate       *rpc.HTTPHandler // judges what rpc judges before a body: Origin, method, media types, size, closing
+	gate       *rpchttp.Gate    // judges what rpc judges before a body: Origin, method, media types, size, bodies held
+	gateH      *rpc.HTTPHandler // the handler gate is rpc's of (RPC's options), serving nothing
 	modern     rpc.Handler      // the protocol's handler of every stateless request (2026-07-28)
 	slots      chan struct{}    // a token per request under way, stateless or of a session: RPC.Concurrency
 	perSession int              // SessionConcurrency
@@ -144,12 +144,13 @@ type HTTPHandler struct {
 // initialize set its revision), and when it was last used.
 type httpSession struct {
 	h       *rpc.HTTPHandler
-	peer    *clientPeer   // its client, for the tools that ask it (CreateMessage, Elicit)
-	streams *streams      // its event streams
-	active  int           // requests under way; guarded by HTTPHandler.mu
-	last    time.Time     // when the last request ended; guarded by HTTPHandler.mu
-	used    bool          // a request came after initialize; guarded by HTTPHandler.mu
-	slots   chan struct{} // a token per request of the session under way: SessionConcurrency
+	rpc     rpchttp.Server // h, as the transport uses it (rpchttp.Binding)
+	peer    *clientPeer    // its client, for the tools that ask it (CreateMessage, Elicit)
+	streams *streams       // its event streams
+	active  int            // requests under way; guarded by HTTPHandler.mu
+	last    time.Time      // when the last request ended; guarded by HTTPHandler.mu
+	used    bool           // a request came after initialize; guarded by HTTPHandler.mu
+	slots   chan struct{}  // a token per request of the session under way: SessionConcurrency
 }
 
 // expired reports whether ss has been idle for too long at now: idle, or
@@ -184,7 +185,9 @@ func (s *Server) NewHTTPHandler(ctx context.Context, opts *HTTPOptions) *HTTPHan
 	if !o.PreferJSON {
 		h.modernOpts.EventStreamAfter = h.keepAlive // keep-alive comments from then on
 	}
-	h.gate = rpc.NewHTTPHandler(ctx, nil, &h.opts)
+	var gate bound
+	h.gateH = rpc.NewHTTPHandler(ctx, &gate, &h.opts)
+	h.gate = gate.Binding.Gate
 	h.modern = s.Handler()
 	h.slots = make(chan struct{}, positiveOr(o.RPC.Concurrency, rpc.DefaultConcurrency))
 	h.perSession = min(positiveOr(o.SessionConcurrency, max(1, cap(h.slots)/2)), cap(h.slots))
@@ -212,7 +215,7 @@ func (h *HTTPHandler) Close() error {
 	requests := h.requests
 	h.requests = map[*rpc.HTTPHandler]struct{}{}
 	h.mu.Unlock()
-	_ = h.gate.Close()
+	_ = h.gateH.Close()
 	var closing sync.WaitGroup
 	for rh := range requests {
 		closing.Go(func() { _ = rh.Close() }) // together, as the sessions
@@ -250,18 +253,22 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // fail answers a request that is not served with status and the JSON-RPC
 // error e, answering id (nil: null).
-func fail(w http.ResponseWriter, status int, id []byte, e *rpc.Error) {
-	line, _ := codec.AppendErrorResponse(nil, id, e)
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(append(line, '\n'))
-}
+func fail(w http.ResponseWriter, status int, id []byte, e *rpc.Error) { rpchttp.Fail(w, status, id, e) }
 
 // refuse answers a request that is not served with status and an
 // InvalidRequest naming the rule it broke, as rpc.HTTPHandler does.
-func refuse(w http.ResponseWriter, status int, reason string) {
-	fail(w, status, nil, codec.InvalidRequestError(reason))
+func refuse(w http.ResponseWriter, status int, reason string) { rpchttp.Refuse(w, status, reason) }
+
+// bound is a Handler that rpc.NewHTTPHandler binds (rpchttp.Binder): the
+// transport has it serve the bodies it reads, and judges requests with
+// its gate.
+type bound struct {
+	rpc.Handler
+	rpchttp.Binding
 }
+
+// BindHTTP keeps what rpc.NewHTTPHandler gives.
+func (b *bound) BindHTTP(x rpchttp.Binding) { b.Binding = x }
 
 // envelope is what the transport reads of a POST's body: the members of a
 // single message, nil when absent (all nil when the body is not one JSON
@@ -297,14 +304,14 @@ func readEnvelope(body []byte) envelope {
 func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	// Counted, until this request is answered, among the bodies every
 	// session and request is served with (RPC.MaxQueueBytes).
-	body, release, ok := h.gate.ReadBody(w, r)
+	body, held, ok := h.gate.ReadBody(w, r)
 	if !ok {
 		return
 	}
-	held := true
+	releasing := true
 	defer func() {
-		if held {
-			release()
+		if releasing {
+			h.gate.Release(held)
 		}
 	}()
 	h.mu.Lock()
@@ -335,8 +342,8 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		h.postModern(w, r, env, body)
 		return
 	}
-	held = false // postLegacy releases it
-	h.postLegacy(w, r, env, body, rev, release)
+	releasing = false // postLegacy releases it
+	h.postLegacy(w, r, env, body, rev, held)
 }
 
 // modernMethods are the requests of 2026-07-28 a Server serves.
@@ -379,7 +386,8 @@ func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, env env
 		return // nobody reads the answer
 	}
 	defer func() { <-h.slots }()
-	rh := rpc.NewHTTPHandler(h.ctx, h.modern, &h.modernOpts)
+	m := &modernRequest{bound: bound{Handler: h.modern}}
+	rh := rpc.NewHTTPHandler(h.ctx, &m.bound, &h.modernOpts)
 	h.mu.Lock()
 	closed := h.closed
 	if !closed {
@@ -396,9 +404,15 @@ func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, env env
 		refuse(w, http.StatusServiceUnavailable, "the server is shutting down")
 		return
 	}
-	cw := &capabilityStatus{ResponseWriter: w} // -32021 is 400
-	defer cw.finish()
-	h.serve(rh, cw, r, body, nil)
+	m.x = rpchttp.Exchange{W: w, R: r, Body: body, Hook: modernHook{}, KeepAlive: h.keepAlive}
+	m.Server.Serve(&m.x)
+}
+
+// modernRequest is what a stateless request is served with: its own rpc
+// handler's binding, and its exchange (one allocation).
+type modernRequest struct {
+	bound
+	x rpchttp.Exchange
 }
 
 // checkHeaders checks the headers of a modern request against its body
@@ -468,12 +482,12 @@ func decodeHeader(v string) (string, bool) {
 }
 
 // postLegacy answers a POST of the legacy revisions: initialize opens a
-// session, anything else names one.
-// release is called once body is served.
-func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, env envelope, body []byte, rev revision, release func()) {
+// session, anything else names one. The held bytes of body are released
+// (rpchttp.Gate) once it is served.
+func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, env envelope, body []byte, rev revision, held int64) {
 	ids := r.Header.Values(headerSession)
 	if method, _ := stringValue(env.method); env.id != nil && string(method) == methodInitialize {
-		defer release()
+		defer h.gate.Release(held)
 		if len(ids) > 0 {
 			refuse(w, http.StatusBadRequest, "initialize opens a session: it must not name one ("+headerSession+")")
 			return
@@ -483,7 +497,7 @@ func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, env env
 	}
 	ss, status, reason := h.session(ids)
 	if ss == nil {
-		release()
+		h.gate.Release(held)
 		refuse(w, status, reason)
 		return
 	}
@@ -497,14 +511,14 @@ func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, env env
 		}
 	}
 	if responses != nil && !others {
-		release()
+		h.gate.Release(held)
 		h.release(ss)
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
 	// What else a batch holds is served as any batch is (its responses
 	// dropped there: delivered above).
-	h.postSession(w, r, ss, env, body, release)
+	h.postSession(w, r, ss, env, body, held)
 }
 
 // session returns the live session ids names, counted as in use (release
@@ -584,40 +598,49 @@ func (h *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request, body []
 	c.stream = ss.streams
 	so := h.opts
 	so.Concurrency = h.perSession // a batch's calls too
-	ss.h = rpc.NewHTTPHandler(withPeer(h.ctx, p), h.s.handlerFor(c), &so)
-	opened := false
-	h.serve(ss.h, w, r, body, func(first []byte) {
-		if !isResult(first) {
-			return
-		}
-		id := rand.Text() // 26 characters of base32: 130 random bits
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		if h.closed {
-			return
-		}
-		ss.last = time.Now()
-		h.sessions[id] = ss
-		opened = true
-		w.Header().Set(headerSession, id)
-	})
+	b := &bound{Handler: h.s.handlerFor(c)}
+	ss.h = rpc.NewHTTPHandler(withPeer(h.ctx, p), b, &so)
+	ss.rpc = b.Server
+	o := &opening{h: h, ss: ss}
+	ss.rpc.Serve(&rpchttp.Exchange{W: w, R: r, Body: body, Hook: o, KeepAlive: h.keepAlive})
 	h.mu.Lock()
 	h.pending--
 	h.mu.Unlock()
-	if !opened {
+	if !o.opened {
 		_ = ss.h.Close()
 		ss.streams.close()
 	}
 }
 
-// isResult reports whether the response first written, a JSON line or
-// Server-Sent Events, starts with a result.
-func isResult(first []byte) bool {
-	first = bytes.TrimPrefix(first, []byte("data: "))
-	if i := bytes.IndexByte(first, '\n'); i >= 0 {
-		first = first[:i]
+// opening is the hook of an initialize's response: the session lives if
+// the response starts with initialize's result, and its id goes on the
+// response's header.
+type opening struct {
+	h      *HTTPHandler
+	ss     *httpSession
+	opened bool
+}
+
+// Header opens the session if s is a result; see rpchttp.Hook.
+func (o *opening) Header(hd http.Header, s rpchttp.Start) int {
+	if s.Events {
+		hd["X-Accel-Buffering"] = noBuffering
 	}
-	return codec.Member(first, "result") != nil
+	if !s.Result() {
+		return 0
+	}
+	id := rand.Text() // 26 characters of base32: 130 random bits
+	h := o.h
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return 0
+	}
+	o.ss.last = time.Now()
+	h.sessions[id] = o.ss
+	o.opened = true
+	hd.Set(headerSession, id)
+	return 0
 }
 
 // delete ends the session it names (2025-11-25, Session Management): 204,
@@ -636,116 +659,4 @@ func (h *HTTPHandler) delete(w http.ResponseWriter, r *http.Request) {
 	}
 	h.mu.Unlock()
 	w.WriteHeader(http.StatusNoContent)
-}
-
-// serve serves r, whose body is read, with rh on w, through a
-// streamWriter: an event stream gets X-Accel-Buffering: no and keep-alive
-// comments. first, when not nil, is called with the first bytes of the
-// response before they, and its header, are written.
-func (h *HTTPHandler) serve(rh *rpc.HTTPHandler, w http.ResponseWriter, r *http.Request, body []byte, first func([]byte)) {
-	sw := &streamWriter{w: w, first: first, keepAlive: h.keepAlive}
-	defer sw.finish()
-	rh.ServeBody(r.Context(), sw, r, body)
-}
-
-// streamWriter is the ResponseWriter a request is served on: it adds what
-// the transport adds to an event stream, and writes nothing at the same
-// time as its keep-alive comments.
-type streamWriter struct {
-	w         http.ResponseWriter
-	first     func([]byte)
-	keepAlive time.Duration
-
-	mu      sync.Mutex
-	status  int  // held until the first write, for first
-	written bool // the header is written
-	stop    chan struct{}
-	stopped chan struct{}
-}
-
-func (s *streamWriter) Header() http.Header { return s.w.Header() }
-
-func (s *streamWriter) WriteHeader(status int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.first != nil {
-		s.status = status
-		return
-	}
-	s.writeHeader(status)
-}
-
-// writeHeader writes the header; s.mu is held.
-func (s *streamWriter) writeHeader(status int) {
-	if s.written {
-		return
-	}
-	s.written = true
-	if s.w.Header().Get("Content-Type") == "text/event-stream" {
-		s.w.Header().Set("X-Accel-Buffering", "no")
-		s.stop, s.stopped = make(chan struct{}), make(chan struct{})
-		go s.keepAlives()
-	}
-	s.w.WriteHeader(status)
-}
-
-func (s *streamWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.begin(p)
-	return s.w.Write(p)
-}
-
-// begin writes the header before p, after first; s.mu is held.
-func (s *streamWriter) begin(p []byte) {
-	if s.first != nil {
-		s.first(p)
-		s.first = nil
-	}
-	s.writeHeader(cmp.Or(s.status, http.StatusOK))
-}
-
-// FlushError flushes the response, as http.ResponseController asks.
-func (s *streamWriter) FlushError() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return http.NewResponseController(s.w).Flush()
-}
-
-// keepAlives writes a comment every keepAlive until finish.
-func (s *streamWriter) keepAlives() {
-	defer close(s.stopped)
-	t := time.NewTicker(s.keepAlive)
-	defer t.Stop()
-	for {
-		select {
-		case <-s.stop:
-			return
-		case <-t.C:
-			s.mu.Lock()
-			_, err := io.WriteString(s.w, ":\n\n")
-			if err == nil {
-				err = http.NewResponseController(s.w).Flush()
-			}
-			s.mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}
-}
-
-// finish writes the header if nothing was written (202), and stops the
-// keep-alives: nothing is written after it.
-func (s *streamWriter) finish() {
-	s.mu.Lock()
-	if s.status != 0 && !s.written {
-		s.begin(nil)
-	}
-	stop, stopped := s.stop, s.stopped
-	s.mu.Unlock()
-	if stop != nil {
-		close(stop)
-		<-stopped
-	}
 }

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/rpchttp"
+	"github.com/toolrpc/toolrpc/internal/sse"
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
@@ -186,12 +188,12 @@ func parseUint(s string) (uint64, bool) {
 // retry field) to st, drops what the bounds make it drop, and wakes the
 // connection writing st; ss.mu is held.
 func (ss *streams) add(st *eventStream, line []byte) {
-	wire := make([]byte, 0, len(line)+48)
-	wire = appendID(append(wire, "id: "...), st.no, st.next)
+	var id [41]byte
+	e := sse.Event{ID: appendID(id[:0], st.no, st.next), Data: line}
 	if line == nil {
-		wire = strconv.AppendInt(append(wire, "\nretry: "...), ss.h.retry.Milliseconds(), 10)
+		e.Retry = ss.h.retry
 	}
-	wire = append(append(append(wire, "\ndata: "...), line...), "\n\n"...)
+	wire := sse.AppendEvent(make([]byte, 0, len(line)+48), e)
 	st.events = append(st.events, sseEvent{n: st.next, wire: wire})
 	st.next++
 	st.bytes += len(wire)
@@ -342,7 +344,7 @@ func (ss *streams) pump(ctx context.Context, w http.ResponseWriter, st *eventStr
 			ss.detach(st, c)
 			return
 		case <-t.C:
-			if err := write([]byte(":\n\n")); err != nil {
+			if err := write([]byte(sse.KeepAlive)); err != nil {
 				ss.detach(st, c)
 				return
 			}
@@ -392,20 +394,15 @@ func (ss *streams) close() {
 	}
 }
 
-// The values of an event stream's header, one slice each for all
-// streams, never written (net/http only reads them): Header().Set would
-// make one each time.
-var (
-	eventStreamType = []string{"text/event-stream"}
-	noCache         = []string{"no-cache"}
-	noBuffering     = []string{"no"}
-)
+// noBuffering is the value of an event stream's X-Accel-Buffering, which
+// tells a proxy (nginx) to pass each event on at once: one slice for all
+// streams, never written (net/http only reads it).
+var noBuffering = []string{"no"}
 
 // startHeader writes the header of an event stream.
 func startHeader(w http.ResponseWriter) {
 	hd := w.Header()
-	hd["Content-Type"] = eventStreamType
-	hd["Cache-Control"] = noCache
+	sse.SetHeader(hd)
 	hd["X-Accel-Buffering"] = noBuffering
 	w.WriteHeader(http.StatusOK)
 	_ = http.NewResponseController(w).Flush()
@@ -414,7 +411,7 @@ func startHeader(w http.ResponseWriter) {
 // get answers a GET: the session's server stream, or the resumption of a
 // stream of its (Last-Event-ID).
 func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
-	if !rpc.AcceptsEventStream(r.Header.Values("Accept")) {
+	if !rpchttp.AcceptsEventStream(r.Header.Values("Accept")) {
 		refuse(w, http.StatusNotAcceptable, "Accept must allow text/event-stream")
 		return
 	}
@@ -526,65 +523,53 @@ func CloseStream(ctx context.Context) bool {
 // sessionKey is the context key of a legacy HTTP session's tool calls.
 type sessionKey struct{}
 
-// postWriter is the ResponseWriter a POST of a session is served on:
-// what rpc writes goes on the POST's connection while there is one, and
-// into the POST's event stream for a resumption.
+// postWriter takes the response of a POST of a session (an
+// rpchttp.Sink): what rpc answers goes into the POST's event stream, for
+// the POST's connection while there is one and for a resumption; or, if
+// the answer is JSON and no stream began, to the POST's connection.
 type postWriter struct {
-	ss     *streams
-	id     string // the request's id token, "" for a batch
-	sse    bool   // the client accepts events
-	header http.Header
+	ss  *streams
+	id  string // the request's id token, "" for a batch
+	sse bool   // the client accepts events
+	x   rpchttp.Exchange
 	// Guarded by ss.mu:
-	status  int
-	body    []byte        // a JSON answer
-	st      *eventStream  // once the answer is an event stream
-	events  bool          // rpc writes events (else its JSON answer goes in st)
-	partial []byte        // the start of an event rpc has not finished
-	wake    chan struct{} // the answer is in, or its event stream began (capacity 1)
-	done    bool
+	status int
+	body   []byte        // a JSON answer, its '\n' appended
+	st     *eventStream  // once the answer is an event stream
+	wake   chan struct{} // the answer is in, or its event stream began (capacity 1)
+	done   bool
 }
 
-func (p *postWriter) Header() http.Header { return p.header }
-
-func (p *postWriter) WriteHeader(status int) {
+// Event adds a message of rpc's event stream (nil: none, the stream
+// opened) to the POST's stream, begun first; see rpchttp.Sink.
+func (p *postWriter) Event(line []byte) {
 	ss := p.ss
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	if p.header.Get("Content-Type") == "text/event-stream" {
-		p.begin()
-		p.events = true
-		return
+	p.begin()
+	if line != nil && !ss.closed {
+		ss.add(p.st, line)
 	}
-	p.status = status
 }
 
-func (p *postWriter) Write(b []byte) (int, error) {
+// Answer takes rpc's answer that is no event stream: for the POST's
+// connection, or as an event of the stream begun already (a priming
+// event, CloseStream); see rpchttp.Sink.
+func (p *postWriter) Answer(status int, line []byte) {
 	ss := p.ss
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	switch {
 	case p.st == nil:
-		p.body = append(p.body, b...)
-	case ss.closed:
-	case p.events:
-		// rpc writes whole events, "data: LINE\n\n", one or more.
-		p.partial = append(p.partial, b...)
-		for {
-			i := bytes.Index(p.partial, []byte("\n\n"))
-			if i < 0 {
-				break
-			}
-			ss.add(p.st, bytes.TrimPrefix(p.partial[:i], []byte("data: ")))
-			p.partial = p.partial[i+2:]
+		p.status = status
+		if line != nil {
+			p.body = append(append(p.body[:0], line...), '\n')
 		}
-	default:
-		ss.add(p.st, bytes.TrimSuffix(b, []byte("\n"))) // the JSON answer, after CloseStream
+	case ss.closed:
+	case line != nil:
+		ss.add(p.st, line)
 	}
-	return len(b), nil
 }
-
-// Flush is what rpc's flushes reach: the connection's writer flushes.
-func (p *postWriter) Flush() {}
 
 // begin makes the answer an event stream, starting with the priming
 // event when the session's revision has one; ss.mu is held.
@@ -634,16 +619,16 @@ func (p *postWriter) finish() {
 // going away does not cancel it (2025-11-25: "Disconnection SHOULD NOT be
 // interpreted as the client cancelling its request"); its answer waits,
 // held in its event stream, for the client's resumption, as long as the
-// session lives. release (of the body) is called, and ss counted out,
-// when the call is done.
-func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *httpSession, env envelope, body []byte, release func()) {
+// session lives. The held bytes of the body are released (rpchttp.Gate),
+// and ss counted out, when the call is done.
+func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *httpSession, env envelope, body []byte, held int64) {
 	sts := ss.streams
 	accept := r.Header.Values("Accept")
-	p := &postWriter{ss: sts, sse: len(accept) > 0 && rpc.AcceptsEventStream(accept), header: http.Header{}, wake: make(chan struct{}, 1)}
+	p := &postWriter{ss: sts, sse: len(accept) > 0 && rpchttp.AcceptsEventStream(accept), wake: make(chan struct{}, 1)}
 	sts.mu.Lock()
 	if sts.closed {
 		sts.mu.Unlock()
-		release()
+		h.gate.Release(held)
 		h.release(ss)
 		refuse(w, http.StatusNotFound, "no such session: initialize opens a new one")
 		return
@@ -666,7 +651,7 @@ func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *ht
 	request := slots > 0
 	if request && sts.queued >= 2*cap(ss.slots) {
 		sts.mu.Unlock()
-		release()
+		h.gate.Release(held)
 		h.release(ss)
 		busy(w, env.id)
 		return
@@ -688,7 +673,7 @@ func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *ht
 	go func() {
 		defer sts.serving.Done()
 		defer h.release(ss)
-		defer release()
+		defer h.gate.Release(held)
 		if request {
 			defer func() {
 				sts.mu.Lock()
@@ -710,7 +695,8 @@ func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *ht
 			case <-sts.done:
 			}
 		}
-		ss.h.ServeBody(sts.ctx, p, r, body) // ended with the session, never by the client
+		p.x = rpchttp.Exchange{Ctx: sts.ctx, R: r, Body: body, Sink: p} // ended with the session, never by the client
+		ss.rpc.Serve(&p.x)
 		p.finish()
 	}()
 	select {
@@ -735,8 +721,8 @@ func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *ht
 			// input, it MUST return an HTTP error status code".
 			status = http.StatusBadRequest
 		}
-		for k, v := range p.header {
-			w.Header()[k] = v
+		if len(answer) > 0 {
+			rpchttp.SetJSON(w.Header())
 		}
 		w.WriteHeader(status)
 		if len(answer) > 0 {
