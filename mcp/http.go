@@ -506,7 +506,7 @@ func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, env env
 	// any response (one to a call that ended is dropped).
 	responses, others := clientResponses(env, body, rev)
 	for _, response := range responses {
-		if !ss.peer.http.deliver(response) {
+		if !ss.rpc.Deliver(response) {
 			cmp.Or(h.opts.Logger, slog.Default()).Debug("mcp: a response to no request waiting", "id", codec.Echo(codec.Member(response, "id")))
 		}
 	}
@@ -593,7 +593,7 @@ func (h *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request, body []
 		return
 	}
 	c := &session{s: h.s, logLevel: -1}
-	p := &clientPeer{http: newHTTPCalls(h.opts.MaxDepth)}
+	p := &clientPeer{}
 	ss := &httpSession{streams: newStreams(h, c), slots: make(chan struct{}, h.perSession), peer: p}
 	c.stream = ss.streams
 	so := h.opts
@@ -601,6 +601,7 @@ func (h *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request, body []
 	b := &bound{Handler: h.s.handlerFor(c)}
 	ss.h = rpc.NewHTTPHandler(withPeer(h.ctx, p), b, &so)
 	ss.rpc = b.Server
+	p.http = b.Server // the tools' requests to the client (CreateMessage, Elicit)
 	o := &opening{h: h, ss: ss}
 	ss.rpc.Serve(&rpchttp.Exchange{W: w, R: r, Body: body, Hook: o, KeepAlive: h.keepAlive})
 	h.mu.Lock()

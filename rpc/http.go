@@ -75,6 +75,7 @@ type HTTPHandler struct {
 	mu      sync.Mutex
 	serving sync.WaitGroup // the requests in ServeHTTP, until Close
 	closed  bool
+	calls   *pendingCalls // the calls to its clients of a transport bound to it (httpcalls.go), once one is made
 }
 
 // NewHTTPHandler returns an HTTPHandler answering with h (nil: every

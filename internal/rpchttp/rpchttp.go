@@ -17,6 +17,7 @@ package rpchttp
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"time"
 
@@ -45,6 +46,21 @@ type Server interface {
 	// already read (and screened): it returns once the response is
 	// finished.
 	Serve(x *Exchange)
+	// Call sends the client the request method with params (a JSON
+	// object or array, or nil) on the event stream of the call ctx
+	// belongs to, registered among the handler's calls to its clients
+	// (rpc's registry, a Conn's), and waits for the response that Deliver
+	// hands it, or for ctx to end. sent reports whether the request was
+	// sent; if not, err says why.
+	Call(ctx context.Context, method string, params json.RawMessage) (result json.RawMessage, sent bool, err error)
+	// Deliver hands a client's response (one JSON-RPC response, which
+	// the transport read from a request of the client's) to the call
+	// waiting for it, read as a stream connection reads one, and reports
+	// whether a call was waiting: a response to a call that ended, to an
+	// id never sent, or a second one, reaches none.
+	Deliver(response []byte) bool
+	// Waiting returns how many calls wait for a response.
+	Waiting() int
 }
 
 // An Exchange is one request a transport has rpc serve.
