@@ -17,6 +17,45 @@ import (
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
+// Streamable HTTP, the design (2025-11-25's legacy sessions and
+// 2026-07-28's stateless requests on one endpoint):
+//
+//	request ─► HTTPHandler.ServeHTTP (here): rpc's Gate screens it and reads
+//	  │        its body (internal/rpchttp), the revision routes it
+//	  ├─ 2026-07-28 POST ─► postModern: an rpc.HTTPHandler of its own,
+//	  │                     Exchange{W, Hook: modernHook} (the status)
+//	  ├─ initialize ──────► initialize: a new httpSession,
+//	  │                     Exchange{W, Hook: opening} (the session id)
+//	  ├─ legacy POST ─────► postLegacy: a client's responses to the
+//	  │                     session's rpc registry (Deliver); the rest to
+//	  │                     postSession (sse.go): the session's slots, then
+//	  │                     Exchange{Sink: postWriter} in a goroutine of the
+//	  │                     session's; the POST's connection gets the JSON
+//	  │                     answer, or pumps the POST's event stream
+//	  ├─ GET ─────────────► get (sse.go): the server stream, or a
+//	  │                     resumption (Last-Event-ID): pump
+//	  └─ DELETE ──────────► delete: the session ends
+//	rpc.HTTPHandler (the dispatch core) ─► session.Handle (session.go) ─►
+//	  the tools; what they answer and send comes back typed (rpchttp:
+//	  Hook.Header's Start, Sink.Event/Answer), never as bytes to re-read,
+//	  and every event is written by internal/sse.
+//
+// A legacy session's state, by what must survive its connection (what a
+// shared store would hold, for many instances to serve one session) and
+// what is local to the process serving it:
+//
+//	durable: the negotiated revision and the log level (session), the
+//	  client's capabilities (clientPeer), the resource subscriptions and
+//	  the notices owed (session.out, an outbox), the events held for
+//	  resumption (streams.eventLog, plain data), the calls waiting for the
+//	  client (their ids, in the session's rpc.HTTPHandler's registry,
+//	  rpc/pending.go), and the session's id and last use (httpSession);
+//	local: the session's rpc.HTTPHandler (its workers, the ids in flight),
+//	  its slots (SessionConcurrency) and requests under way (httpSession),
+//	  the connections writing its streams, the POSTs under way and their
+//	  calls' goroutines (streams), and the goroutines telling it of changes
+//	  (session).
+
 // The defaults of [HTTPOptions].
 const (
 	// DefaultMaxSessions is the most legacy sessions an [HTTPHandler]
