@@ -150,7 +150,7 @@ func (s *HTTPHandler) serve(ctx context.Context, w http.ResponseWriter, r *http.
 		return
 	}
 	defer s.serving.Done()
-	out := &httpReply{w: w, h: s, x: x, json: json, sse: sse}
+	out := newHTTPReply(s, w, x, json, sse)
 	dec, _ := s.decoders.Get().(*codec.Decoder)
 	if dec == nil {
 		dec = &codec.Decoder{MaxDepth: s.maxDepth, MaxBatch: s.maxBatch}

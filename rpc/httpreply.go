@@ -18,7 +18,7 @@ import (
 // httpReply is the replier of one HTTP request: what its calls answer and
 // notify goes on its response, until finish. Its calls only queue events:
 // a goroutine of the response's own, started with the first, writes them
-// (see writer), and finish waits for it. A transport's exchange (x) adds a
+// (see writer), and finish waits for it. A transport's exchange adds a
 // hook told what starts the response before its header is written, and
 // keep-alive comments; or, with a sink, takes the events and the answer
 // as messages, in the calls' goroutines (a sink never blocks), instead of
@@ -27,26 +27,56 @@ type httpReply struct {
 	mu        sync.Mutex
 	w         http.ResponseWriter
 	h         *HTTPHandler
-	x         *rpchttp.Exchange // a transport's (see rpchttp.Exchange), or nil
-	json, sse bool              // what the client accepts
-	streaming bool              // the response is an event stream
-	done      bool              // finished: the response is no longer ours
-	started   bool              // the event stream's header is written (by the writer, then finish)
-	events    []byte            // events queued, for writeEvents
-	room      chan struct{}     // closed when events are taken, if a notify waits for room
-	wake      chan struct{}     // tells the writer of events queued; closed by finish
-	written   chan struct{}     // closed when the writer returns
-	answer    *[]byte           // the answer, for a JSON response: a pooled buffer (getBuffer)
-	// start is what starts the response, for x's hook: the handler's
-	// outcome of a lone request (see outcome), kept if its answer comes
-	// first.
-	start rpchttp.Start
-	// (the bools together: the struct stays in the 128-byte size class)
+	ext       *replyExt     // a transport's exchange, or nil (see exchangeReply)
+	json, sse bool          // what the client accepts
+	streaming bool          // the response is an event stream
+	done      bool          // finished: the response is no longer ours
+	started   bool          // the event stream's header is written (by the writer, then finish)
+	events    []byte        // events queued, for writeEvents
+	room      chan struct{} // closed when events are taken, if a notify waits for room
+	wake      chan struct{} // tells the writer of events queued; closed by finish
+	written   chan struct{} // closed when the writer returns
+	answer    *[]byte       // the answer, for a JSON response: a pooled buffer (getBuffer)
+	// (the bools together: the struct stays in the 112-byte size class)
 
 	// With Options.EventStreamAfter, for a client that accepts events: an
 	// answer that is not an error coming first is an event, and the
 	// stream opens when opener fires (framed starts it).
 	opener *time.Timer
+}
+
+// replyExt is what a transport's exchange adds to a reply (see
+// rpchttp.Exchange): the exchange, and what starts the response, for its
+// hook (the handler's outcome of a lone request, see outcome, kept if its
+// answer comes first). Guarded by the reply's mu.
+type replyExt struct {
+	x     *rpchttp.Exchange
+	start rpchttp.Start
+}
+
+// exchangeReply is the reply of an exchange and its extension, in one
+// allocation: the reply of a plain request holds none.
+type exchangeReply struct {
+	httpReply
+	ext replyExt
+}
+
+// newHTTPReply makes the reply of a request to s on w, of x when not nil.
+func newHTTPReply(s *HTTPHandler, w http.ResponseWriter, x *rpchttp.Exchange, json, sse bool) *httpReply {
+	if x == nil {
+		return &httpReply{w: w, h: s, json: json, sse: sse}
+	}
+	xr := &exchangeReply{ext: replyExt{x: x}}
+	xr.httpReply = httpReply{w: w, h: s, ext: &xr.ext, json: json, sse: sse}
+	return &xr.httpReply
+}
+
+// sink is x's sink, if any.
+func (o *httpReply) sink() rpchttp.Sink {
+	if o.ext == nil {
+		return nil
+	}
+	return o.ext.x.Sink
 }
 
 // streamAfter is Options.EventStreamAfter for this response: 0 unless the
@@ -66,10 +96,10 @@ const maxQueuedEvents = 64 << 10
 func (o *httpReply) reply(line []byte) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.start.Answered && (o.streaming || o.start.Err == nil && isError(line)) {
+	if x := o.ext; x != nil && x.start.Answered && (o.streaming || x.start.Err == nil && isError(line)) {
 		// Not what starts the response; or a result that could not be
 		// encoded, answered InternalError.
-		o.start = rpchttp.Start{}
+		x.start = rpchttp.Start{}
 	}
 	switch {
 	case o.done:
@@ -144,14 +174,14 @@ func (o *httpReply) logger() *slog.Logger { return o.h.log }
 // answered (err: nil for a result): for a lone request, what starts the
 // response if its answer comes first (see reply), for x's hook.
 func (o *httpReply) outcome(in *inbound, err error) {
-	if o.x == nil || o.x.Hook == nil || in.batch != nil && !in.batch.single {
+	if o.ext == nil || o.ext.x.Hook == nil || in.batch != nil && !in.batch.single {
 		return
 	}
 	e := ErrorFor(in, err)
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if !o.streaming {
-		o.start = rpchttp.Start{Answered: true, Err: e}
+		o.ext.start = rpchttp.Start{Answered: true, Err: e}
 	}
 }
 
@@ -207,8 +237,8 @@ func (o *httpReply) open() {
 // before any), for writeEvents; or hands it to x's sink. o.mu is held.
 func (o *httpReply) queue(line []byte) {
 	o.streaming = true
-	if o.x != nil && o.x.Sink != nil {
-		o.x.Sink.Event(line)
+	if sink := o.sink(); sink != nil {
+		sink.Event(line)
 		return
 	}
 	if line != nil {
@@ -228,7 +258,7 @@ func (o *httpReply) queue(line []byte) {
 // comments of x, if any, while the stream is quiet.
 func (o *httpReply) writer() {
 	defer close(o.written)
-	if o.x == nil || o.x.KeepAlive <= 0 {
+	if o.ext == nil || o.ext.x.KeepAlive <= 0 {
 		for range o.wake {
 			o.writeEvents()
 		}
@@ -243,7 +273,7 @@ func (o *httpReply) writer() {
 			}
 			o.writeEvents()
 			if tick == nil {
-				t := time.NewTicker(o.x.KeepAlive)
+				t := time.NewTicker(o.ext.x.KeepAlive)
 				defer t.Stop()
 				tick = t.C
 			}
@@ -268,7 +298,7 @@ func (o *httpReply) writeEvents() {
 		close(o.room)
 		o.room = nil
 	}
-	start := o.start
+	start := o.startOf()
 	o.mu.Unlock()
 	o.write(events, start)
 }
@@ -298,10 +328,18 @@ func (o *httpReply) write(events []byte, start rpchttp.Start) {
 // hook tells x's hook, if any, what starts the response, and returns the
 // status it asks for (0: rpc's own).
 func (o *httpReply) hook(start rpchttp.Start) int {
-	if o.x == nil || o.x.Hook == nil {
+	if o.ext == nil || o.ext.x.Hook == nil {
 		return 0
 	}
-	return o.x.Hook.Header(o.w.Header(), start)
+	return o.ext.x.Hook.Header(o.w.Header(), start)
+}
+
+// startOf is what starts the response, as known; o.mu is held.
+func (o *httpReply) startOf() rpchttp.Start {
+	if o.ext == nil {
+		return rpchttp.Start{}
+	}
+	return o.ext.start
 }
 
 // finish writes what is left of the response, once the frame is answered
@@ -319,11 +357,11 @@ func (o *httpReply) finish() {
 		close(o.room) // notifications waiting for room: ErrAnswered
 		o.room = nil
 	}
-	answer, streaming, start := o.answer, o.streaming, o.start
+	answer, streaming, start := o.answer, o.streaming, o.startOf()
 	o.mu.Unlock()
-	switch {
-	case o.x != nil && o.x.Sink != nil:
-		o.finishSink(answer, streaming)
+	switch sink := o.sink(); {
+	case sink != nil:
+		finishSink(sink, answer, streaming)
 	case streaming:
 		<-o.written
 		o.writeEvents() // what the writer left
@@ -340,13 +378,13 @@ func (o *httpReply) finish() {
 
 // finishSink ends a response that x's sink takes: its events are in; an
 // answer that is none goes to Answer.
-func (o *httpReply) finishSink(answer *[]byte, streaming bool) {
+func finishSink(sink rpchttp.Sink, answer *[]byte, streaming bool) {
 	switch {
 	case streaming:
 	case answer != nil:
-		o.x.Sink.Answer(http.StatusOK, *answer)
+		sink.Answer(http.StatusOK, *answer)
 		putBuffer(answer)
 	default:
-		o.x.Sink.Answer(http.StatusAccepted, nil)
+		sink.Answer(http.StatusAccepted, nil)
 	}
 }
