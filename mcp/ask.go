@@ -8,11 +8,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"sync"
 
-	"github.com/toolrpc/toolrpc/codec"
 	"github.com/toolrpc/toolrpc/internal/jsonx"
+	"github.com/toolrpc/toolrpc/internal/rpchttp"
 	"github.com/toolrpc/toolrpc/internal/scan"
 	"github.com/toolrpc/toolrpc/rpc"
 )
@@ -41,14 +40,15 @@ var (
 // peerKey is the context key of the connection's peer.
 type peerKey struct{}
 
-// clientPeer is the client of a connection, as the tools that ask it see it: the
-// capabilities its initialize declared and, over HTTP, the calls of ours
-// waiting for its responses. On a stream connection the calls are the
-// rpc.Conn's own.
+// clientPeer is the client of a connection, as the tools that ask it see
+// it: the capabilities its initialize declared and, over HTTP, the
+// session's handler, whose registry of calls to the client (rpc's, as an
+// rpc.Conn's on a stream connection) holds those waiting for its
+// responses.
 type clientPeer struct {
 	mu   sync.Mutex
 	caps json.RawMessage // the client's capabilities, from initialize
-	http *httpCalls      // nil on a stream connection
+	http rpchttp.Server  // nil on a stream connection
 }
 
 // withPeer returns ctx holding p, the peer of the connection it serves.
@@ -82,7 +82,11 @@ func (p *clientPeer) capabilities() json.RawMessage {
 // as a call of the rpc.Conn.
 func (p *clientPeer) call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	if p.http != nil {
-		return p.http.call(ctx, method, params)
+		result, sent, err := p.http.Call(ctx, method, params)
+		if !sent {
+			return nil, fmt.Errorf("mcp: %s cannot be sent: %w", method, err)
+		}
+		return result, err
 	}
 	conn := rpc.ConnFromContext(ctx)
 	if conn == nil {
@@ -93,106 +97,6 @@ func (p *clientPeer) call(ctx context.Context, method string, params json.RawMes
 		return nil, err
 	}
 	return result, nil
-}
-
-// httpCalls are the requests of ours an HTTP session's client has yet to
-// answer: each waits, no longer than its context, for the POST that
-// carries its response. There are never more than the calls of tools
-// running in the session (each asks one thing at a time); one that ends
-// is forgotten, and a response to it, or to an id never sent, or a second
-// response, is dropped.
-type httpCalls struct {
-	mu       sync.Mutex
-	last     int64
-	pending  map[int64]chan json.RawMessage
-	maxDepth int // a response nested deeper fails its call, as on a stream
-}
-
-// newHTTPCalls makes the calls of a session whose messages may nest
-// maxDepth deep (rpc.Options.MaxDepth: 0 means codec.DefaultMaxDepth).
-func newHTTPCalls(maxDepth int) *httpCalls {
-	if maxDepth <= 0 {
-		maxDepth = codec.DefaultMaxDepth
-	}
-	return &httpCalls{pending: map[int64]chan json.RawMessage{}, maxDepth: maxDepth}
-}
-
-// call sends the request on ctx's call's event stream and waits for its
-// response.
-func (h *httpCalls) call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	reply := make(chan json.RawMessage, 1)
-	h.mu.Lock()
-	h.last++
-	id := h.last
-	h.pending[id] = reply
-	h.mu.Unlock()
-	defer func() {
-		h.mu.Lock()
-		delete(h.pending, id)
-		h.mu.Unlock()
-	}()
-	line, err := codec.AppendRequest(nil, strconv.AppendInt(nil, id, 10), method, params)
-	if err == nil {
-		err = rpc.Send(ctx, line)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("mcp: %s cannot be sent: %w", method, err)
-	}
-	select {
-	case response := <-reply:
-		if _, st := scan.Value(response, 0, 0, h.maxDepth); st == scan.TooDeep {
-			// What a stream's connection says of a response this deep.
-			return nil, fmt.Errorf("%w: response nested more than %d levels deep", rpc.ErrBadResponse, h.maxDepth)
-		}
-		return responseResult(response)
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
-// deliver hands the client's response to the call waiting for it, and
-// reports whether one was.
-func (h *httpCalls) deliver(response []byte) bool {
-	id, err := strconv.ParseInt(string(jsonx.Member(response, "id")), 10, 64)
-	if err != nil {
-		return false
-	}
-	h.mu.Lock()
-	reply, ok := h.pending[id]
-	delete(h.pending, id) // a second response finds none
-	h.mu.Unlock()
-	if ok {
-		reply <- bytes.Clone(response) // the body's buffer is the handler's
-	}
-	return ok
-}
-
-// waiting returns how many calls wait for a response.
-func (h *httpCalls) waiting() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.pending)
-}
-
-// responseResult returns the result of a JSON-RPC response, or its error
-// as an *rpc.Error.
-func responseResult(response []byte) (json.RawMessage, error) {
-	if result := jsonx.Member(response, "result"); result != nil {
-		return result, nil
-	}
-	var e struct {
-		Code    *rpc.Code       `json:"code"`
-		Message string          `json:"message"`
-		Data    json.RawMessage `json:"data"`
-	}
-	if raw := jsonx.Member(response, "error"); raw != nil && json.Unmarshal(raw, &e) == nil && e.Code != nil {
-		err := rpc.NewError(*e.Code, e.Message)
-		if e.Data != nil {
-			err = err.WithData(e.Data)
-		}
-		return nil, err
-	}
-	return nil, errors.New("mcp: the client's response holds neither a result nor an error")
 }
 
 // clientResponses returns the responses body holds: one response, or, in

@@ -24,7 +24,7 @@ func Waiting(h *HTTPHandler) int {
 	defer h.mu.Unlock()
 	n := 0
 	for _, ss := range h.sessions {
-		n += ss.peer.http.waiting()
+		n += ss.rpc.Waiting()
 	}
 	return n
 }

@@ -1,12 +1,10 @@
 package mcp
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -16,8 +14,48 @@ import (
 
 	"github.com/toolrpc/toolrpc/codec"
 	"github.com/toolrpc/toolrpc/internal/jsonx"
+	"github.com/toolrpc/toolrpc/internal/rpchttp"
 	"github.com/toolrpc/toolrpc/rpc"
 )
+
+// Streamable HTTP, the design (2025-11-25's legacy sessions and
+// 2026-07-28's stateless requests on one endpoint):
+//
+//	request ─► HTTPHandler.ServeHTTP (here): rpc's Gate screens it and reads
+//	  │        its body (internal/rpchttp), the revision routes it
+//	  ├─ 2026-07-28 POST ─► postModern: an rpc.HTTPHandler of its own,
+//	  │                     Exchange{W, Hook: modernHook} (the status)
+//	  ├─ initialize ──────► initialize: a new httpSession,
+//	  │                     Exchange{W, Hook: opening} (the session id)
+//	  ├─ legacy POST ─────► postLegacy: a client's responses to the
+//	  │                     session's rpc registry (Deliver); the rest to
+//	  │                     postSession (sse.go): the session's slots, then
+//	  │                     Exchange{Sink: postWriter} in a goroutine of the
+//	  │                     session's; the POST's connection gets the JSON
+//	  │                     answer, or pumps the POST's event stream
+//	  ├─ GET ─────────────► get (sse.go): the server stream, or a
+//	  │                     resumption (Last-Event-ID): pump
+//	  └─ DELETE ──────────► delete: the session ends
+//	rpc.HTTPHandler (the dispatch core) ─► session.Handle (session.go) ─►
+//	  the tools; what they answer and send comes back typed (rpchttp:
+//	  Hook.Header's Start, Sink.Event/Answer), never as bytes to re-read,
+//	  and every event is written by internal/sse.
+//
+// A legacy session's state, by what must survive its connection (what a
+// shared store would hold, for many instances to serve one session) and
+// what is local to the process serving it:
+//
+//	durable: the negotiated revision and the log level (session), the
+//	  client's capabilities (clientPeer), the resource subscriptions and
+//	  the notices owed (session.out, an outbox), the events held for
+//	  resumption (streams.eventLog, plain data), the calls waiting for the
+//	  client (their ids, in the session's rpc.HTTPHandler's registry,
+//	  rpc/pending.go), and the session's id and last use (httpSession);
+//	local: the session's rpc.HTTPHandler (its workers, the ids in flight),
+//	  its slots (SessionConcurrency) and requests under way (httpSession),
+//	  the connections writing its streams, the POSTs under way and their
+//	  calls' goroutines (streams), and the goroutines telling it of changes
+//	  (session).
 
 // The defaults of [HTTPOptions].
 const (
@@ -128,7 +166,8 @@ type HTTPHandler struct {
 	streamNo   atomic.Uint64  // the number of the last event stream made, for their ids
 	ending     sync.WaitGroup // the sessions being ended (end), for Close
 	maxFrame   int
-	gate       *rpc.HTTPHandler // judges what rpc judges before a body: Origin, method, media types, size, closing
+	gate       *rpchttp.Gate    // judges what rpc judges before a body: Origin, method, media types, size, bodies held
+	gateH      *rpc.HTTPHandler // the handler gate is rpc's of (RPC's options), serving nothing
 	modern     rpc.Handler      // the protocol's handler of every stateless request (2026-07-28)
 	slots      chan struct{}    // a token per request under way, stateless or of a session: RPC.Concurrency
 	perSession int              // SessionConcurrency
@@ -145,12 +184,13 @@ type HTTPHandler struct {
 // initialize set its revision), and when it was last used.
 type httpSession struct {
 	h       *rpc.HTTPHandler
-	peer    *clientPeer   // its client, for the tools that ask it (CreateMessage, Elicit)
-	streams *streams      // its event streams
-	active  int           // requests under way; guarded by HTTPHandler.mu
-	last    time.Time     // when the last request ended; guarded by HTTPHandler.mu
-	used    bool          // a request came after initialize; guarded by HTTPHandler.mu
-	slots   chan struct{} // a token per request of the session under way: SessionConcurrency
+	rpc     rpchttp.Server // h, as the transport uses it (rpchttp.Binding)
+	peer    *clientPeer    // its client, for the tools that ask it (CreateMessage, Elicit)
+	streams *streams       // its event streams
+	active  int            // requests under way; guarded by HTTPHandler.mu
+	last    time.Time      // when the last request ended; guarded by HTTPHandler.mu
+	used    bool           // a request came after initialize; guarded by HTTPHandler.mu
+	slots   chan struct{}  // a token per request of the session under way: SessionConcurrency
 }
 
 // expired reports whether ss has been idle for too long at now: idle, or
@@ -185,7 +225,9 @@ func (s *Server) NewHTTPHandler(ctx context.Context, opts *HTTPOptions) *HTTPHan
 	if !o.PreferJSON {
 		h.modernOpts.EventStreamAfter = h.keepAlive // keep-alive comments from then on
 	}
-	h.gate = rpc.NewHTTPHandler(ctx, nil, &h.opts)
+	var gate bound
+	h.gateH = rpc.NewHTTPHandler(ctx, &gate, &h.opts)
+	h.gate = gate.Binding.Gate
 	h.modern = s.Handler()
 	h.slots = make(chan struct{}, positiveOr(o.RPC.Concurrency, rpc.DefaultConcurrency))
 	h.perSession = min(positiveOr(o.SessionConcurrency, max(1, cap(h.slots)/2)), cap(h.slots))
@@ -213,7 +255,7 @@ func (h *HTTPHandler) Close() error {
 	requests := h.requests
 	h.requests = map[*rpc.HTTPHandler]struct{}{}
 	h.mu.Unlock()
-	_ = h.gate.Close()
+	_ = h.gateH.Close()
 	var closing sync.WaitGroup
 	for rh := range requests {
 		closing.Go(func() { _ = rh.Close() }) // together, as the sessions
@@ -251,18 +293,22 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // fail answers a request that is not served with status and the JSON-RPC
 // error e, answering id (nil: null).
-func fail(w http.ResponseWriter, status int, id []byte, e *rpc.Error) {
-	line, _ := codec.AppendErrorResponse(nil, id, e)
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(append(line, '\n'))
-}
+func fail(w http.ResponseWriter, status int, id []byte, e *rpc.Error) { rpchttp.Fail(w, status, id, e) }
 
 // refuse answers a request that is not served with status and an
 // InvalidRequest naming the rule it broke, as rpc.HTTPHandler does.
-func refuse(w http.ResponseWriter, status int, reason string) {
-	fail(w, status, nil, &rpc.Error{Code: rpc.InvalidRequest, Message: "Invalid Request", Data: codec.InvalidRequestData{Reason: reason}})
+func refuse(w http.ResponseWriter, status int, reason string) { rpchttp.Refuse(w, status, reason) }
+
+// bound is a Handler that rpc.NewHTTPHandler binds (rpchttp.Binder): the
+// transport has it serve the bodies it reads, and judges requests with
+// its gate.
+type bound struct {
+	rpc.Handler
+	rpchttp.Binding
 }
+
+// BindHTTP keeps what rpc.NewHTTPHandler gives.
+func (b *bound) BindHTTP(x rpchttp.Binding) { b.Binding = x }
 
 // envelope is what the transport reads of a POST's body: the members of a
 // single message, nil when absent (all nil when the body is not one JSON
@@ -298,14 +344,14 @@ func readEnvelope(body []byte) envelope {
 func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	// Counted, until this request is answered, among the bodies every
 	// session and request is served with (RPC.MaxQueueBytes).
-	body, release, ok := h.gate.ReadBody(w, r)
+	body, held, ok := h.gate.ReadBody(w, r)
 	if !ok {
 		return
 	}
-	held := true
+	releasing := true
 	defer func() {
-		if held {
-			release()
+		if releasing {
+			h.gate.Release(held)
 		}
 	}()
 	h.mu.Lock()
@@ -336,8 +382,8 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		h.postModern(w, r, env, body, rev)
 		return
 	}
-	held = false // postLegacy releases it
-	h.postLegacy(w, r, env, body, rev, release)
+	releasing = false // postLegacy releases it
+	h.postLegacy(w, r, env, body, rev, held)
 }
 
 // mismatch is a HeaderMismatch error saying why.
@@ -374,7 +420,8 @@ func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, env env
 		return // nobody reads the answer
 	}
 	defer func() { <-h.slots }()
-	rh := rpc.NewHTTPHandler(h.ctx, h.modern, &h.modernOpts)
+	m := &modernRequest{bound: bound{Handler: h.modern}}
+	rh := rpc.NewHTTPHandler(h.ctx, &m.bound, &h.modernOpts)
 	h.mu.Lock()
 	closed := h.closed
 	if !closed {
@@ -391,9 +438,15 @@ func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, env env
 		refuse(w, http.StatusServiceUnavailable, "the server is shutting down")
 		return
 	}
-	cw := &capabilityStatus{ResponseWriter: w} // -32021 is 400
-	defer cw.finish()
-	h.serve(rh, cw, r, body, nil)
+	m.x = rpchttp.Exchange{W: w, R: r, Body: body, Hook: modernHook{}, KeepAlive: h.keepAlive}
+	m.Server.Serve(&m.x)
+}
+
+// modernRequest is what a stateless request is served with: its own rpc
+// handler's binding, and its exchange (one allocation).
+type modernRequest struct {
+	bound
+	x rpchttp.Exchange
 }
 
 // checkHeaders checks the headers of a modern request, of method m (nil
@@ -472,12 +525,12 @@ func decodeHeader(v string) (string, bool) {
 }
 
 // postLegacy answers a POST of the legacy revisions: initialize opens a
-// session, anything else names one.
-// release is called once body is served.
-func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, env envelope, body []byte, rev revision, release func()) {
+// session, anything else names one. The held bytes of body are released
+// (rpchttp.Gate) once it is served.
+func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, env envelope, body []byte, rev revision, held int64) {
 	ids := r.Header.Values(headerSession)
 	if method, _ := stringValue(env.method); env.id != nil && opens(serverMethods[string(method)]) {
-		defer release()
+		defer h.gate.Release(held)
 		if len(ids) > 0 {
 			refuse(w, http.StatusBadRequest, "initialize opens a session: it must not name one ("+headerSession+")")
 			return
@@ -487,7 +540,7 @@ func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, env env
 	}
 	ss, status, reason := h.session(ids)
 	if ss == nil {
-		release()
+		h.gate.Release(held)
 		refuse(w, status, reason)
 		return
 	}
@@ -496,19 +549,19 @@ func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, env env
 	// any response (one to a call that ended is dropped).
 	responses, others := clientResponses(env, body, rev)
 	for _, response := range responses {
-		if !ss.peer.http.deliver(response) {
+		if !ss.rpc.Deliver(response) {
 			cmp.Or(h.opts.Logger, slog.Default()).Debug("mcp: a response to no request waiting", "id", jsonx.Echo(jsonx.Member(response, "id")))
 		}
 	}
 	if responses != nil && !others {
-		release()
+		h.gate.Release(held)
 		h.release(ss)
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
 	// What else a batch holds is served as any batch is (its responses
 	// dropped there: delivered above).
-	h.postSession(w, r, ss, env, body, release)
+	h.postSession(w, r, ss, env, body, held)
 }
 
 // opens reports whether m opens a session: initialize.
@@ -586,45 +639,55 @@ func (h *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request, body []
 		return
 	}
 	c := &session{s: h.s, logLevel: -1}
-	p := &clientPeer{http: newHTTPCalls(h.opts.MaxDepth)}
+	p := &clientPeer{}
 	ss := &httpSession{streams: newStreams(h, c), slots: make(chan struct{}, h.perSession), peer: p}
 	c.stream = ss.streams
 	so := h.opts
 	so.Concurrency = h.perSession // a batch's calls too
-	ss.h = rpc.NewHTTPHandler(withPeer(h.ctx, p), h.s.handlerFor(c), &so)
-	opened := false
-	h.serve(ss.h, w, r, body, func(first []byte) {
-		if !isResult(first) {
-			return
-		}
-		id := rand.Text() // 26 characters of base32: 130 random bits
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		if h.closed {
-			return
-		}
-		ss.last = time.Now()
-		h.sessions[id] = ss
-		opened = true
-		w.Header().Set(headerSession, id)
-	})
+	b := &bound{Handler: h.s.handlerFor(c)}
+	ss.h = rpc.NewHTTPHandler(withPeer(h.ctx, p), b, &so)
+	ss.rpc = b.Server
+	p.http = b.Server // the tools' requests to the client (CreateMessage, Elicit)
+	o := &opening{h: h, ss: ss}
+	ss.rpc.Serve(&rpchttp.Exchange{W: w, R: r, Body: body, Hook: o, KeepAlive: h.keepAlive})
 	h.mu.Lock()
 	h.pending--
 	h.mu.Unlock()
-	if !opened {
+	if !o.opened {
 		_ = ss.h.Close()
 		ss.streams.close()
 	}
 }
 
-// isResult reports whether the response first written, a JSON line or
-// Server-Sent Events, starts with a result.
-func isResult(first []byte) bool {
-	first = bytes.TrimPrefix(first, []byte("data: "))
-	if i := bytes.IndexByte(first, '\n'); i >= 0 {
-		first = first[:i]
+// opening is the hook of an initialize's response: the session lives if
+// the response starts with initialize's result, and its id goes on the
+// response's header.
+type opening struct {
+	h      *HTTPHandler
+	ss     *httpSession
+	opened bool
+}
+
+// Header opens the session if s is a result; see rpchttp.Hook.
+func (o *opening) Header(hd http.Header, s rpchttp.Start) int {
+	if s.Events {
+		hd["X-Accel-Buffering"] = noBuffering
 	}
-	return jsonx.Member(first, "result") != nil
+	if !s.Result() {
+		return 0
+	}
+	id := rand.Text() // 26 characters of base32: 130 random bits
+	h := o.h
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return 0
+	}
+	o.ss.last = time.Now()
+	h.sessions[id] = o.ss
+	o.opened = true
+	hd.Set(headerSession, id)
+	return 0
 }
 
 // delete ends the session it names (2025-11-25, Session Management): 204,
@@ -643,116 +706,4 @@ func (h *HTTPHandler) delete(w http.ResponseWriter, r *http.Request) {
 	}
 	h.mu.Unlock()
 	w.WriteHeader(http.StatusNoContent)
-}
-
-// serve serves r, whose body is read, with rh on w, through a
-// streamWriter: an event stream gets X-Accel-Buffering: no and keep-alive
-// comments. first, when not nil, is called with the first bytes of the
-// response before they, and its header, are written.
-func (h *HTTPHandler) serve(rh *rpc.HTTPHandler, w http.ResponseWriter, r *http.Request, body []byte, first func([]byte)) {
-	sw := &streamWriter{w: w, first: first, keepAlive: h.keepAlive}
-	defer sw.finish()
-	rh.ServeBody(r.Context(), sw, r, body)
-}
-
-// streamWriter is the ResponseWriter a request is served on: it adds what
-// the transport adds to an event stream, and writes nothing at the same
-// time as its keep-alive comments.
-type streamWriter struct {
-	w         http.ResponseWriter
-	first     func([]byte)
-	keepAlive time.Duration
-
-	mu      sync.Mutex
-	status  int  // held until the first write, for first
-	written bool // the header is written
-	stop    chan struct{}
-	stopped chan struct{}
-}
-
-func (s *streamWriter) Header() http.Header { return s.w.Header() }
-
-func (s *streamWriter) WriteHeader(status int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.first != nil {
-		s.status = status
-		return
-	}
-	s.writeHeader(status)
-}
-
-// writeHeader writes the header; s.mu is held.
-func (s *streamWriter) writeHeader(status int) {
-	if s.written {
-		return
-	}
-	s.written = true
-	if s.w.Header().Get("Content-Type") == "text/event-stream" {
-		s.w.Header().Set("X-Accel-Buffering", "no")
-		s.stop, s.stopped = make(chan struct{}), make(chan struct{})
-		go s.keepAlives()
-	}
-	s.w.WriteHeader(status)
-}
-
-func (s *streamWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.begin(p)
-	return s.w.Write(p)
-}
-
-// begin writes the header before p, after first; s.mu is held.
-func (s *streamWriter) begin(p []byte) {
-	if s.first != nil {
-		s.first(p)
-		s.first = nil
-	}
-	s.writeHeader(cmp.Or(s.status, http.StatusOK))
-}
-
-// FlushError flushes the response, as http.ResponseController asks.
-func (s *streamWriter) FlushError() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return http.NewResponseController(s.w).Flush()
-}
-
-// keepAlives writes a comment every keepAlive until finish.
-func (s *streamWriter) keepAlives() {
-	defer close(s.stopped)
-	t := time.NewTicker(s.keepAlive)
-	defer t.Stop()
-	for {
-		select {
-		case <-s.stop:
-			return
-		case <-t.C:
-			s.mu.Lock()
-			_, err := io.WriteString(s.w, ":\n\n")
-			if err == nil {
-				err = http.NewResponseController(s.w).Flush()
-			}
-			s.mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}
-}
-
-// finish writes the header if nothing was written (202), and stops the
-// keep-alives: nothing is written after it.
-func (s *streamWriter) finish() {
-	s.mu.Lock()
-	if s.status != 0 && !s.written {
-		s.begin(nil)
-	}
-	stop, stopped := s.stop, s.stopped
-	s.mu.Unlock()
-	if stop != nil {
-		close(stop)
-		<-stopped
-	}
 }

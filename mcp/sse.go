@@ -12,6 +12,8 @@ import (
 
 	"github.com/toolrpc/toolrpc/codec"
 	"github.com/toolrpc/toolrpc/internal/jsonx"
+	"github.com/toolrpc/toolrpc/internal/rpchttp"
+	"github.com/toolrpc/toolrpc/internal/sse"
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
@@ -49,8 +51,9 @@ type sseEvent struct {
 	wire []byte
 }
 
-// eventStream is one event stream of a session; its state is guarded by
-// the session's streams.mu.
+// eventStream is one event stream of a session, as held for resumption:
+// plain data (the connection writing it is the session's local state,
+// streams.conns); guarded by the session's streams.mu.
 type eventStream struct {
 	no     uint64
 	events []sseEvent // held, oldest first
@@ -59,7 +62,6 @@ type eventStream struct {
 	sent   uint64     // the events before it were given to a connection
 	over   bool       // its last event is in: nothing comes after it
 	cut    bool       // CloseStream: its connection ends once it has written what is in
-	conn   *sseConn   // the connection writing it, if any
 }
 
 // sseConn is a connection writing a stream, from pos.
@@ -69,19 +71,31 @@ type sseConn struct {
 	gone chan struct{} // closed when it no longer writes the stream
 }
 
-// streams are a legacy session's event streams.
+// eventLog is what a legacy session holds of its event streams for its
+// client's resumption (Last-Event-ID), within the bounds of ReplayBytes:
+// the part of the session's transport state that must survive a
+// connection, plain data that a shared store could hold (see the design
+// note in http.go). Guarded by streams.mu.
+type eventLog struct {
+	held     map[uint64]*eventStream // the streams held, by number
+	overs    []uint64                // the streams held that are over, in the order they ended
+	serverNo uint64                  // the server stream's number (GET), once needed; 0 before
+	bytes    int                     // held by all streams
+	mem      int                     // bytes, with what holding them costs (eventCost, streamCost)
+}
+
+// streams are a legacy session's event streams: the events held (the
+// eventLog, durable), and what serves them here (local: the connections
+// writing them, the POSTs under way, the goroutines of their calls).
 type streams struct {
 	h *HTTPHandler
 	c *session
 
-	mu      sync.Mutex
-	held    map[uint64]*eventStream // the streams held, by number
-	overs   []*eventStream          // the streams held that are over, in the order they ended
-	byID    map[string]*postWriter  // the POSTs under way, by request id
-	server  *eventStream            // the server stream (GET), once needed
-	bytes   int                     // held by all streams
-	mem     int                     // bytes, with what holding them costs (eventCost, streamCost)
-	queued  int                     // requests and batches running or waiting for a slot
+	mu sync.Mutex
+	eventLog
+	conns   map[uint64]*sseConn    // the connection writing each stream, if any, by number
+	byID    map[string]*postWriter // the POSTs under way, by request id
+	queued  int                    // requests and batches running or waiting for a slot
 	closed  bool
 	ctx     context.Context // the POSTs' calls are served on: cancelled when the session ends
 	cancel  context.CancelFunc
@@ -90,44 +104,57 @@ type streams struct {
 }
 
 func newStreams(h *HTTPHandler, c *session) *streams {
-	ss := &streams{h: h, c: c, held: map[uint64]*eventStream{}, byID: map[string]*postWriter{}, done: make(chan struct{})}
-	ss.ctx, ss.cancel = context.WithCancel(context.Background())
-	return ss
+	sts := &streams{h: h, c: c, conns: map[uint64]*sseConn{}, byID: map[string]*postWriter{}, done: make(chan struct{})}
+	sts.held = map[uint64]*eventStream{}
+	sts.ctx, sts.cancel = context.WithCancel(context.Background())
+	return sts
+}
+
+// wake wakes the connection writing st, if any; sts.mu is held.
+func (sts *streams) wake(st *eventStream) {
+	if c := sts.conns[st.no]; c != nil {
+		select {
+		case c.wake <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // Done is closed when the session ends.
-func (ss *streams) Done() <-chan struct{} { return ss.done }
+func (sts *streams) Done() <-chan struct{} { return sts.done }
 
 // Notify sends a notification on the server stream: written to the GET
 // connection, or held for the next one. It never waits.
-func (ss *streams) Notify(_ context.Context, method string, params any) error {
+func (sts *streams) Notify(_ context.Context, method string, params any) error {
 	line, err := codec.AppendRequest(nil, nil, method, params)
 	if err != nil {
 		return err
 	}
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	if ss.closed {
+	sts.mu.Lock()
+	defer sts.mu.Unlock()
+	if sts.closed {
 		return rpc.ErrClosed
 	}
-	ss.add(ss.serverStream(), line)
+	sts.add(sts.serverStream(), line)
 	return nil
 }
 
-// serverStream returns the server stream, made when first needed; ss.mu
+// serverStream returns the server stream, made when first needed; sts.mu
 // is held.
-func (ss *streams) serverStream() *eventStream {
-	if ss.server == nil {
-		ss.server = ss.newStream()
+func (sts *streams) serverStream() *eventStream {
+	if st := sts.held[sts.serverNo]; st != nil {
+		return st
 	}
-	return ss.server
+	st := sts.newStream()
+	sts.serverNo = st.no
+	return st
 }
 
-// newStream makes a stream, held; ss.mu is held.
-func (ss *streams) newStream() *eventStream {
-	st := &eventStream{no: ss.h.streamNo.Add(1), events: make([]sseEvent, 0, 2)} // a POST's: priming, answer
-	ss.held[st.no] = st
-	ss.mem += streamCost
+// newStream makes a stream, held; sts.mu is held.
+func (sts *streams) newStream() *eventStream {
+	st := &eventStream{no: sts.h.streamNo.Add(1), events: make([]sseEvent, 0, 2)} // a POST's: priming, answer
+	sts.held[st.no] = st
+	sts.mem += streamCost
 	return st
 }
 
@@ -144,10 +171,10 @@ const (
 
 // primed reports whether the session's streams start with a priming
 // event and may be closed before their end: 2025-11-25 (SEP-1699).
-func (ss *streams) primed() bool {
-	ss.c.mu.Lock()
-	defer ss.c.mu.Unlock()
-	r, _ := revisionOf(ss.c.negotiated)
+func (sts *streams) primed() bool {
+	sts.c.mu.Lock()
+	defer sts.c.mu.Unlock()
+	r, _ := revisionOf(sts.c.negotiated)
 	return r.primed
 }
 
@@ -186,97 +213,91 @@ func parseUint(s string) (uint64, bool) {
 
 // add adds an event whose data is line (nil: the priming event, with the
 // retry field) to st, drops what the bounds make it drop, and wakes the
-// connection writing st; ss.mu is held.
-func (ss *streams) add(st *eventStream, line []byte) {
-	wire := make([]byte, 0, len(line)+48)
-	wire = appendID(append(wire, "id: "...), st.no, st.next)
+// connection writing st; sts.mu is held.
+func (sts *streams) add(st *eventStream, line []byte) {
+	var id [41]byte
+	e := sse.Event{ID: appendID(id[:0], st.no, st.next), Data: line}
 	if line == nil {
-		wire = strconv.AppendInt(append(wire, "\nretry: "...), ss.h.retry.Milliseconds(), 10)
+		e.Retry = sts.h.retry
 	}
-	wire = append(append(append(wire, "\ndata: "...), line...), "\n\n"...)
+	wire := sse.AppendEvent(make([]byte, 0, len(line)+48), e)
 	st.events = append(st.events, sseEvent{n: st.next, wire: wire})
 	st.next++
 	st.bytes += len(wire)
-	ss.bytes += len(wire)
-	ss.mem += cap(wire) + eventCost
+	sts.bytes += len(wire)
+	sts.mem += cap(wire) + eventCost
 	// Past a stream's bound, its oldest go; past the session's, the
 	// streams that are over, oldest first, then this one's oldest. The
 	// newest event (a POST's answer) is never dropped.
-	for st.bytes > ss.h.replay && len(st.events) > 1 {
-		ss.drop(st)
+	for st.bytes > sts.h.replay && len(st.events) > 1 {
+		sts.drop(st)
 	}
-	for ss.mem > 4*ss.h.replay {
-		victim := ss.oldestOver(st)
+	for sts.mem > 4*sts.h.replay {
+		victim := sts.oldestOver(st)
 		if victim == nil {
 			if len(st.events) <= 1 {
 				break
 			}
-			ss.drop(st)
+			sts.drop(st)
 			continue
 		}
-		ss.forget(victim)
+		sts.forget(victim)
 	}
-	if st.conn != nil {
-		select {
-		case st.conn.wake <- struct{}{}:
-		default:
-		}
-	}
+	sts.wake(st)
 }
 
-// drop drops st's oldest event; ss.mu is held.
-func (ss *streams) drop(st *eventStream) {
+// drop drops st's oldest event; sts.mu is held.
+func (sts *streams) drop(st *eventStream) {
 	n, c := len(st.events[0].wire), cap(st.events[0].wire)
 	st.events[0] = sseEvent{}
 	st.events = st.events[1:]
 	st.bytes -= n
-	ss.bytes -= n
-	ss.mem -= c + eventCost
+	sts.bytes -= n
+	sts.mem -= c + eventCost
 }
 
 // oldestOver returns the held stream that ended first, other than not, or
-// nil; ss.mu is held.
-func (ss *streams) oldestOver(not *eventStream) *eventStream {
-	for len(ss.overs) > 0 && ss.held[ss.overs[0].no] != ss.overs[0] {
-		ss.overs[0] = nil
-		ss.overs = ss.overs[1:] // forgotten already
+// nil; sts.mu is held.
+func (sts *streams) oldestOver(not *eventStream) *eventStream {
+	for len(sts.overs) > 0 && sts.held[sts.overs[0]] == nil {
+		sts.overs = sts.overs[1:] // forgotten already
 	}
-	if len(ss.overs) == 0 || ss.overs[0] == not {
+	if len(sts.overs) == 0 || sts.overs[0] == not.no {
 		return nil
 	}
-	return ss.overs[0]
+	return sts.held[sts.overs[0]]
 }
 
-// forget stops holding st; ss.mu is held.
-func (ss *streams) forget(st *eventStream) {
-	delete(ss.held, st.no)
-	ss.bytes -= st.bytes
-	ss.mem -= streamCost
+// forget stops holding st; sts.mu is held.
+func (sts *streams) forget(st *eventStream) {
+	delete(sts.held, st.no)
+	sts.bytes -= st.bytes
+	sts.mem -= streamCost
 	for _, e := range st.events {
-		ss.mem -= cap(e.wire) + eventCost
+		sts.mem -= cap(e.wire) + eventCost
 	}
 	st.events, st.bytes = nil, 0
-	if st.conn != nil {
-		close(st.conn.gone)
-		st.conn = nil
+	if c := sts.conns[st.no]; c != nil {
+		close(c.gone)
+		delete(sts.conns, st.no)
 	}
 }
 
 // attach makes a new connection write st from event pos, taking st over
-// from the one writing it; ss.mu is held.
-func (ss *streams) attach(st *eventStream, pos uint64) *sseConn {
-	if st.conn != nil {
-		close(st.conn.gone)
+// from the one writing it; sts.mu is held.
+func (sts *streams) attach(st *eventStream, pos uint64) *sseConn {
+	if c := sts.conns[st.no]; c != nil {
+		close(c.gone)
 	}
 	c := &sseConn{pos: pos, wake: make(chan struct{}, 1), gone: make(chan struct{})}
-	st.conn = c
+	sts.conns[st.no] = c
 	st.cut = false
 	return c
 }
 
 // take returns the events of st that c has still to write, whether c is
 // at st's end, and whether c is to end after writing them (CloseStream);
-// ss.mu is held.
+// sts.mu is held.
 func (st *eventStream) take(c *sseConn) (wire []byte, end, cut bool) {
 	for _, e := range st.events {
 		if e.n >= c.pos {
@@ -295,13 +316,13 @@ func (st *eventStream) take(c *sseConn) (wire []byte, end, cut bool) {
 //
 // A write that takes longer than twice KeepAlive (a client that stopped
 // reading) ends the connection: the client may resume the stream.
-func (ss *streams) pump(ctx context.Context, w http.ResponseWriter, st *eventStream, c *sseConn) {
+func (sts *streams) pump(ctx context.Context, w http.ResponseWriter, st *eventStream, c *sseConn) {
 	rc := http.NewResponseController(w)
-	t := time.NewTicker(ss.h.keepAlive)
+	t := time.NewTicker(sts.h.keepAlive)
 	defer t.Stop()
 	defer func() { _ = rc.SetWriteDeadline(time.Time{}) }()
 	write := func(b []byte) error {
-		_ = rc.SetWriteDeadline(time.Now().Add(2 * ss.h.keepAlive)) // not supported by every ResponseWriter
+		_ = rc.SetWriteDeadline(time.Now().Add(2 * sts.h.keepAlive)) // not supported by every ResponseWriter
 		_, err := w.Write(b)
 		if err == nil {
 			err = rc.Flush()
@@ -309,31 +330,31 @@ func (ss *streams) pump(ctx context.Context, w http.ResponseWriter, st *eventStr
 		return err
 	}
 	for {
-		ss.mu.Lock()
+		sts.mu.Lock()
 		var wire []byte
 		end, cut := false, false
 		select {
 		case <-c.gone:
-			ss.mu.Unlock()
+			sts.mu.Unlock()
 			return
 		default:
 			wire, end, cut = st.take(c)
 		}
-		ss.mu.Unlock()
+		sts.mu.Unlock()
 		if len(wire) > 0 {
 			if err := write(wire); err != nil {
-				ss.detach(st, c)
+				sts.detach(st, c)
 				return
 			}
 		}
 		if cut {
-			ss.detach(st, c)
+			sts.detach(st, c)
 			return
 		}
 		if end {
 			// Held still, until the bounds drop it or the session ends:
 			// a write that succeeded may not have reached the client.
-			ss.detach(st, c)
+			sts.detach(st, c)
 			return
 		}
 		select {
@@ -341,11 +362,11 @@ func (ss *streams) pump(ctx context.Context, w http.ResponseWriter, st *eventStr
 		case <-c.gone:
 			return
 		case <-ctx.Done():
-			ss.detach(st, c)
+			sts.detach(st, c)
 			return
 		case <-t.C:
-			if err := write([]byte(":\n\n")); err != nil {
-				ss.detach(st, c)
+			if err := write([]byte(sse.KeepAlive)); err != nil {
+				sts.detach(st, c)
 				return
 			}
 		}
@@ -353,12 +374,12 @@ func (ss *streams) pump(ctx context.Context, w http.ResponseWriter, st *eventStr
 }
 
 // detach stops c writing st, if it still does.
-func (ss *streams) detach(st *eventStream, c *sseConn) {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	if st.conn == c {
+func (sts *streams) detach(st *eventStream, c *sseConn) {
+	sts.mu.Lock()
+	defer sts.mu.Unlock()
+	if sts.conns[st.no] == c {
 		close(c.gone)
-		st.conn = nil
+		delete(sts.conns, st.no)
 	}
 }
 
@@ -367,26 +388,26 @@ func (ss *streams) detach(st *eventStream, c *sseConn) {
 // the POSTs' calls, which the session's handler has been closed to end
 // (a call that ignores its cancellation is given up on after
 // RPC.ShutdownGrace, as rpc.HTTPHandler.Close gives it up).
-func (ss *streams) close() {
-	ss.mu.Lock()
-	ss.closed = true
-	for _, st := range ss.held {
-		ss.forget(st)
+func (sts *streams) close() {
+	sts.mu.Lock()
+	sts.closed = true
+	for _, st := range sts.held {
+		sts.forget(st)
 	}
-	ss.server = nil
+	sts.serverNo = 0
 	select {
-	case <-ss.done:
+	case <-sts.done:
 	default:
-		close(ss.done)
+		close(sts.done)
 	}
-	ss.mu.Unlock()
-	ss.cancel() // a call that outlived its handler's Close is given up on
+	sts.mu.Unlock()
+	sts.cancel() // a call that outlived its handler's Close is given up on
 	waited := make(chan struct{})
 	go func() {
-		ss.serving.Wait()
+		sts.serving.Wait()
 		close(waited)
 	}()
-	t := time.NewTimer(positiveOr(ss.h.opts.ShutdownGrace, rpc.DefaultShutdownGrace))
+	t := time.NewTimer(positiveOr(sts.h.opts.ShutdownGrace, rpc.DefaultShutdownGrace))
 	defer t.Stop()
 	select {
 	case <-waited:
@@ -394,20 +415,15 @@ func (ss *streams) close() {
 	}
 }
 
-// The values of an event stream's header, one slice each for all
-// streams, never written (net/http only reads them): Header().Set would
-// make one each time.
-var (
-	eventStreamType = []string{"text/event-stream"}
-	noCache         = []string{"no-cache"}
-	noBuffering     = []string{"no"}
-)
+// noBuffering is the value of an event stream's X-Accel-Buffering, which
+// tells a proxy (nginx) to pass each event on at once: one slice for all
+// streams, never written (net/http only reads it).
+var noBuffering = []string{"no"}
 
 // startHeader writes the header of an event stream.
 func startHeader(w http.ResponseWriter) {
 	hd := w.Header()
-	hd["Content-Type"] = eventStreamType
-	hd["Cache-Control"] = noCache
+	sse.SetHeader(hd)
 	hd["X-Accel-Buffering"] = noBuffering
 	w.WriteHeader(http.StatusOK)
 	_ = http.NewResponseController(w).Flush()
@@ -416,7 +432,7 @@ func startHeader(w http.ResponseWriter) {
 // get answers a GET: the session's server stream, or the resumption of a
 // stream of its (Last-Event-ID).
 func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
-	if !rpc.AcceptsEventStream(r.Header.Values("Accept")) {
+	if !rpchttp.AcceptsEventStream(r.Header.Values("Accept")) {
 		refuse(w, http.StatusNotAcceptable, "Accept must allow text/event-stream")
 		return
 	}
@@ -504,97 +520,80 @@ func CloseStream(ctx context.Context) bool {
 	if c == nil || req == nil || req.ID == nil {
 		return false
 	}
-	ss, ok := c.stream.(*streams)
-	if !ok || !ss.primed() {
+	sts, ok := c.stream.(*streams)
+	if !ok || !sts.primed() {
 		return false
 	}
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	p := ss.byID[string(req.ID)]
+	sts.mu.Lock()
+	defer sts.mu.Unlock()
+	p := sts.byID[string(req.ID)]
 	if p == nil || !p.sse {
 		return false
 	}
 	st := p.begin()
 	st.cut = true
-	if st.conn != nil {
-		select {
-		case st.conn.wake <- struct{}{}:
-		default:
-		}
-	}
+	sts.wake(st)
 	return true
 }
 
 // sessionKey is the context key of a legacy HTTP session's tool calls.
 type sessionKey struct{}
 
-// postWriter is the ResponseWriter a POST of a session is served on:
-// what rpc writes goes on the POST's connection while there is one, and
-// into the POST's event stream for a resumption.
+// postWriter takes the response of a POST of a session (an
+// rpchttp.Sink): what rpc answers goes into the POST's event stream, for
+// the POST's connection while there is one and for a resumption; or, if
+// the answer is JSON and no stream began, to the POST's connection.
 type postWriter struct {
-	ss     *streams
-	id     string // the request's id token, "" for a batch
-	sse    bool   // the client accepts events
-	header http.Header
-	// Guarded by ss.mu:
-	status  int
-	body    []byte        // a JSON answer
-	st      *eventStream  // once the answer is an event stream
-	events  bool          // rpc writes events (else its JSON answer goes in st)
-	partial []byte        // the start of an event rpc has not finished
-	wake    chan struct{} // the answer is in, or its event stream began (capacity 1)
-	done    bool
+	sts *streams
+	id  string // the request's id token, "" for a batch
+	sse bool   // the client accepts events
+	x   rpchttp.Exchange
+	// Guarded by sts.mu:
+	status int
+	body   []byte        // a JSON answer, its '\n' appended
+	st     *eventStream  // once the answer is an event stream
+	wake   chan struct{} // the answer is in, or its event stream began (capacity 1)
+	done   bool
 }
 
-func (p *postWriter) Header() http.Header { return p.header }
-
-func (p *postWriter) WriteHeader(status int) {
-	ss := p.ss
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	if p.header.Get("Content-Type") == "text/event-stream" {
-		p.begin()
-		p.events = true
-		return
+// Event adds a message of rpc's event stream (nil: none, the stream
+// opened) to the POST's stream, begun first; see rpchttp.Sink.
+func (p *postWriter) Event(line []byte) {
+	sts := p.sts
+	sts.mu.Lock()
+	defer sts.mu.Unlock()
+	p.begin()
+	if line != nil && !sts.closed {
+		sts.add(p.st, line)
 	}
-	p.status = status
 }
 
-func (p *postWriter) Write(b []byte) (int, error) {
-	ss := p.ss
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
+// Answer takes rpc's answer that is no event stream: for the POST's
+// connection, or as an event of the stream begun already (a priming
+// event, CloseStream); see rpchttp.Sink.
+func (p *postWriter) Answer(status int, line []byte) {
+	sts := p.sts
+	sts.mu.Lock()
+	defer sts.mu.Unlock()
 	switch {
 	case p.st == nil:
-		p.body = append(p.body, b...)
-	case ss.closed:
-	case p.events:
-		// rpc writes whole events, "data: LINE\n\n", one or more.
-		p.partial = append(p.partial, b...)
-		for {
-			i := bytes.Index(p.partial, []byte("\n\n"))
-			if i < 0 {
-				break
-			}
-			ss.add(p.st, bytes.TrimPrefix(p.partial[:i], []byte("data: ")))
-			p.partial = p.partial[i+2:]
+		p.status = status
+		if line != nil {
+			p.body = append(append(p.body[:0], line...), '\n')
 		}
-	default:
-		ss.add(p.st, bytes.TrimSuffix(b, []byte("\n"))) // the JSON answer, after CloseStream
+	case sts.closed:
+	case line != nil:
+		sts.add(p.st, line)
 	}
-	return len(b), nil
 }
 
-// Flush is what rpc's flushes reach: the connection's writer flushes.
-func (p *postWriter) Flush() {}
-
 // begin makes the answer an event stream, starting with the priming
-// event when the session's revision has one; ss.mu is held.
+// event when the session's revision has one; sts.mu is held.
 func (p *postWriter) begin() *eventStream {
 	if p.st == nil {
-		p.st = p.ss.newStream()
-		if p.ss.primed() {
-			p.ss.add(p.st, nil)
+		p.st = p.sts.newStream()
+		if p.sts.primed() {
+			p.sts.add(p.st, nil)
 		}
 		p.signal()
 	}
@@ -611,23 +610,18 @@ func (p *postWriter) signal() {
 
 // finish marks the answer written.
 func (p *postWriter) finish() {
-	ss := p.ss
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
+	sts := p.sts
+	sts.mu.Lock()
+	defer sts.mu.Unlock()
 	p.done = true
 	p.signal()
-	if p.id != "" && ss.byID[p.id] == p {
-		delete(ss.byID, p.id)
+	if p.id != "" && sts.byID[p.id] == p {
+		delete(sts.byID, p.id)
 	}
 	if p.st != nil {
 		p.st.over = true
-		ss.overs = append(ss.overs, p.st)
-		if c := p.st.conn; c != nil {
-			select {
-			case c.wake <- struct{}{}:
-			default:
-			}
-		}
+		sts.overs = append(sts.overs, p.st.no)
+		sts.wake(p.st)
 	}
 }
 
@@ -636,16 +630,16 @@ func (p *postWriter) finish() {
 // going away does not cancel it (2025-11-25: "Disconnection SHOULD NOT be
 // interpreted as the client cancelling its request"); its answer waits,
 // held in its event stream, for the client's resumption, as long as the
-// session lives. release (of the body) is called, and ss counted out,
-// when the call is done.
-func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *httpSession, env envelope, body []byte, release func()) {
+// session lives. The held bytes of the body are released (rpchttp.Gate),
+// and sts counted out, when the call is done.
+func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *httpSession, env envelope, body []byte, held int64) {
 	sts := ss.streams
 	accept := r.Header.Values("Accept")
-	p := &postWriter{ss: sts, sse: len(accept) > 0 && rpc.AcceptsEventStream(accept), header: http.Header{}, wake: make(chan struct{}, 1)}
+	p := &postWriter{sts: sts, sse: len(accept) > 0 && rpchttp.AcceptsEventStream(accept), wake: make(chan struct{}, 1)}
 	sts.mu.Lock()
 	if sts.closed {
 		sts.mu.Unlock()
-		release()
+		h.gate.Release(held)
 		h.release(ss)
 		refuse(w, http.StatusNotFound, "no such session: initialize opens a new one")
 		return
@@ -668,7 +662,7 @@ func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *ht
 	request := slots > 0
 	if request && sts.queued >= 2*cap(ss.slots) {
 		sts.mu.Unlock()
-		release()
+		h.gate.Release(held)
 		h.release(ss)
 		busy(w, env.id)
 		return
@@ -690,7 +684,7 @@ func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *ht
 	go func() {
 		defer sts.serving.Done()
 		defer h.release(ss)
-		defer release()
+		defer h.gate.Release(held)
 		if request {
 			defer func() {
 				sts.mu.Lock()
@@ -712,7 +706,8 @@ func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *ht
 			case <-sts.done:
 			}
 		}
-		ss.h.ServeBody(sts.ctx, p, r, body) // ended with the session, never by the client
+		p.x = rpchttp.Exchange{Ctx: sts.ctx, R: r, Body: body, Sink: p} // ended with the session, never by the client
+		ss.rpc.Serve(&p.x)
 		p.finish()
 	}()
 	select {
@@ -737,8 +732,8 @@ func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *ht
 			// input, it MUST return an HTTP error status code".
 			status = http.StatusBadRequest
 		}
-		for k, v := range p.header {
-			w.Header()[k] = v
+		if len(answer) > 0 {
+			rpchttp.SetJSON(w.Header())
 		}
 		w.WriteHeader(status)
 		if len(answer) > 0 {

@@ -166,6 +166,9 @@ func (s *core) run(in *inbound) {
 		// transport can tell.
 		in.out.awaitRead(in)
 	}
+	if t, ok := in.out.(outcomeTeller); ok && how == stateRunning {
+		t.outcome(in, err)
+	}
 	if str, ok := result.(string); ok && err == nil && how == stateRunning && in.batch == nil && len(str) >= streamSize {
 		// A long string result is written in pieces, never copied whole.
 		in.cancel(nil)

@@ -15,6 +15,14 @@ type framer interface {
 	framed(msgs []codec.Message)
 }
 
+// An outcomeTeller is a replier told, before the answer of a request whose
+// handler returned, what the handler answered (err: nil for a result): an
+// HTTP reply tells a transport's hook what starts its response, typed,
+// rather than have it read the bytes back (see rpchttp.Start).
+type outcomeTeller interface {
+	outcome(in *inbound, err error)
+}
+
 // serveFrame answers one frame, a message or a batch, for a
 // request/response transport (an HTTP POST carries one): through out go
 // the notifications its calls send and then its answer — a response, the

@@ -2,19 +2,13 @@ package rpc
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io"
 	"log/slog"
-	"net"
 	"net/http"
-	"slices"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/rpchttp"
 )
 
 // HTTPHandler serves JSON-RPC 2.0 over HTTP: each POST carries one message
@@ -70,14 +64,10 @@ import (
 type HTTPHandler struct {
 	core     *core
 	log      *slog.Logger
-	maxFrame int
+	gate     rpchttp.Gate // the rules before a body: Origin, method, media types, size, bodies held
 	maxBatch int
 	maxDepth int
 	grace    time.Duration
-	origins  []string // Options.AllowedOrigins
-	hosts    []string // Options.AllowedHosts
-	maxHeld  int64    // Options.MaxQueueBytes: the bytes of bodies served at once
-	held     atomic.Int64
 	decoders sync.Pool // *codec.Decoder, for ServeHTTP
 
 	streamAfter time.Duration // Options.EventStreamAfter
@@ -85,6 +75,7 @@ type HTTPHandler struct {
 	mu      sync.Mutex
 	serving sync.WaitGroup // the requests in ServeHTTP, until Close
 	closed  bool
+	calls   *pendingCalls // the calls to its clients of a transport bound to it (httpcalls.go), once one is made
 }
 
 // NewHTTPHandler returns an HTTPHandler answering with h (nil: every
@@ -103,54 +94,63 @@ func NewHTTPHandler(ctx context.Context, h Handler, opts *Options) *HTTPHandler 
 	s := &HTTPHandler{
 		core:     newCore(ctx, h, log, &o),
 		log:      log,
-		maxFrame: positiveOr(o.MaxFrameSize, codec.DefaultMaxFrameSize),
 		maxBatch: o.MaxBatch,
 		maxDepth: o.MaxDepth,
 		grace:    positiveOr(o.ShutdownGrace, DefaultShutdownGrace),
-		origins:  slices.Clone(o.AllowedOrigins),
-		hosts:    slices.Clone(o.AllowedHosts),
-		maxHeld:  int64(positiveOr(o.MaxQueueBytes, DefaultMaxQueueBytes)),
 	}
+	s.gate.Init(log, positiveOr(o.MaxFrameSize, codec.DefaultMaxFrameSize), int64(positiveOr(o.MaxQueueBytes, DefaultMaxQueueBytes)), o.AllowedOrigins, o.AllowedHosts)
 	s.streamAfter = max(o.EventStreamAfter, 0)
+	if b, ok := h.(rpchttp.Binder); ok { // a transport of this module built on the handler
+		b.BindHTTP(rpchttp.Binding{Gate: &s.gate, Server: (*boundHandler)(s)})
+	}
 	return s
 }
 
 // ServeHTTP answers one request; see HTTPHandler.
 func (s *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !s.Screen(w, r) {
+	if !s.gate.Screen(w, r) {
 		return
 	}
-	body, held, ok := s.readHeld(w, r)
+	body, held, ok := s.gate.ReadBody(w, r)
 	if !ok {
 		return
 	}
-	defer s.release(held)
-	s.ServeBody(r.Context(), w, r, body)
+	defer s.gate.Release(held)
+	s.serve(r.Context(), w, r, body, nil)
 }
 
-// ServeBody answers r, whose body a transport read with ReadBody (and
-// holds until ServeBody returns), as ServeHTTP answers it, its body not
-// read again; the calls of body end with ctx instead of r's context.
-// ServeHTTP passes r's context: a client that goes away cancels its
-// calls. A transport whose requests outlive their connections (MCP's
-// Streamable HTTP, where "disconnection SHOULD NOT be interpreted as the
-// client cancelling its request") passes a context that outlives r's, and
-// a w that holds what the calls answer for the client's return; the calls
-// then end with their answer, a cancellation, or Close. ServeBody reads
-// r's Accept headers before it serves.
-func (s *HTTPHandler) ServeBody(ctx context.Context, w http.ResponseWriter, r *http.Request, body []byte) {
-	json, sse := accepted(r.Header.Values("Accept"))
+// boundHandler is an HTTPHandler as the transport it is bound to uses it
+// (rpchttp.Server).
+type boundHandler HTTPHandler
+
+// Serve serves x, whose body a transport read; see rpchttp.Server.
+func (b *boundHandler) Serve(x *rpchttp.Exchange) {
+	s := (*HTTPHandler)(b)
+	ctx := x.Ctx
+	if ctx == nil {
+		ctx = x.R.Context()
+	}
+	s.serve(ctx, x.W, x.R, x.Body, x)
+}
+
+// serve answers r, whose body is read, on w (or x's Sink); the calls of
+// body end with ctx. x, when not nil, is the transport's exchange: its
+// hook and sink.
+func (s *HTTPHandler) serve(ctx context.Context, w http.ResponseWriter, r *http.Request, body []byte, x *rpchttp.Exchange) {
+	json, sse := rpchttp.Accepted(r.Header.Values("Accept"))
 	// Counted in once the body is read: Close waits for calls, never for
 	// a slow client's upload.
 	if !s.enter() {
-		httpRefuse(w, http.StatusServiceUnavailable, "the server is shutting down")
+		if x != nil && x.Sink != nil {
+			line, _ := codec.AppendErrorResponse(nil, nil, invalidRequest("the server is shutting down"))
+			x.Sink.Answer(http.StatusServiceUnavailable, line)
+			return
+		}
+		rpchttp.Refuse(w, http.StatusServiceUnavailable, "the server is shutting down")
 		return
 	}
 	defer s.serving.Done()
-	out := &httpReply{w: w, json: json, sse: sse, log: s.log}
-	if sse {
-		out.streamAfter = s.streamAfter
-	}
+	out := newHTTPReply(s, w, x, json, sse)
 	dec, _ := s.decoders.Get().(*codec.Decoder)
 	if dec == nil {
 		dec = &codec.Decoder{MaxDepth: s.maxDepth, MaxBatch: s.maxBatch}
@@ -158,159 +158,6 @@ func (s *HTTPHandler) ServeBody(ctx context.Context, w http.ResponseWriter, r *h
 	s.core.serveFrame(ctx, dec, body, out)
 	out.finish()
 	s.decoders.Put(dec) // its messages' room kept: no allocation for the next
-}
-
-// hold counts n bytes of bodies in, unless that passes the bound: a body
-// alone is always taken, as the stream's queue always takes a message.
-func (s *HTTPHandler) hold(n int64) bool {
-	if v := s.held.Add(n); v > s.maxHeld && v != n {
-		s.held.Add(-n)
-		return false
-	}
-	return true
-}
-
-// release counts n bytes of bodies out.
-func (s *HTTPHandler) release(n int64) { s.held.Add(-n) }
-
-// httpBusy answers a request that the bound on bodies held refuses: 503,
-// ServerBusy, id null, with a Retry-After.
-func httpBusy(w http.ResponseWriter) {
-	line := errorLine(nil, NewError(codec.ServerBusy, "").WithData(codec.InvalidRequestData{Reason: "too many request bodies are being served: try again"}))
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", "1")
-	w.WriteHeader(http.StatusServiceUnavailable)
-	_, _ = w.Write(append(line, '\n'))
-}
-
-// Screen judges r by the rules HTTPHandler applies before it reads a body,
-// answers r when it breaks one, and reports whether it broke none: an
-// Origin that is not allowed (403), a method other than POST and the
-// methods given (405, with Allow), and for a POST a Content-Type other
-// than application/json (415), an Accept that allows neither JSON nor
-// events (406), a Content-Length over MaxFrameSize (413). A transport
-// that serves more than HTTPHandler on one endpoint (MCP's Streamable
-// HTTP: DELETE too) screens with it, reads a POST's body with ReadBody,
-// and has it served with ServeHTTP, or serves it otherwise.
-func (s *HTTPHandler) Screen(w http.ResponseWriter, r *http.Request, methods ...string) bool {
-	if !s.originAllowed(r.Header.Values("Origin")) {
-		httpRefuse(w, http.StatusForbidden, "the Origin is not allowed")
-		return false
-	}
-	if !s.hostAllowed(r.Host, localAddr(r)) {
-		httpRefuse(w, http.StatusForbidden, "the Host is not allowed")
-		return false
-	}
-	if r.Method != http.MethodPost {
-		if slices.Contains(methods, r.Method) {
-			return true
-		}
-		w.Header().Set("Allow", strings.Join(append([]string{http.MethodPost}, methods...), ", "))
-		httpRefuse(w, http.StatusMethodNotAllowed, "the method must be "+strings.Join(append([]string{http.MethodPost}, methods...), " or "))
-		return false
-	}
-	if !isJSON(r.Header.Values("Content-Type")) {
-		httpRefuse(w, http.StatusUnsupportedMediaType, "the body must be application/json")
-		return false
-	}
-	if json, sse := accepted(r.Header.Values("Accept")); !json && !sse {
-		httpRefuse(w, http.StatusNotAcceptable, "Accept must allow application/json or text/event-stream")
-		return false
-	}
-	if r.ContentLength > int64(s.maxFrame) {
-		s.refuseTooLarge(w) // the body is not read
-		return false
-	}
-	return true
-}
-
-// ReadBody reads r's body, at most MaxFrameSize bytes, counting it among
-// the bodies being served until release is called (Options.MaxQueueBytes:
-// a body of a known length is counted before it is read, one of an
-// unknown length once it is), and reports whether it could; when it could
-// not, it has answered r: 503 ServerBusy past the bound, 413 for a longer
-// body, 408 when the server's ReadTimeout ended it, 400 when it could not
-// be read (shorter than its Content-Length, the client gone).
-func (s *HTTPHandler) ReadBody(w http.ResponseWriter, r *http.Request) (body []byte, release func(), ok bool) {
-	body, held, ok := s.readHeld(w, r)
-	if !ok {
-		return nil, nil, false
-	}
-	return body, func() { s.release(held) }, true
-}
-
-// readHeld is ReadBody, returning the bytes counted in (for release)
-// rather than a function: ServeHTTP's, without the closure.
-func (s *HTTPHandler) readHeld(w http.ResponseWriter, r *http.Request) (body []byte, held int64, ok bool) {
-	held = r.ContentLength
-	if held >= 0 && !s.hold(held) {
-		httpBusy(w)
-		return nil, 0, false
-	}
-	body, ok = s.readBody(w, r)
-	switch {
-	case !ok && held >= 0:
-		s.release(held)
-		return nil, 0, false
-	case !ok:
-		return nil, 0, false
-	case held < 0:
-		held = int64(len(body))
-		if !s.hold(held) {
-			httpBusy(w)
-			return nil, 0, false
-		}
-	}
-	return body, held, true
-}
-
-// readBody reads r's body; see ReadBody. A short body of a known length
-// within the limit is read into a buffer of that length, with no limiting
-// reader (net/http's body ends there); a longer one grows as it comes, so
-// that a client that announces much and sends little is not given it all
-// at once.
-func (s *HTTPHandler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	if n := r.ContentLength; n >= 0 && n <= min(int64(s.maxFrame), presizedBody) {
-		body := make([]byte, n)
-		if _, err := io.ReadFull(r.Body, body); err != nil {
-			return nil, s.bodyFailed(w, err)
-		}
-		return body, true
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(s.maxFrame)))
-	if err == nil {
-		return body, true
-	}
-	return nil, s.bodyFailed(w, err)
-}
-
-// presizedBody is the longest body of a known length read into a buffer
-// made to measure before it comes.
-const presizedBody = 64 << 10
-
-// bodyFailed answers a request whose body could not be read (err), and
-// returns false.
-func (s *HTTPHandler) bodyFailed(w http.ResponseWriter, err error) bool {
-	var maxBytes *http.MaxBytesError // here: errors.As makes them escape
-	var netErr net.Error
-	switch {
-	case errors.As(err, &maxBytes):
-		s.refuseTooLarge(w)
-	case errors.As(err, &netErr) && netErr.Timeout():
-		s.log.Debug("rpc: reading a request body timed out", "error", err)
-		httpRefuse(w, http.StatusRequestTimeout, "the body was not received in time")
-	default:
-		// The client is gone (then nobody reads this), or its body is
-		// shorter than its Content-Length.
-		s.log.Debug("rpc: reading a request body failed", "error", err)
-		httpRefuse(w, http.StatusBadRequest, "the body could not be read")
-	}
-	return false
-}
-
-// refuseTooLarge answers a request whose body is over the frame limit.
-func (s *HTTPHandler) refuseTooLarge(w http.ResponseWriter) {
-	httpRefuse(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("frame larger than the limit of %d bytes", s.maxFrame))
 }
 
 // enter counts a request in, unless the handler is closed.
@@ -354,13 +201,4 @@ func (s *HTTPHandler) Close() error {
 		s.log.Warn("rpc: handlers still running after the shutdown grace period; their responses are dropped", "grace", s.grace)
 	}
 	return nil
-}
-
-// httpRefuse answers a request that is not served with status and an
-// InvalidRequest naming the rule it broke.
-func httpRefuse(w http.ResponseWriter, status int, reason string) {
-	line := errorLine(nil, invalidRequest(reason))
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(append(line, '\n'))
 }

@@ -297,34 +297,6 @@ func TestHTTPHandlerBoundsTheBodiesHeld(t *testing.T) {
 	})
 }
 
-// Screen is the handler's judgment before a body, for a transport that
-// serves more methods on the same endpoint: the methods it is given pass
-// (after the Origin), others get 405 naming them all.
-func TestHTTPHandlerScreen(t *testing.T) {
-	h := rpc.NewHTTPHandler(context.Background(), httpMethods, &rpc.Options{Logger: quiet})
-	defer h.Close()
-	for _, tt := range []struct {
-		method, origin string
-		pass           bool
-		status         int
-		allow          string
-	}{
-		{"DELETE", "", true, 200, ""},
-		{"GET", "", false, 405, "POST, DELETE"},
-		{"DELETE", "http://evil.example", false, 403, ""},
-		{"POST", "", false, 415, ""}, // no Content-Type
-	} {
-		req := httptest.NewRequest(tt.method, "/", nil)
-		if tt.origin != "" {
-			req.Header.Set("Origin", tt.origin)
-		}
-		rec := httptest.NewRecorder()
-		assert.Equal(t, tt.pass, h.Screen(rec, req, "DELETE"), tt.method)
-		assert.Equal(t, tt.status, rec.Code, tt.method)
-		assert.Equal(t, tt.allow, rec.Header().Get("Allow"), tt.method)
-	}
-}
-
 // listen.TCP listens on loopback when the address names no host, and
 // ServeListener serves a handler there until its context ends, closing it
 // and returning the cause.

@@ -1,7 +1,6 @@
 package rpc
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/toolrpc/toolrpc/codec"
 	"github.com/toolrpc/toolrpc/internal/jsonx"
+	"github.com/toolrpc/toolrpc/internal/sse"
 )
 
 // HTTPClientOptions configure an HTTPClient. A nil *HTTPClientOptions, and
@@ -234,75 +234,27 @@ func statusError(resp *http.Response, c *HTTPClient) error {
 	return fmt.Errorf("%w: HTTP %s", ErrBadResponse, resp.Status)
 }
 
-// events reads an event stream: progress for the calls goes to them as it
-// comes; the answer, the stream's last message, to answered. Lines end
-// with CRLF, LF or CR; an event is its data lines joined with '\n' (other
-// fields and comments are ignored); a line or an event longer than
-// c.max fails the call.
+// events reads an event stream (sse.Reader): progress for the calls goes
+// to them as it comes; the answer, the stream's last message, to answered.
+// A line or an event longer than c.max fails the call.
 func (c *HTTPClient) events(r io.Reader, calls []*outbound, answered func([]byte) error) error {
-	lines := bufio.NewScanner(r)
-	lines.Buffer(make([]byte, 0, 4096), c.max+len("data: ")+2)
-	lines.Split(sseLines)
-	var data []byte
-	inEvent := false // a data field was seen since the last blank line
-	for lines.Scan() {
-		line := lines.Bytes()
-		if len(line) == 0 { // the end of an event
-			if inEvent {
-				if done, err := c.event(data, calls, answered); done || err != nil {
-					return err
-				}
-			}
-			data, inEvent = data[:0], false
-			continue
-		}
-		field, value, _ := bytes.Cut(line, []byte(":"))
-		if string(field) != "data" {
-			continue // a comment, or a field of no use here (event, id, retry)
-		}
-		value = bytes.TrimPrefix(value, []byte(" "))
-		if inEvent {
-			data = append(data, '\n')
-		}
-		data, inEvent = append(data, value...), true
-		if len(data) > c.max {
+	events := sse.NewReader(r, c.max)
+	for {
+		data, err := events.Next()
+		switch {
+		case err == io.EOF:
+			return fmt.Errorf("%w: the event stream ended without an answer", ErrBadResponse)
+		case errors.Is(err, sse.ErrLineTooLong):
+			return fmt.Errorf("%w: an event line longer than %d bytes", ErrBadResponse, c.max)
+		case errors.Is(err, sse.ErrEventTooLarge):
 			return fmt.Errorf("%w: an event larger than %d bytes", ErrBadResponse, c.max)
+		case err != nil:
+			return fmt.Errorf("%w: reading the response: %w", ErrClosed, err)
 		}
-	}
-	switch err := lines.Err(); {
-	case errors.Is(err, bufio.ErrTooLong):
-		return fmt.Errorf("%w: an event line longer than %d bytes", ErrBadResponse, c.max)
-	case err != nil:
-		return fmt.Errorf("%w: reading the response: %w", ErrClosed, err)
-	case inEvent: // the stream ended after a last event's data
 		if done, err := c.event(data, calls, answered); done || err != nil {
 			return err
 		}
 	}
-	return fmt.Errorf("%w: the event stream ended without an answer", ErrBadResponse)
-}
-
-// sseLines splits an event stream into lines ending with CRLF, LF or CR
-// (the end of the line not included).
-func sseLines(data []byte, atEOF bool) (advance int, token []byte, err error) {
-	if i := bytes.IndexAny(data, "\r\n"); i >= 0 {
-		switch {
-		case data[i] == '\n':
-			return i + 1, data[:i], nil
-		case i+1 < len(data):
-			if data[i+1] == '\n' {
-				return i + 2, data[:i], nil
-			}
-			return i + 1, data[:i], nil
-		case atEOF:
-			return i + 1, data[:i], nil
-		}
-		return 0, nil, nil // a CR last: an LF may follow
-	}
-	if atEOF && len(data) > 0 {
-		return len(data), data, nil
-	}
-	return 0, nil, nil
 }
 
 // event handles one message (or batch) of an event stream, reporting

@@ -2,7 +2,9 @@ package rpc
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"io"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -10,16 +12,23 @@ import (
 
 	"github.com/toolrpc/toolrpc/codec"
 	"github.com/toolrpc/toolrpc/internal/jsonx"
+	"github.com/toolrpc/toolrpc/internal/rpchttp"
+	"github.com/toolrpc/toolrpc/internal/sse"
 )
 
 // httpReply is the replier of one HTTP request: what its calls answer and
 // notify goes on its response, until finish. Its calls only queue events:
 // a goroutine of the response's own, started with the first, writes them
-// (see writer), and finish waits for it.
+// (see writer), and finish waits for it. A transport's exchange adds a
+// hook told what starts the response before its header is written, and
+// keep-alive comments; or, with a sink, takes the events and the answer
+// as messages, in the calls' goroutines (a sink never blocks), instead of
+// a ResponseWriter.
 type httpReply struct {
 	mu        sync.Mutex
 	w         http.ResponseWriter
-	log       *slog.Logger
+	h         *HTTPHandler
+	ext       *replyExt     // a transport's exchange, or nil (see exchangeReply)
 	json, sse bool          // what the client accepts
 	streaming bool          // the response is an event stream
 	done      bool          // finished: the response is no longer ours
@@ -31,17 +40,54 @@ type httpReply struct {
 	answer    *[]byte       // the answer, for a JSON response: a pooled buffer (getBuffer)
 	// (the bools together: the struct stays in the 112-byte size class)
 
-	// Options.EventStreamAfter, for a client that accepts events: an
+	// With Options.EventStreamAfter, for a client that accepts events: an
 	// answer that is not an error coming first is an event, and the
 	// stream opens when opener fires (framed starts it).
-	streamAfter time.Duration
-	opener      *time.Timer
+	opener *time.Timer
 }
 
-// jsonContentType is the Content-Type of a JSON answer, one slice for all
-// responses, never written (net/http only reads it): Header().Set would
-// make one each time.
-var jsonContentType = []string{"application/json"}
+// replyExt is what a transport's exchange adds to a reply (see
+// rpchttp.Exchange): the exchange, and what starts the response, for its
+// hook (the handler's outcome of a lone request, see outcome, kept if its
+// answer comes first). Guarded by the reply's mu.
+type replyExt struct {
+	x     *rpchttp.Exchange
+	start rpchttp.Start
+}
+
+// exchangeReply is the reply of an exchange and its extension, in one
+// allocation: the reply of a plain request holds none.
+type exchangeReply struct {
+	httpReply
+	ext replyExt
+}
+
+// newHTTPReply makes the reply of a request to s on w, of x when not nil.
+func newHTTPReply(s *HTTPHandler, w http.ResponseWriter, x *rpchttp.Exchange, json, sse bool) *httpReply {
+	if x == nil {
+		return &httpReply{w: w, h: s, json: json, sse: sse}
+	}
+	xr := &exchangeReply{ext: replyExt{x: x}}
+	xr.httpReply = httpReply{w: w, h: s, ext: &xr.ext, json: json, sse: sse}
+	return &xr.httpReply
+}
+
+// sink is x's sink, if any.
+func (o *httpReply) sink() rpchttp.Sink {
+	if o.ext == nil {
+		return nil
+	}
+	return o.ext.x.Sink
+}
+
+// streamAfter is Options.EventStreamAfter for this response: 0 unless the
+// client accepts events.
+func (o *httpReply) streamAfter() time.Duration {
+	if !o.sse {
+		return 0
+	}
+	return o.h.streamAfter
+}
 
 // maxQueuedEvents is how many bytes of events a response holds for a
 // client that reads slowly before its calls' notifications wait for room
@@ -51,9 +97,14 @@ const maxQueuedEvents = 64 << 10
 func (o *httpReply) reply(line []byte) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if x := o.ext; x != nil && x.start.Answered && (o.streaming || x.start.Err == nil && isError(line)) {
+		// Not what starts the response; or a result that could not be
+		// encoded, answered InternalError.
+		x.start = rpchttp.Start{}
+	}
 	switch {
 	case o.done:
-	case o.streaming || !o.json || o.streamAfter > 0 && !isError(line):
+	case o.streaming || !o.json || o.streamAfter() > 0 && !isError(line):
 		o.queue(line)
 	default:
 		if o.answer == nil {
@@ -66,7 +117,7 @@ func (o *httpReply) reply(line []byte) {
 func (o *httpReply) replyString(id []byte, s string) {
 	line, err := codec.AppendResponse(nil, id, s)
 	if err != nil { // a string always encodes; kept for the contract
-		o.log.Error("rpc: result cannot be encoded", "error", err)
+		o.h.log.Error("rpc: result cannot be encoded", "error", err)
 		return
 	}
 	o.reply(line)
@@ -118,7 +169,22 @@ func (o *httpReply) queueNotice(ctx context.Context, line []byte) error {
 	return nil
 }
 
-func (o *httpReply) logger() *slog.Logger { return o.log }
+func (o *httpReply) logger() *slog.Logger { return o.h.log }
+
+// outcome is told, before a call's answer is replied, what its handler
+// answered (err: nil for a result): for a lone request, what starts the
+// response if its answer comes first (see reply), for x's hook.
+func (o *httpReply) outcome(in *inbound, err error) {
+	if o.ext == nil || o.ext.x.Hook == nil || in.batch != nil && !in.batch.single {
+		return
+	}
+	e := ErrorFor(in, err)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.streaming {
+		o.ext.start = rpchttp.Start{Answered: true, Err: e}
+	}
+}
 
 // inputEnded is nil: each request is its own input, and a client that goes
 // away cancels its calls.
@@ -145,12 +211,13 @@ var errorPrefix = []byte(`{"jsonrpc":"2.0","error":`)
 // msgs holds a request: a frame of notifications and responses alone is
 // answered 202.
 func (o *httpReply) framed(msgs []codec.Message) {
-	if o.streamAfter <= 0 {
+	after := o.streamAfter()
+	if after <= 0 {
 		return
 	}
 	for i := range msgs {
 		if msgs[i].Kind == codec.Request {
-			o.opener = time.AfterFunc(o.streamAfter, o.open)
+			o.opener = time.AfterFunc(after, o.open)
 			return
 		}
 	}
@@ -167,11 +234,16 @@ func (o *httpReply) open() {
 	o.queue(nil)
 }
 
-// queue queues line as a Server-Sent Event, for writeEvents; o.mu is held.
+// queue queues line as a Server-Sent Event (nil: none, the stream opened
+// before any), for writeEvents; or hands it to x's sink. o.mu is held.
 func (o *httpReply) queue(line []byte) {
 	o.streaming = true
+	if sink := o.sink(); sink != nil {
+		sink.Event(line)
+		return
+	}
 	if line != nil {
-		o.events = append(append(append(o.events, "data: "...), line...), "\n\n"...)
+		o.events = sse.AppendData(o.events, line)
 	}
 	if o.wake == nil {
 		o.wake, o.written = make(chan struct{}, 1), make(chan struct{})
@@ -183,11 +255,38 @@ func (o *httpReply) queue(line []byte) {
 	}
 }
 
-// writer writes the events queued until finish.
+// writer writes the events queued until finish, and the keep-alive
+// comments of x, if any, while the stream is quiet.
 func (o *httpReply) writer() {
 	defer close(o.written)
-	for range o.wake {
-		o.writeEvents()
+	if o.ext == nil || o.ext.x.KeepAlive <= 0 {
+		for range o.wake {
+			o.writeEvents()
+		}
+		return
+	}
+	var tick <-chan time.Time // from the header on
+	for {
+		select {
+		case _, ok := <-o.wake:
+			if !ok {
+				return
+			}
+			o.writeEvents()
+			if tick == nil {
+				t := time.NewTicker(o.ext.x.KeepAlive)
+				defer t.Stop()
+				tick = t.C
+			}
+		case <-tick:
+			_, err := io.WriteString(o.w, sse.KeepAlive)
+			if err == nil {
+				err = http.NewResponseController(o.w).Flush()
+			}
+			if err != nil {
+				tick = make(chan time.Time) // no more
+			}
+		}
 	}
 }
 
@@ -200,30 +299,48 @@ func (o *httpReply) writeEvents() {
 		close(o.room)
 		o.room = nil
 	}
+	start := o.startOf()
 	o.mu.Unlock()
-	o.write(events)
+	o.write(events, start)
 }
 
-// write writes events, starting the event stream first; in the writer,
-// or in finish once it has returned.
-func (o *httpReply) write(events []byte) {
+// write writes events, starting the event stream first (start: what
+// starts it, for x's hook); in the writer, or in finish once it has
+// returned.
+func (o *httpReply) write(events []byte, start rpchttp.Start) {
 	if len(events) == 0 && o.started {
 		return
 	}
 	if !o.started {
 		o.started = true
-		h := o.w.Header()
-		h.Set("Content-Type", "text/event-stream")
-		h.Set("Cache-Control", "no-cache")
-		o.w.WriteHeader(http.StatusOK)
+		sse.SetHeader(o.w.Header())
+		start.Events = true
+		o.w.WriteHeader(cmp.Or(o.hook(start), http.StatusOK))
 	}
 	if len(events) > 0 { // none when opened before any (Options.EventStreamAfter)
 		if _, err := o.w.Write(events); err != nil {
-			o.log.Debug("rpc: writing events failed", "error", err)
+			o.h.log.Debug("rpc: writing events failed", "error", err)
 			return
 		}
 	}
 	_ = http.NewResponseController(o.w).Flush()
+}
+
+// hook tells x's hook, if any, what starts the response, and returns the
+// status it asks for (0: rpc's own).
+func (o *httpReply) hook(start rpchttp.Start) int {
+	if o.ext == nil || o.ext.x.Hook == nil {
+		return 0
+	}
+	return o.ext.x.Hook.Header(o.w.Header(), start)
+}
+
+// startOf is what starts the response, as known; o.mu is held.
+func (o *httpReply) startOf() rpchttp.Start {
+	if o.ext == nil {
+		return rpchttp.Start{}
+	}
+	return o.ext.start
 }
 
 // finish writes what is left of the response, once the frame is answered
@@ -241,19 +358,34 @@ func (o *httpReply) finish() {
 		close(o.room) // notifications waiting for room: ErrAnswered
 		o.room = nil
 	}
-	answer, streaming := o.answer, o.streaming
+	answer, streaming, start := o.answer, o.streaming, o.startOf()
 	o.mu.Unlock()
-	switch {
+	switch sink := o.sink(); {
+	case sink != nil:
+		finishSink(sink, answer, streaming)
 	case streaming:
 		<-o.written
 		o.writeEvents() // what the writer left
 	case answer != nil:
-		o.w.Header()["Content-Type"] = jsonContentType
-		o.w.WriteHeader(http.StatusOK)
+		rpchttp.SetJSON(o.w.Header())
+		o.w.WriteHeader(cmp.Or(o.hook(start), http.StatusOK))
 		*answer = append(*answer, '\n')
 		_, _ = o.w.Write(*answer)
 		putBuffer(answer) // no reply takes it any more: done is set
 	default:
-		o.w.WriteHeader(http.StatusAccepted)
+		o.w.WriteHeader(cmp.Or(o.hook(start), http.StatusAccepted))
+	}
+}
+
+// finishSink ends a response that x's sink takes: its events are in; an
+// answer that is none goes to Answer.
+func finishSink(sink rpchttp.Sink, answer *[]byte, streaming bool) {
+	switch {
+	case streaming:
+	case answer != nil:
+		sink.Answer(http.StatusOK, *answer)
+		putBuffer(answer)
+	default:
+		sink.Answer(http.StatusAccepted, nil)
 	}
 }

@@ -41,6 +41,29 @@ func (p *pendingCalls) route(m *codec.Message) {
 	}
 }
 
+// deliver hands a response to the call of ours it answers, as route does,
+// and reports whether one was waiting for it: a response to no call is
+// left to the caller (a transport that delivers responses it classified
+// itself: rpchttp.Server.Deliver), neither logged nor taken for one about
+// a request the peer could not read (see routeUnidentified).
+func (p *pendingCalls) deliver(m *codec.Message) bool {
+	id, ours := ourID(m.ID)
+	if !ours {
+		return false
+	}
+	p.mu.Lock()
+	o := p.pending[id]
+	if o != nil {
+		p.dropLocked(o)
+	}
+	p.mu.Unlock()
+	if o == nil {
+		return false
+	}
+	o.finish(responseOf(m))
+	return true
+}
+
 // responseOf is what a response says: a result or an error.
 func responseOf(m *codec.Message) ([]byte, error) {
 	if m.Err != nil {

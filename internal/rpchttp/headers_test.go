@@ -1,11 +1,11 @@
-package rpc_test
+package rpchttp_test
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/toolrpc/toolrpc/rpc"
+	"github.com/toolrpc/toolrpc/internal/rpchttp"
 )
 
 // AcceptsEventStream reads Accept as the handler does, RFC 9110's most
@@ -32,6 +32,6 @@ func TestAcceptsEventStream(t *testing.T) {
 		{[]string{"text/html"}, false},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, rpc.AcceptsEventStream(tt.values), "%q", tt.values)
+		assert.Equal(t, tt.want, rpchttp.AcceptsEventStream(tt.values), "%q", tt.values)
 	}
 }

@@ -1,4 +1,4 @@
-package rpc
+package rpchttp
 
 import (
 	"mime"
@@ -9,10 +9,10 @@ import (
 	"strings"
 )
 
-// isJSON reports whether the Content-Type headers (values) say
+// IsJSON reports whether the Content-Type headers (values) say
 // application/json: one header, one well-formed media type, and no charset
 // other than UTF-8, JSON's (RFC 8259).
-func isJSON(values []string) bool {
+func IsJSON(values []string) bool {
 	if len(values) != 1 {
 		return false
 	}
@@ -28,14 +28,14 @@ func isJSON(values []string) bool {
 	return !ok || strings.EqualFold(cs, "utf-8")
 }
 
-// accepted reads Accept headers: whether application/json and whether
+// Accepted reads Accept headers: whether application/json and whether
 // text/event-stream may answer. No Accept header accepts anything, and
 // gets JSON. Each type is judged by the most specific media range that
 // matches it (RFC 9110, 12.5.1): application/json, then application/*,
 // then */* for JSON; text/event-stream, then text/* for events (*/* alone
 // asks for no event stream: it gets JSON). A range whose q is 0 refuses
 // its type; a malformed range, or one with a malformed q, is ignored.
-func accepted(values []string) (json, sse bool) {
+func Accepted(values []string) (json, sse bool) {
 	if len(values) == 0 {
 		return true, false
 	}
@@ -138,14 +138,14 @@ func qAccepts(params map[string]string) (accepts, valid bool) {
 
 // hostAllowed reports whether a request with Host host, which came on a
 // connection to local (nil when unknown), may be served (see
-// Options.AllowedHosts).
-func (s *HTTPHandler) hostAllowed(host string, local net.Addr) bool {
+// rpc.Options.AllowedHosts).
+func (g *Gate) hostAllowed(host string, local net.Addr) bool {
 	name := host
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		name = h
 	}
 	name = strings.TrimSuffix(strings.TrimPrefix(name, "["), "]")
-	for _, h := range s.hosts {
+	for _, h := range g.hosts {
 		if h == "*" || strings.EqualFold(h, name) {
 			return true
 		}
@@ -155,7 +155,7 @@ func (s *HTTPHandler) hostAllowed(host string, local net.Addr) bool {
 	}
 	// Another name: answered where the connection is not to loopback and
 	// no list was given.
-	return len(s.hosts) == 0 && !onLoopback(local)
+	return len(g.hosts) == 0 && !onLoopback(local)
 }
 
 // isLoopbackName reports whether a host name (no port, no brackets) is
@@ -183,9 +183,9 @@ func localAddr(r *http.Request) net.Addr {
 }
 
 // originAllowed reports whether a request with the Origin headers values
-// may be served (see Options.AllowedOrigins). Several Origin headers are
-// refused: a browser sends one.
-func (s *HTTPHandler) originAllowed(values []string) bool {
+// may be served (see rpc.Options.AllowedOrigins). Several Origin headers
+// are refused: a browser sends one.
+func (g *Gate) originAllowed(values []string) bool {
 	switch len(values) {
 	case 0:
 		return true
@@ -200,7 +200,7 @@ func (s *HTTPHandler) originAllowed(values []string) bool {
 			return true
 		}
 	}
-	for _, o := range s.origins {
+	for _, o := range g.origins {
 		if o == "*" || strings.EqualFold(o, origin) {
 			return true
 		}
