@@ -47,8 +47,8 @@ type peerKey struct{}
 // responses.
 type clientPeer struct {
 	mu   sync.Mutex
-	caps json.RawMessage // the client's capabilities, from initialize
-	http rpchttp.Server  // nil on a stream connection
+	c    *session       // the session its initialize opened; nil before it
+	http rpchttp.Server // nil on a stream connection
 }
 
 // withPeer returns ctx holding p, the peer of the connection it serves.
@@ -62,18 +62,25 @@ func peerFrom(ctx context.Context) *clientPeer {
 	return p
 }
 
-// setCapabilities records what the client's initialize declared.
-func (p *clientPeer) setCapabilities(caps json.RawMessage) {
+// bind makes c, whose initialize came on p's connection, the session
+// whose state (the capabilities declared) p reads.
+func (p *clientPeer) bind(c *session) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.caps = bytes.Clone(caps)
+	p.c = c
 }
 
-// capabilities returns what the client declared.
+// capabilities returns what the client declared: its session's.
 func (p *clientPeer) capabilities() json.RawMessage {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.caps
+	c := p.c
+	p.mu.Unlock()
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.state.capabilities
 }
 
 // call sends the client a request on behalf of ctx's call, and returns

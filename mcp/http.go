@@ -45,17 +45,17 @@ import (
 // shared store would hold, for many instances to serve one session) and
 // what is local to the process serving it:
 //
-//	durable: the negotiated revision and the log level (session), the
-//	  client's capabilities (clientPeer), the resource subscriptions and
-//	  the notices owed (session.out, an outbox), the events held for
-//	  resumption (streams.eventLog, plain data), the calls waiting for the
-//	  client (their ids, in the session's rpc.HTTPHandler's registry,
+//	durable: sessionState (session.go: the negotiated revision, the
+//	  client's capabilities, the log level, notifications/initialized,
+//	  the resource subscriptions), the events held for resumption
+//	  (streams.eventLog, plain data), the calls waiting for the client
+//	  (their ids, in the session's rpc.HTTPHandler's registry,
 //	  rpc/pending.go), and the session's id and last use (httpSession);
 //	local: the session's rpc.HTTPHandler (its workers, the ids in flight),
 //	  its slots (SessionConcurrency) and requests under way (httpSession),
 //	  the connections writing its streams, the POSTs under way and their
-//	  calls' goroutines (streams), and the goroutines telling it of changes
-//	  (session).
+//	  calls' goroutines (streams), and the notices being told and the
+//	  goroutines telling them (session, its outbox).
 
 // The defaults of [HTTPOptions].
 const (
@@ -638,7 +638,7 @@ func (h *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request, body []
 		refuse(w, http.StatusServiceUnavailable, "too many sessions: try again later")
 		return
 	}
-	c := &session{s: h.s, logLevel: -1}
+	c := newSession(h.s)
 	p := &clientPeer{}
 	ss := &httpSession{streams: newStreams(h, c), slots: make(chan struct{}, h.perSession), peer: p}
 	c.stream = ss.streams

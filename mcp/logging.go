@@ -165,7 +165,7 @@ func (c *session) setLevel(r revision, params json.RawMessage) (any, error) {
 			Param: "debug info notice warning error critical alert emergency", Message: "level must be one of the protocol's"})
 	}
 	c.mu.Lock()
-	c.logLevel = slices.Index(logLevels, level)
+	c.state.logLevel = slices.Index(logLevels, level)
 	c.mu.Unlock()
 	return c.s.result(r, nil), nil
 }

@@ -56,9 +56,8 @@ func (s *Server) announce(method string, k kind) {
 // tools: its resource subscriptions, and the notifications not yet
 // written. Guarded by its session's mu.
 type outbox struct {
-	subs    map[string]bool // the URIs subscribed to
-	owed    []notice        // not yet written, each at most once
-	telling bool            // a goroutine writes them, or the session is held (hold)
+	owed    []notice // not yet written, each at most once
+	telling bool     // a goroutine writes them, or the session is held (hold)
 }
 
 // notice is a notification owed to a session.
@@ -90,7 +89,7 @@ func (c *session) post(conn peer, method string, params json.RawMessage) {
 func (c *session) updated(conn peer, uri string, params json.RawMessage) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.out.subs[uri] {
+	if c.state.subs[uri] {
 		c.queue(conn, notifyResourceUpdated, params)
 	}
 }
@@ -162,7 +161,7 @@ func (c *session) initialized() {
 	defer s.mu.Unlock()
 	conn := s.sessions[c]
 	c.mu.Lock()
-	c.ready = true
+	c.state.ready = true
 	if !c.held {
 		c.mu.Unlock()
 		return

@@ -584,7 +584,7 @@ func (c *session) subscribe(r revision, req *rpc.Request, on bool) (any, error) 
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !on {
-		delete(c.out.subs, uri)
+		delete(c.state.subs, uri)
 		// An update not yet written is not owed any more: what the session
 		// is owed stays bounded by what it subscribes to.
 		params := updatedParams(uri)
@@ -593,13 +593,13 @@ func (c *session) subscribe(r revision, req *rpc.Request, on bool) (any, error) 
 		})
 		return c.s.result(r, nil), nil
 	}
-	if !c.out.subs[uri] && len(c.out.subs) >= MaxSubscriptions {
+	if !c.state.subs[uri] && len(c.state.subs) >= MaxSubscriptions {
 		return nil, invalid(&service.FieldError{Field: "uri", Rule: "max", Param: fmt.Sprint(MaxSubscriptions),
 			Message: fmt.Sprintf("a session subscribes to at most %d resources: unsubscribe from one first", MaxSubscriptions)})
 	}
-	if c.out.subs == nil {
-		c.out.subs = map[string]bool{}
+	if c.state.subs == nil {
+		c.state.subs = map[string]bool{}
 	}
-	c.out.subs[uri] = true
+	c.state.subs[uri] = true
 	return c.s.result(r, nil), nil
 }

@@ -312,7 +312,7 @@ func (s *Server) Tools() []string { return slices.Clone(s.cat.Load().sorted()) }
 // and middleware.Default, whose records go to the logger of the
 // connection (rpc.Options.Logger).
 func (s *Server) Handler() rpc.Handler {
-	return s.handlerFor(&session{s: s, logLevel: -1})
+	return s.handlerFor(newSession(s))
 }
 
 // handlerFor is Handler serving the session c.

@@ -75,7 +75,7 @@ func (h *serverLog) WithGroup(name string) slog.Handler {
 func (c *session) tellLog(p peer, level int, msg logMessage) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.logLevel < 0 || level < c.logLevel || len(c.logs) >= maxQueuedLogs {
+	if c.state.logLevel < 0 || level < c.state.logLevel || len(c.logs) >= maxQueuedLogs {
 		return
 	}
 	c.logs = append(c.logs, msg)

@@ -45,22 +45,39 @@ func unescape(raw []byte) ([]byte, bool) {
 	return []byte(s), true
 }
 
+// sessionState is what a legacy session is, as its client sees it, apart
+// from where it runs: what must outlive a connection (and what a store
+// shared by instances holds), guarded by session.mu. The rest of session,
+// and of httpSession and streams, is local: goroutines, slots,
+// connections, the notices being written. The events held for resumption
+// are streams.eventLog; the calls waiting for the client, rpc's registry.
+type sessionState struct {
+	revision     string          // negotiated by initialize; "" before it
+	capabilities json.RawMessage // the client's, declared by initialize
+	logLevel     int             // by logging/setLevel: an index in logLevels; -1 before it
+	ready        bool            // notifications/initialized came
+	subs         map[string]bool // the URIs of the resources it subscribed to
+}
+
+// newSession is a session of s, before its initialize.
+func newSession(s *Server) *session {
+	return &session{s: s, state: sessionState{logLevel: -1}}
+}
+
 // session is the protocol's handler for one connection.
 type session struct {
 	s *Server
 
-	mu         sync.Mutex
-	negotiated string       // by initialize; "" before it
-	logLevel   int          // by logging/setLevel: an index in logLevels; -1 before it
-	telling    bool         // a goroutine tells the session the tools changed (listChanged), or it is held
-	held       bool         // initialize came, notifications/initialized not yet: changes are owed, not told (hold)
-	ready      bool         // notifications/initialized came
-	onUpdate   func()       // tests: called by ResourceUpdated before it tells the session (export_test.go)
-	owed       bool         // the tools changed again while it did
-	out        outbox       // its resource subscriptions, the other notifications it is owed
-	stream     peer         // the session's peer outside any request, when not a stream connection (HTTP)
-	logs       []logMessage // the Server.Logger messages waiting for a goroutine to send them
-	logging    bool         // a goroutine sends them (tellLog)
+	mu       sync.Mutex
+	state    sessionState // what the session is beyond this process
+	telling  bool         // a goroutine tells the session the tools changed (listChanged), or it is held
+	held     bool         // initialize came, notifications/initialized not yet: changes are owed, not told (hold)
+	onUpdate func()       // tests: called by ResourceUpdated before it tells the session (export_test.go)
+	owed     bool         // the tools changed again while it did
+	out      outbox       // the notifications it is owed
+	stream   peer         // the session's peer outside any request, when not a stream connection (HTTP)
+	logs     []logMessage // the Server.Logger messages waiting for a goroutine to send them
+	logging  bool         // a goroutine sends them (tellLog)
 }
 
 // Handle answers one request or notification, as serverMethods says: a
@@ -139,7 +156,7 @@ func (c *session) logLevelOf(r revision, raw []byte) int {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.logLevel
+	return c.state.logLevel
 }
 
 // metaField is the FieldError path of a member of _meta.
@@ -160,7 +177,7 @@ func (c *session) revision(req *rpc.Request, m *methodInfo) (r revision, logLeve
 	v := meta[0]
 	if v == nil {
 		c.mu.Lock()
-		name := c.negotiated
+		name := c.state.revision
 		c.mu.Unlock()
 		if name == "" {
 			if m.unversioned {
@@ -273,10 +290,11 @@ func (c *session) initialize(ctx context.Context, req *rpc.Request) (any, error)
 		r = mustRevision(LatestLegacy)
 	}
 	c.mu.Lock()
-	if c.negotiated == "" && !c.ready {
+	if c.state.revision == "" && !c.state.ready {
 		c.hold() // until notifications/initialized
 	}
-	c.negotiated = r.name
+	c.state.revision = r.name
+	c.state.capabilities = bytes.Clone(jsonx.Member(req.Params, "capabilities"))
 	c.mu.Unlock()
 	if conn := rpc.ConnFromContext(ctx); conn != nil {
 		c.s.track(c, conn)
@@ -284,7 +302,7 @@ func (c *session) initialize(ctx context.Context, req *rpc.Request) (any, error)
 		c.s.track(c, c.stream)
 	}
 	if p := peerFrom(ctx); p != nil { // for the tools that ask the client (CreateMessage, Elicit)
-		p.setCapabilities(jsonx.Member(req.Params, "capabilities"))
+		p.bind(c)
 	}
 	b := append(c.s.open(r), `"protocolVersion":`...)
 	b = jsonx.AppendString(b, r.name)

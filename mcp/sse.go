@@ -174,7 +174,7 @@ const (
 func (sts *streams) primed() bool {
 	sts.c.mu.Lock()
 	defer sts.c.mu.Unlock()
-	r, _ := revisionOf(sts.c.negotiated)
+	r, _ := revisionOf(sts.c.state.revision)
 	return r.primed
 }
 
