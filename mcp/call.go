@@ -73,8 +73,8 @@ const MaxErrorText = 4 << 10
 // callMembers are the members of tools/call's params that call reads.
 var callMembers = [4]string{"name", "arguments", "inputResponses", "requestState"}
 
-// call answers tools/call.
-func (s *Server) call(ctx context.Context, r revision, req *rpc.Request) (any, error) {
+// runTool answers tools/call.
+func (s *Server) runTool(ctx context.Context, r revision, req *rpc.Request) (any, error) {
 	var members [4][]byte // one walk of what may be a long object
 	jsonx.CheckedMembers(req.Params, callMembers[:], members[:])
 	v, args := members[0], members[1]
@@ -161,10 +161,10 @@ func argumentErrors(list service.FieldErrors) string {
 
 // errorResult is a tool result with isError true and text.
 func (s *Server) errorResult(r revision, text string) json.RawMessage {
-	b := append(s.open(r), `"content":[`...)
+	b := append(s.openResult(r), `"content":[`...)
 	b = TextContent{jsonx.Shorten(text, MaxErrorText)}.appendContent(b)
 	b = append(b, `],"isError":true`...)
-	return s.close(r, b)
+	return s.closeResult(r, b)
 }
 
 // success is the tool result of res.
@@ -185,7 +185,7 @@ func (s *Server) success(r revision, t *tool, res any) (any, error) {
 		return s.toolResult(r, tr)
 	}
 	if !t.hasResult {
-		return s.close(r, append(s.open(r), `"content":[]`...)), nil
+		return s.closeResult(r, append(s.openResult(r), `"content":[]`...)), nil
 	}
 	// The result's JSON, encoded once in a pooled buffer, then written
 	// into its text block (escaped) and as the structured content.
@@ -203,11 +203,11 @@ func (s *Server) success(r revision, t *tool, res any) (any, error) {
 	if !t.structured || !r.structured {
 		return s.textResult(r, string(raw)), nil // its text block alone
 	}
-	b := append(s.open(r), `"content":[`...)
+	b := append(s.openResult(r), `"content":[`...)
 	b = appendText(b, raw)
 	b = append(b, `],"structuredContent":`...)
 	b = append(b, raw...)
-	return s.close(r, b), nil
+	return s.closeResult(r, b), nil
 }
 
 // textResult is the result of a tool that returned a string: one text
@@ -229,7 +229,7 @@ const maxScratch = 64 << 10
 
 // toolResult is the result a tool made itself.
 func (s *Server) toolResult(r revision, tr *ToolResult) (any, error) {
-	b := append(s.open(r), `"content":[`...)
+	b := append(s.openResult(r), `"content":[`...)
 	for i, c := range tr.Content {
 		if i > 0 {
 			b = append(b, ',')
@@ -251,5 +251,5 @@ func (s *Server) toolResult(r revision, tr *ToolResult) (any, error) {
 	if tr.IsError {
 		b = append(b, `,"isError":true`...)
 	}
-	return s.close(r, b), nil
+	return s.closeResult(r, b), nil
 }

@@ -140,7 +140,7 @@ func (s *Server) complete(ctx context.Context, r revision, req *rpc.Request) (an
 	if err != nil {
 		return nil, err
 	}
-	b := append(s.open(r), `"completion":{"values":[`...)
+	b := append(s.openResult(r), `"completion":{"values":[`...)
 	for i, v := range values[:min(len(values), MaxCompletions)] {
 		if i > 0 {
 			b = append(b, ',')
@@ -152,5 +152,5 @@ func (s *Server) complete(ctx context.Context, r revision, req *rpc.Request) (an
 	b = append(b, `,"hasMore":`...)
 	b = strconv.AppendBool(b, len(values) > MaxCompletions)
 	b = append(b, '}')
-	return s.close(r, b), nil
+	return s.closeResult(r, b), nil
 }

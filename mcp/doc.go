@@ -71,10 +71,12 @@
 //
 // # Inside
 //
-// server.go holds the Server and its registries (tool.go, prompt.go,
-// resource.go, complete.go); session.go and features.go dispatch a
-// request by its revision; call.go runs a tool; the client's side of a
-// call is elicit.go, sampling.go, input.go; Streamable HTTP is http.go
-// (routing), sse.go (event streams, resumption) and httpstatus.go;
-// stdio is serve.go. docs/architecture.md draws the layers.
+// protocol.go holds the two tables everything reads: the revisions, with
+// what each has by name, and the methods (revisions, feature, how served).
+// server.go holds the Server, registry.go its copy-on-write catalogs
+// (tool.go, prompt.go, resource.go, complete.go); session.go a connection's
+// or legacy session's state and dispatch; call.go runs a tool; asking the
+// client is ask.go, elicit.go, sampling.go, input.go; Streamable HTTP is
+// streamable*.go (its design note in streamable.go); stdio is serve.go.
+// docs/architecture.md draws the layers.
 package mcp

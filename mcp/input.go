@@ -190,7 +190,7 @@ func (s *Server) inputRequired(r revision, what string, args, caps json.RawMessa
 		b = append(b, `,"requestState":`...)
 		b = jsonx.AppendString(b, s.seal(what, args, e.State, time.Now().Add(InputStateTTL)))
 	}
-	return s.close(r, append(b, ',')), nil
+	return s.closeResult(r, append(b, ',')), nil
 }
 
 // seal makes the requestState of state: its expiry and state, then a MAC

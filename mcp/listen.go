@@ -163,7 +163,7 @@ func (s *Server) listenEnded(ctx context.Context, r revision, id json.RawMessage
 // listenResult is the result that ends a subscription: a completion result
 // whose _meta names the subscription.
 func (s *Server) listenResult(r revision, id json.RawMessage) json.RawMessage {
-	b := append(s.open(r), `"_meta":{"`+metaSubscription+`":`...)
+	b := append(s.openResult(r), `"_meta":{"`+metaSubscription+`":`...)
 	b = append(b, id...)
 	b = append(b, `,"`+metaServerInfo+`":`...)
 	b = append(b, s.serverInfo(r)...)

@@ -48,7 +48,7 @@ func (s *Server) announce(method string, k kind) {
 	}
 	s.prune()
 	for c, conn := range s.sessions {
-		c.post(conn, method, nil)
+		c.queueNotice(conn, method, nil)
 	}
 }
 
@@ -66,7 +66,7 @@ type notice struct {
 	params json.RawMessage
 }
 
-// post tells the session, served on conn, method with params: written
+// queueNotice tells the session, served on conn, method with params: written
 // when the output has room, or dropped when the connection ends, never
 // waited for here. One goroutine at a time writes a session's
 // notifications, in order; a notice already owed is not owed twice, so
@@ -74,7 +74,7 @@ type notice struct {
 // and one notice per list (two) and per resource subscribed to (at most
 // MaxSubscriptions). Before the session's notifications/initialized they
 // are owed, not written (see initialized).
-func (c *session) post(conn peer, method string, params json.RawMessage) {
+func (c *session) queueNotice(conn peer, method string, params json.RawMessage) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.queue(conn, method, params)

@@ -170,7 +170,7 @@ func (s *Server) listPrompts(r revision, params json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := append(s.open(r), `"prompts":[`...)
+	b := append(s.openResult(r), `"prompts":[`...)
 	for i, name := range names[start:end] {
 		if i > 0 {
 			b = append(b, ',')
@@ -248,7 +248,7 @@ func (s *Server) getPrompt(ctx context.Context, r revision, req *rpc.Request) (a
 			pr = &PromptResult{}
 		}
 	}
-	b := s.open(r)
+	b := s.openResult(r)
 	if pr.Description != "" {
 		b = append(b, `"description":`...)
 		b = jsonx.AppendString(b, pr.Description)
@@ -274,5 +274,5 @@ func (s *Server) getPrompt(ctx context.Context, r revision, req *rpc.Request) (a
 		b = append(b, '}')
 	}
 	b = append(b, ']')
-	return s.close(r, b), nil
+	return s.closeResult(r, b), nil
 }

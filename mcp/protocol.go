@@ -296,7 +296,7 @@ var serverMethods = byName([]methodInfo{
 		}},
 	{name: methodToolsList, revs: allRevs,
 		serve: func(c *session, _ context.Context, r revision, req *rpc.Request, _ []byte) (any, error) {
-			return c.s.list(r, req.Params)
+			return c.s.listTools(r, req.Params)
 		}},
 	{name: methodToolsCall, revs: allRevs, nameMember: "name", argHeaders: true,
 		serve: (*session).callTool},
@@ -310,7 +310,7 @@ var serverMethods = byName([]methodInfo{
 		}},
 	{name: methodResourcesRead, revs: allRevs, feature: featureResources, nameMember: "uri",
 		serve: func(c *session, ctx context.Context, r revision, req *rpc.Request, _ []byte) (any, error) {
-			return c.s.read(ctx, r, req)
+			return c.s.readResource(ctx, r, req)
 		}},
 	// Removed in 2026-07-28: subscriptions/listen's resourceSubscriptions
 	// instead.

@@ -442,7 +442,7 @@ func (s *Server) closePage(r revision, b []byte, keys []string, end int) json.Ra
 	if r.modern {
 		b = append(b, s.listTail...)
 	}
-	return s.close(r, b)
+	return s.closeResult(r, b)
 }
 
 // listResources answers resources/list, or resources/templates/list when
@@ -460,7 +460,7 @@ func (s *Server) listResources(r revision, req *rpc.Request, templates bool) (an
 	if err != nil {
 		return nil, err
 	}
-	b := append(s.open(r), member...)
+	b := append(s.openResult(r), member...)
 	for i, key := range keys[start:end] {
 		if i > 0 {
 			b = append(b, ',')
@@ -528,8 +528,8 @@ func (set *resourceSet) lookup(uri string) (*resource, map[string]string) {
 	return nil, nil
 }
 
-// read answers resources/read.
-func (s *Server) read(ctx context.Context, r revision, req *rpc.Request) (any, error) {
+// readResource answers resources/read.
+func (s *Server) readResource(ctx context.Context, r revision, req *rpc.Request) (any, error) {
 	uri, err := uriParam(req.Params)
 	if err != nil {
 		return nil, err
@@ -557,7 +557,7 @@ func (s *Server) read(ctx context.Context, r revision, req *rpc.Request) (any, e
 	if err != nil {
 		return nil, err
 	}
-	b := append(s.open(r), `"contents":[`...)
+	b := append(s.openResult(r), `"contents":[`...)
 	for i := range contents {
 		if i > 0 {
 			b = append(b, ',')
@@ -568,7 +568,7 @@ func (s *Server) read(ctx context.Context, r revision, req *rpc.Request) (any, e
 	if r.modern {
 		b = append(b, s.listTail...)
 	}
-	return s.close(r, b), nil
+	return s.closeResult(r, b), nil
 }
 
 // subscribe answers resources/subscribe, or resources/unsubscribe when

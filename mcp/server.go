@@ -137,8 +137,8 @@ func New(opts *Options) *Server {
 // textIn is a result of revision r that is one text block, its text to be
 // set.
 func (s *Server) textIn(r revision) jsonx.StringIn {
-	open := append(s.openTo(nil, r), `"content":[{"type":"text","text":`...)
-	t, err := jsonx.NewStringIn(string(open), "", string(s.close(r, []byte("}]"))))
+	open := append(s.appendResultOpen(nil, r), `"content":[{"type":"text","text":`...)
+	t, err := jsonx.NewStringIn(string(open), "", string(s.closeResult(r, []byte("}]"))))
 	if err != nil {
 		panic(err) // the server's own JSON
 	}

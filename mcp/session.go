@@ -125,7 +125,7 @@ func (c *session) callTool(ctx context.Context, r revision, req *rpc.Request, lo
 	if c.stream != nil { // a legacy HTTP session's: CloseStream finds it
 		ctx = context.WithValue(ctx, sessionKey{}, c)
 	}
-	return c.s.call(withLogLevel(ctx, c.logLevelOf(r, logLevel)), r, req)
+	return c.s.runTool(withLogLevel(ctx, c.logLevelOf(r, logLevel)), r, req)
 }
 
 // errInitializeInBatch refuses an initialize that came in a batch: "The
@@ -304,7 +304,7 @@ func (c *session) initialize(ctx context.Context, req *rpc.Request) (any, error)
 	if p := peerFrom(ctx); p != nil { // for the tools that ask the client (CreateMessage, Elicit)
 		p.bind(c)
 	}
-	b := append(c.s.open(r), `"protocolVersion":`...)
+	b := append(c.s.openResult(r), `"protocolVersion":`...)
 	b = jsonx.AppendString(b, r.name)
 	b = append(b, `,"capabilities":`...)
 	b = c.s.capabilities(b)
@@ -314,7 +314,7 @@ func (c *session) initialize(ctx context.Context, req *rpc.Request) (any, error)
 		b = append(b, `,"instructions":`...)
 		b = jsonx.AppendString(b, c.s.opts.Instructions)
 	}
-	return c.s.close(r, b), nil
+	return c.s.closeResult(r, b), nil
 }
 
 // capabilities appends the server's capabilities, the same in every
@@ -328,21 +328,22 @@ func (s *Server) capabilities(b []byte) []byte {
 // serverInfo is the server's Implementation, as revision r has it.
 func (s *Server) serverInfo(r revision) []byte { return s.info.of(r) }
 
-// open starts a result of revision r: a modern result starts with its
-// resultType. Its members follow, separated by commas, and close ends it.
-func (s *Server) open(r revision) []byte { return s.openTo(make([]byte, 0, 256), r) }
+// openResult starts a result of revision r: a modern result starts with
+// its resultType. Its members follow, separated by commas, and
+// closeResult ends it.
+func (s *Server) openResult(r revision) []byte { return s.appendResultOpen(make([]byte, 0, 256), r) }
 
-// openTo is open, appending to dst.
-func (s *Server) openTo(dst []byte, r revision) []byte {
+// appendResultOpen is openResult, appending to dst.
+func (s *Server) appendResultOpen(dst []byte, r revision) []byte {
 	if r.modern {
 		return append(dst, `{"resultType":"complete",`...)
 	}
 	return append(dst, '{')
 }
 
-// close ends the result b opened by open: a modern result ends with the
-// server's identity in its _meta.
-func (s *Server) close(r revision, b []byte) json.RawMessage {
+// closeResult ends the result b opened by openResult: a modern result
+// ends with the server's identity in its _meta.
+func (s *Server) closeResult(r revision, b []byte) json.RawMessage {
 	if !r.modern {
 		return append(b, '}')
 	}
@@ -356,12 +357,12 @@ func (s *Server) close(r revision, b []byte) json.RawMessage {
 
 // result is a result of revision r whose members are body (nil for none).
 func (s *Server) result(r revision, body []byte) json.RawMessage {
-	return s.close(r, append(s.open(r), body...))
+	return s.closeResult(r, append(s.openResult(r), body...))
 }
 
 // discover answers server/discover.
 func (s *Server) discover(r revision) json.RawMessage {
-	b := append(s.open(r), `"supportedVersions":`...)
+	b := append(s.openResult(r), `"supportedVersions":`...)
 	b = append(b, mustJSON(versions)...)
 	b = append(b, `,"capabilities":`...)
 	b = s.capabilities(b)
@@ -370,18 +371,18 @@ func (s *Server) discover(r revision) json.RawMessage {
 		b = jsonx.AppendString(b, s.opts.Instructions)
 	}
 	b = append(b, s.listTail...)
-	return s.close(r, b)
+	return s.closeResult(r, b)
 }
 
-// list answers tools/list: a page of tools in the order of their names,
+// listTools answers tools/list: a page of tools in the order of their names,
 // from the one after the cursor's (base64url of the last name sent).
-func (s *Server) list(r revision, params json.RawMessage) (any, error) {
+func (s *Server) listTools(r revision, params json.RawMessage) (any, error) {
 	cat := s.cat.Load()
 	start, end, err := s.page(cat.names, params)
 	if err != nil {
 		return nil, err
 	}
-	b := append(s.open(r), `"tools":[`...)
+	b := append(s.openResult(r), `"tools":[`...)
 	for i, name := range cat.names[start:end] {
 		if i > 0 {
 			b = append(b, ',')

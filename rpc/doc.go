@@ -76,9 +76,10 @@
 // # Inside
 //
 // One dispatch core (core.go, call.go, inflight.go, workers.go, queue.go,
-// batch.go) serves both transports: the stream [Conn] (conn.go, stream.go,
-// frame.go, readwait.go, stdio.go) and HTTP (http.go, httpreply.go,
-// httpheaders.go, httpserve.go). Calls of ours are pending.go, client.go,
-// batchcall.go and progress.go; child processes process*.go.
-// docs/architecture.md draws the layers.
+// batch.go, errormap.go) serves both transports: the stream [Conn]
+// (conn.go, stream.go, frame.go, readwait.go, stdio*.go) and HTTP (http.go,
+// httpreply.go, httpserve.go, with internal/rpchttp and internal/sse).
+// Calls of ours, on every transport, are one registry (pending.go, route.go,
+// client.go, batchcall.go, progress.go, httpcalls.go, httpclient.go); child
+// processes process*.go. docs/architecture.md draws the layers.
 package rpc

@@ -29,11 +29,11 @@ import (
 //	  │                     Exchange{W, Hook: opening} (the session id)
 //	  ├─ legacy POST ─────► postLegacy: a client's responses to the
 //	  │                     session's rpc registry (Deliver); the rest to
-//	  │                     postSession (sse.go): the session's slots, then
+//	  │                     postSession (streamable_sse.go): the session's slots, then
 //	  │                     Exchange{Sink: postWriter} in a goroutine of the
 //	  │                     session's; the POST's connection gets the JSON
 //	  │                     answer, or pumps the POST's event stream
-//	  ├─ GET ─────────────► get (sse.go): the server stream, or a
+//	  ├─ GET ─────────────► get (streamable_sse.go): the server stream, or a
 //	  │                     resumption (Last-Event-ID): pump
 //	  └─ DELETE ──────────► delete: the session ends
 //	rpc.HTTPHandler (the dispatch core) ─► session.Handle (session.go) ─►
@@ -276,7 +276,7 @@ func (h *HTTPHandler) Sessions() int {
 func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// rpc's rules first (the Origin, then the method: POST, GET and
 	// DELETE; for a POST its Content-Type, Accept and length). A GET is a
-	// legacy session's server stream, or a resumption (sse.go).
+	// legacy session's server stream, or a resumption (streamable_sse.go).
 	if !h.gate.Screen(w, r, http.MethodGet, http.MethodDelete) {
 		return
 	}
@@ -288,7 +288,7 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.get(w, r)
 		return
 	}
-	h.post(w, r)
+	h.servePost(w, r)
 }
 
 // fail answers a request that is not served with status and the JSON-RPC
@@ -340,8 +340,8 @@ func readEnvelope(body []byte) envelope {
 	return e
 }
 
-// post answers a POST the gate let through.
-func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
+// servePost answers a POST the gate let through.
+func (h *HTTPHandler) servePost(w http.ResponseWriter, r *http.Request) {
 	// Counted, until this request is answered, among the bodies every
 	// session and request is served with (RPC.MaxQueueBytes).
 	body, held, ok := h.gate.ReadBody(w, r)

@@ -75,7 +75,7 @@ type sseConn struct {
 // client's resumption (Last-Event-ID), within the bounds of ReplayBytes:
 // the part of the session's transport state that must survive a
 // connection, plain data that a shared store could hold (see the design
-// note in http.go). Guarded by streams.mu.
+// note in streamable.go). Guarded by streams.mu.
 type eventLog struct {
 	held     map[uint64]*eventStream // the streams held, by number
 	overs    []uint64                // the streams held that are over, in the order they ended
