@@ -140,11 +140,7 @@ func qAccepts(params map[string]string) (accepts, valid bool) {
 // connection to local (nil when unknown), may be served (see
 // rpc.Options.AllowedHosts).
 func (g *Gate) hostAllowed(host string, local net.Addr) bool {
-	name := host
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		name = h
-	}
-	name = strings.TrimSuffix(strings.TrimPrefix(name, "["), "]")
+	name := hostName(host)
 	for _, h := range g.hosts {
 		if h == "*" || strings.EqualFold(h, name) {
 			return true
@@ -158,11 +154,31 @@ func (g *Gate) hostAllowed(host string, local net.Addr) bool {
 	return len(g.hosts) == 0 && !onLoopback(local)
 }
 
+// hostName is a Host header's name, without its port and an IPv6
+// address's brackets; it allocates nothing (net.SplitHostPort makes an
+// error of a Host without a port).
+func hostName(host string) string {
+	if strings.HasPrefix(host, "[") {
+		if i := strings.IndexByte(host, ']'); i > 0 {
+			return host[1:i]
+		}
+		return host
+	}
+	if i := strings.LastIndexByte(host, ':'); i >= 0 && strings.IndexByte(host, ':') == i {
+		return host[:i]
+	}
+	return host
+}
+
 // isLoopbackName reports whether a host name (no port, no brackets) is
-// loopback's.
+// loopback's. Only what can be an address is parsed as one: a name's
+// failed parse would allocate its error.
 func isLoopbackName(name string) bool {
 	if strings.EqualFold(name, "localhost") {
 		return true
+	}
+	if name == "" || !(name[0] >= '0' && name[0] <= '9' || strings.IndexByte(name, ':') >= 0) {
+		return false
 	}
 	ip, err := netip.ParseAddr(name)
 	return err == nil && ip.IsLoopback()
