@@ -98,7 +98,13 @@ func NewHTTPHandler(ctx context.Context, h Handler, opts *Options) *HTTPHandler 
 		maxDepth: o.MaxDepth,
 		grace:    positiveOr(o.ShutdownGrace, DefaultShutdownGrace),
 	}
-	s.gate.Init(log, positiveOr(o.MaxFrameSize, codec.DefaultMaxFrameSize), int64(positiveOr(o.MaxQueueBytes, DefaultMaxQueueBytes)), o.AllowedOrigins, o.AllowedHosts)
+	s.gate.Init(log, rpchttp.Limits{
+		MaxFrame: positiveOr(o.MaxFrameSize, codec.DefaultMaxFrameSize),
+		MaxHeld:  int64(positiveOr(o.MaxQueueBytes, DefaultMaxQueueBytes)),
+		Origins:  o.AllowedOrigins,
+		Hosts:    o.AllowedHosts,
+		MinRate:  uploadRate(o.MinUploadRate),
+	})
 	s.streamAfter = max(o.EventStreamAfter, 0)
 	if b, ok := h.(rpchttp.Binder); ok { // a transport of this module built on the handler
 		b.BindHTTP(rpchttp.Binding{Gate: &s.gate, Server: (*boundHandler)(s)})
@@ -201,4 +207,12 @@ func (s *HTTPHandler) Close() error {
 		s.log.Warn("rpc: handlers still running after the shutdown grace period; their responses are dropped", "grace", s.grace)
 	}
 	return nil
+}
+
+// uploadRate is Options.MinUploadRate as a Gate takes it: 0 for none.
+func uploadRate(r int) int {
+	if r < 0 {
+		return 0
+	}
+	return positiveOr(r, DefaultMinUploadRate)
 }

@@ -16,6 +16,7 @@ const (
 	DefaultMaxPendingCalls = 4096
 	DefaultShutdownGrace   = 5 * time.Second
 	DefaultReadWait        = time.Second
+	DefaultMinUploadRate   = 16 << 10
 )
 
 // Options configure a connection. A nil *Options, and every zero field, means
@@ -122,6 +123,17 @@ type Options struct {
 	// the page sends no Origin. On other addresses any Host is answered
 	// unless AllowedHosts is set. The stream connection ignores it.
 	AllowedHosts []string
+
+	// MinUploadRate is the slowest an [HTTPHandler] lets a request body
+	// come, in bytes a second, after a grace of 10 s: a body's bytes must
+	// have come by 10 s plus a second per MinUploadRate bytes, or it is
+	// answered 408, so that a client that sends a byte now and then holds
+	// its connection and its worker no longer. The bytes of the bodies
+	// being served are counted as they come, never as announced
+	// (MaxQueueBytes bounds them). Default: DefaultMinUploadRate (16 KiB/s:
+	// a 64 MiB body within 68 minutes); negative: no bound. The stream
+	// connection ignores it.
+	MinUploadRate int
 
 	// EventStreamAfter, when positive, makes an [HTTPHandler] answer a
 	// request from a client that accepts text/event-stream as an event

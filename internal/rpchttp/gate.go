@@ -1,6 +1,7 @@
 package rpchttp
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/toolrpc/toolrpc/codec"
 )
@@ -21,18 +23,34 @@ import (
 type Gate struct {
 	log      *slog.Logger
 	maxFrame int
-	origins  []string     // Options.AllowedOrigins
-	hosts    []string     // Options.AllowedHosts
+	origins  []string // Options.AllowedOrigins
+	hosts    []string // Options.AllowedHosts
+	minRate  int      // Options.MinUploadRate: bytes a second, after grace; 0: none
+	grace    time.Duration
 	maxHeld  int64        // Options.MaxQueueBytes: the bytes of bodies served at once
 	held     atomic.Int64 // the bytes of bodies being served
 }
 
-// Init readies g: bodies of at most maxFrame bytes, maxHeld bytes of
-// bodies served at once, the Origins and the Hosts allowed beside
-// loopback, and failures to read a body logged (Debug) to log.
-func (g *Gate) Init(log *slog.Logger, maxFrame int, maxHeld int64, origins, hosts []string) {
-	g.log, g.maxFrame, g.maxHeld = log, maxFrame, maxHeld
-	g.origins, g.hosts = slices.Clone(origins), slices.Clone(hosts)
+// Limits are what a Gate lets through, from rpc.Options.
+type Limits struct {
+	MaxFrame int           // the most bytes of a body
+	MaxHeld  int64         // the most bytes of bodies served at once
+	Origins  []string      // the Origins allowed beside loopback
+	Hosts    []string      // the Hosts allowed beside loopback's
+	MinRate  int           // the slowest upload, in bytes a second after Grace; 0: none
+	Grace    time.Duration // how long a body may take before MinRate applies; 0: UploadGrace
+}
+
+// UploadGrace is how long a body may take before Limits.MinRate applies:
+// its bytes must have come by UploadGrace plus one second per MinRate
+// bytes.
+const UploadGrace = 10 * time.Second
+
+// Init readies g with l, failures to read a body logged (Debug) to log.
+func (g *Gate) Init(log *slog.Logger, l Limits) {
+	g.log, g.maxFrame, g.maxHeld, g.minRate = log, l.MaxFrame, l.MaxHeld, max(l.MinRate, 0)
+	g.grace = cmp.Or(l.Grace, UploadGrace)
+	g.origins, g.hosts = slices.Clone(l.Origins), slices.Clone(l.Hosts)
 }
 
 // MaxFrame is the bound of a body, in bytes.
@@ -78,10 +96,11 @@ func (g *Gate) Screen(w http.ResponseWriter, r *http.Request, methods ...string)
 	return true
 }
 
-// hold counts n bytes of bodies in, unless that passes the bound: a body
-// alone is always taken, as the stream's queue always takes a message.
-func (g *Gate) hold(n int64) bool {
-	if v := g.held.Add(n); v > g.maxHeld && v != n {
+// hold counts n more bytes of a body of which mine are counted already,
+// unless that passes the bound: what one body alone holds is always
+// taken, as the stream's queue always takes a message alone.
+func (g *Gate) hold(n, mine int64) bool {
+	if v := g.held.Add(n); v > g.maxHeld && v != mine+n {
 		g.held.Add(-n)
 		return false
 	}
@@ -91,54 +110,118 @@ func (g *Gate) hold(n int64) bool {
 // Release counts held bytes of bodies out, as ReadBody returned them.
 func (g *Gate) Release(held int64) { g.held.Add(-held) }
 
-// ReadBody reads r's body, at most the frame bound, counting it among the
-// bodies being served until Release is called with held (a body of a
-// known length is counted before it is read, one of an unknown length
-// once it is), and reports whether it could; when it could not, it has
-// answered r: 503 ServerBusy past the bound, 413 for a longer body, 408
-// when the server's ReadTimeout ended it, 400 when it could not be read
-// (shorter than its Content-Length, the client gone).
+// ReadBody reads r's body, at most the frame bound, counting its bytes
+// among the bodies being served as they come, until Release is called
+// with held, and reports whether it could; when it could not, it has
+// answered r: 503 ServerBusy once the bytes of the bodies being served
+// would pass their bound, 413 for a longer body, 408 when the body came
+// slower than Limits.MinRate (or the server's ReadTimeout ended it), 400
+// when it could not be read (shorter than its Content-Length, the client
+// gone). Only what has come is counted: a client that announces 64 MiB
+// and sends one byte holds one byte.
 func (g *Gate) ReadBody(w http.ResponseWriter, r *http.Request) (body []byte, held int64, ok bool) {
-	held = r.ContentLength
-	if held >= 0 && !g.hold(held) {
-		Busy(w)
-		return nil, 0, false
-	}
-	body, ok = g.readBody(w, r)
-	switch {
-	case !ok && held >= 0:
-		g.Release(held)
-		return nil, 0, false
-	case !ok:
-		return nil, 0, false
-	case held < 0:
-		held = int64(len(body))
-		if !g.hold(held) {
+	if n := r.ContentLength; n >= 0 && n <= min(int64(g.maxFrame), presizedBody) {
+		// A short body of a known length: counted at once, read into a
+		// buffer of that length with no limiting reader.
+		if !g.hold(n, 0) {
 			Busy(w)
 			return nil, 0, false
 		}
+		body = make([]byte, n)
+		if _, err := io.ReadFull(r.Body, body); err != nil {
+			g.Release(n)
+			return nil, 0, g.bodyFailed(w, err)
+		}
+		return body, n, true
+	}
+	body, held, err := g.readCounted(w, r)
+	if err != nil {
+		g.Release(held)
+		if err == errBusy {
+			Busy(w)
+			return nil, 0, false
+		}
+		return nil, 0, g.bodyFailed(w, err)
 	}
 	return body, held, true
 }
 
-// readBody reads r's body; see ReadBody. A short body of a known length
-// within the limit is read into a buffer of that length, with no limiting
-// reader (net/http's body ends there); a longer one grows as it comes, so
-// that a client that announces much and sends little is not given it all
-// at once.
-func (g *Gate) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	if n := r.ContentLength; n >= 0 && n <= min(int64(g.maxFrame), presizedBody) {
-		body := make([]byte, n)
-		if _, err := io.ReadFull(r.Body, body); err != nil {
-			return nil, g.bodyFailed(w, err)
+// grow makes room in a full body buffer: it doubles what came (at most
+// twice the bytes counted are allocated), but never past a body's length
+// when it is known (announced), so that a body that comes whole fills its
+// buffer exactly.
+func grow(body []byte, announced int64) []byte {
+	n := max(2*len(body), 512)
+	switch {
+	case announced > int64(len(body)):
+		n = int(min(int64(n), announced))
+	}
+	grown := make([]byte, len(body), n)
+	copy(grown, body)
+	return grown
+}
+
+// errBusy is readCounted's error when the bodies being served would pass
+// their bound.
+var errBusy = errors.New("rpchttp: the bodies being served are at their bound")
+
+// readChunk is the most readCounted reads at once: what may come in one
+// read before it is counted.
+const readChunk = 32 << 10
+
+// readCounted reads a body that is long or of unknown length, a chunk at
+// a time, counting each chunk in as it comes (held: what is counted, also
+// on error), its buffer doubling with what came, never sized by what was
+// announced; each read ends by the time the body's bytes so far allow
+// (the grace plus a second per MinRate bytes).
+func (g *Gate) readCounted(w http.ResponseWriter, r *http.Request) (body []byte, held int64, err error) {
+	rc := http.NewResponseController(w)
+	start := time.Now()
+	src := http.MaxBytesReader(w, r.Body, int64(g.maxFrame))
+	defer func() {
+		if g.minRate > 0 {
+			_ = rc.SetReadDeadline(time.Time{}) // the rest of the exchange is not an upload
 		}
-		return body, true
+	}()
+	for {
+		if len(body) == cap(body) && r.ContentLength >= 0 && int64(len(body)) >= r.ContentLength {
+			// All that was announced came: its end, read without room.
+			var probe [1]byte
+			if n, rerr := src.Read(probe[:]); n == 0 && rerr == io.EOF {
+				return body, held, nil
+			} else if rerr != nil && rerr != io.EOF {
+				return nil, held, rerr
+			} else if n > 0 {
+				if !g.hold(1, held) {
+					return nil, held, errBusy
+				}
+				held++
+				body = append(body, probe[0])
+			}
+		}
+		if len(body) == cap(body) {
+			body = grow(body, r.ContentLength)
+		}
+		free := body[len(body):min(cap(body), len(body)+readChunk)]
+		if g.minRate > 0 {
+			allowed := g.grace + time.Duration(int64(len(body)+len(free))*int64(time.Second)/int64(g.minRate))
+			_ = rc.SetReadDeadline(start.Add(allowed)) // unsupported where there is no connection (a test's recorder)
+		}
+		n, rerr := src.Read(free)
+		if n > 0 {
+			if !g.hold(int64(n), held) {
+				return nil, held, errBusy
+			}
+			held += int64(n)
+			body = body[:len(body)+n]
+		}
+		switch {
+		case rerr == io.EOF:
+			return body, held, nil
+		case rerr != nil:
+			return nil, held, rerr
+		}
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(g.maxFrame)))
-	if err == nil {
-		return body, true
-	}
-	return nil, g.bodyFailed(w, err)
 }
 
 // presizedBody is the longest body of a known length read into a buffer

@@ -17,7 +17,7 @@ import (
 // (after the Origin), others get 405 naming them all.
 func TestGateScreen(t *testing.T) {
 	var g rpchttp.Gate
-	g.Init(slog.New(slog.NewTextHandler(io.Discard, nil)), codec.DefaultMaxFrameSize, 256<<20, nil, nil)
+	g.Init(slog.New(slog.NewTextHandler(io.Discard, nil)), rpchttp.Limits{MaxFrame: codec.DefaultMaxFrameSize, MaxHeld: 256 << 20})
 	for _, tt := range []struct {
 		method, origin string
 		pass           bool
