@@ -93,7 +93,7 @@ func newCore(ctx context.Context, h Handler, log *slog.Logger, o *Options) *core
 		log:        log,
 		sequential: o.Sequential,
 		base:       context.WithoutCancel(ctx),
-		inflight:   newInflightSet(),
+		inflight:   newInflightSet(false),
 		notifying:  map[*inbound]struct{}{},
 		jobs:       make(chan work),
 		sem:        make(chan struct{}, positiveOr(o.Concurrency, DefaultConcurrency)),
@@ -136,7 +136,7 @@ func (s *core) accept(m *codec.Message, b *batch, out replier, names methodNames
 	case codec.Notification:
 		switch method := string(m.Method); method {
 		case CancelRequest, CancelledNotification:
-			s.cancelFromPeer(method, m.Params)
+			s.cancelFromPeer(out, method, m.Params)
 			return work{}
 		}
 	}
@@ -173,7 +173,8 @@ func (s *core) invalidLine(id []byte, e *codec.Error) []byte {
 }
 
 // cancelFromPeer acts on a cancellation notification.
-func (s *core) cancelFromPeer(method string, params []byte) {
+// A cancellation reaches the calls whose ids are out's (see inflightSet).
+func (s *core) cancelFromPeer(out replier, method string, params []byte) {
 	how, member := stateCancelledLSP, "id"
 	if method == CancelledNotification {
 		how, member = stateCancelledMCP, "requestId"
@@ -183,7 +184,7 @@ func (s *core) cancelFromPeer(method string, params []byte) {
 		s.log.Debug("rpc: cancellation without a valid id", "method", method)
 		return
 	}
-	in := s.inflight.get(id)
+	in := s.inflight.get(out, id)
 	if in == nil {
 		return // answered already, or never seen
 	}

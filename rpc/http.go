@@ -14,8 +14,9 @@ import (
 // HTTPHandler serves JSON-RPC 2.0 over HTTP: each POST carries one message
 // or one batch in its body, answered on that request's response by the
 // same dispatch core as a stream [Conn], so that every rule is the
-// stream's: ids in flight (shared by all the requests the handler serves:
-// a cancellation in one reaches a call of another), the concurrency bound
+// stream's: ids in flight (each request's own, so that independent
+// clients never meet: a cancellation reaches the calls of its own request,
+// and a client cancels a call by ending its request), the concurrency bound
 // (Options.Concurrency, for all of them together), the reserved names,
 // the error mapping, a call's notifications before its response.
 //
@@ -107,7 +108,13 @@ func NewHTTPHandler(ctx context.Context, h Handler, opts *Options) *HTTPHandler 
 	})
 	s.streamAfter = max(o.EventStreamAfter, 0)
 	if b, ok := h.(rpchttp.Binder); ok { // a transport of this module built on the handler
+		// Its requests are one client's (an MCP session's): one id space,
+		// and a cancellation in one request reaches a call of another.
 		b.BindHTTP(rpchttp.Binding{Gate: &s.gate, Server: (*boundHandler)(s)})
+	} else {
+		// Each request is its own client's: ids and cancellations stay
+		// within it.
+		s.core.inflight = newInflightSet(true)
 	}
 	return s
 }
