@@ -16,9 +16,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 	"testing/iotest"
 	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
