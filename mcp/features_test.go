@@ -599,3 +599,39 @@ func TestAttackFeaturesStalled(t *testing.T) {
 		assert.NotContains(t, told, `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"test://d"}}`)
 	})
 }
+
+// What a session subscribes to is bounded in bytes too, all its URIs
+// together (MaxSubscriptionBytes), and so is a listen's
+// resourceSubscriptions (issue 23, defect 9: 1,000 URIs of 8 KiB in each
+// of 128 sessions held 865 MB).
+func TestSubscriptionBytesBound(t *testing.T) {
+	s := newFeatures(t)
+	uri := func(i int) string { return fmt.Sprintf("test://%d/%s", i, strings.Repeat("u", 8000-len(fmt.Sprintf("test://%d/", i)))) }
+	fits := mcp.MaxSubscriptionBytes / 8000
+	var tr strings.Builder
+	tr.WriteString("--> " + legacyInit + "\n<-- IGNORED\n")
+	for i := range fits {
+		fmt.Fprintf(&tr, `--> {"jsonrpc":"2.0","method":"resources/subscribe","params":{"uri":%q},"id":%d}`+"\n", uri(i), i+1)
+		fmt.Fprintf(&tr, `<-- {"jsonrpc":"2.0","result":{},"id":%d}`+"\n", i+1)
+	}
+	var listed []string
+	for i := range fits + 1 {
+		listed = append(listed, fmt.Sprintf("%q", uri(i)))
+	}
+	in, want := wiretest.Split(tr.String() + `
+		--> {"jsonrpc":"2.0","method":"resources/subscribe","params":{"uri":"` + uri(fits) + `"},"id":"a"}
+		<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"uri","rule":"max","param":"65536","message":"a session subscribes to at most 65536 bytes of URIs: unsubscribe from one first"}]},"id":"a"}
+		--> {"jsonrpc":"2.0","method":"resources/subscribe","params":{"uri":"` + uri(0) + `"},"id":"b"}
+		<-- {"jsonrpc":"2.0","result":{},"id":"b"}
+		--> {"jsonrpc":"2.0","method":"resources/unsubscribe","params":{"uri":"` + uri(0) + `"},"id":"c"}
+		<-- {"jsonrpc":"2.0","result":{},"id":"c"}
+		--> {"jsonrpc":"2.0","method":"resources/subscribe","params":{"uri":"` + uri(fits) + `"},"id":"d"}
+		<-- {"jsonrpc":"2.0","result":{},"id":"d"}
+		--> {"jsonrpc":"2.0","method":"subscriptions/listen","params":{` + modernMeta + `,"notifications":{"resourceSubscriptions":[` + strings.Join(listed, ",") + `]}},"id":"e"}
+		<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"notifications.resourceSubscriptions","rule":"max","param":"65536","message":"notifications.resourceSubscriptions must hold at most 65536 bytes of URIs"}]},"id":"e"}`)
+	var out strings.Builder
+	require.NoError(t, rpc.Serve(context.Background(), strings.NewReader(in), &out, s.Handler(), &rpc.Options{Sequential: true, Logger: wiretest.Quiet()}))
+	got := wiretest.Lines(t, out.String())
+	require.Len(t, got, len(want))
+	assert.Equal(t, want[1:], got[1:])
+}

@@ -207,6 +207,9 @@ func (s *Server) newSubscription(params json.RawMessage) (*subscription, error) 
 		case len(uris) > MaxSubscriptions || slices.ContainsFunc(uris, func(u string) bool { return len(u) > MaxURI }):
 			problems = append(problems, &service.FieldError{Field: "notifications.resourceSubscriptions", Rule: "max", Param: fmt.Sprint(MaxSubscriptions),
 				Message: fmt.Sprintf("notifications.resourceSubscriptions must hold at most %d URIs of at most %d bytes", MaxSubscriptions, MaxURI)})
+		case uriBytes(uris) > MaxSubscriptionBytes:
+			problems = append(problems, &service.FieldError{Field: "notifications.resourceSubscriptions", Rule: "max", Param: fmt.Sprint(MaxSubscriptionBytes),
+				Message: fmt.Sprintf("notifications.resourceSubscriptions must hold at most %d bytes of URIs", MaxSubscriptionBytes)})
 		case s.has(kindResources):
 			l.uris = make(map[string]bool, len(uris))
 			for _, u := range uris {
@@ -245,4 +248,13 @@ func (l *subscription) appendFilter(b []byte) []byte {
 		b = append(b, ']')
 	}
 	return append(b, '}')
+}
+
+// uriBytes is the bytes of uris.
+func uriBytes(uris []string) int {
+	n := 0
+	for _, u := range uris {
+		n += len(u)
+	}
+	return n
 }

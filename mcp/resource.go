@@ -40,6 +40,12 @@ const (
 	// subscriptions/listen call) may subscribe to: one more is refused
 	// with -32602.
 	MaxSubscriptions = 1000
+	// MaxSubscriptionBytes is the most bytes of URIs one legacy session
+	// (and one subscriptions/listen call) may subscribe to, all of them
+	// together: past it, a subscription is refused with -32602, so that
+	// what all sessions hold stays small (1,000 URIs of 8 KiB in each of
+	// 1,024 sessions would be 8 GiB).
+	MaxSubscriptionBytes = 64 << 10
 )
 
 // A Resource is a resource a Server serves, added by [Server.AddResources]:
@@ -575,7 +581,17 @@ func (s *Server) readResource(ctx context.Context, r revision, req *rpc.Request)
 // not on (legacy revisions): the session is told when the resource changes
 // (ResourceUpdated), until it unsubscribes (an update not yet written when
 // it does is not written). A URI no resource serves may
-// be subscribed to: it may come later. At most MaxSubscriptions at once.
+// be subscribed to: it may come later. At most MaxSubscriptions at once,
+// of MaxSubscriptionBytes together.
+// subscribedBytes is the bytes of the URIs subs holds.
+func subscribedBytes(subs map[string]bool) int {
+	n := 0
+	for uri := range subs {
+		n += len(uri)
+	}
+	return n
+}
+
 func (c *session) subscribe(r revision, req *rpc.Request, on bool) (any, error) {
 	uri, err := uriParam(req.Params)
 	if err != nil {
@@ -596,6 +612,10 @@ func (c *session) subscribe(r revision, req *rpc.Request, on bool) (any, error) 
 	if !c.state.subs[uri] && len(c.state.subs) >= MaxSubscriptions {
 		return nil, invalid(&service.FieldError{Field: "uri", Rule: "max", Param: fmt.Sprint(MaxSubscriptions),
 			Message: fmt.Sprintf("a session subscribes to at most %d resources: unsubscribe from one first", MaxSubscriptions)})
+	}
+	if !c.state.subs[uri] && subscribedBytes(c.state.subs)+len(uri) > MaxSubscriptionBytes {
+		return nil, invalid(&service.FieldError{Field: "uri", Rule: "max", Param: fmt.Sprint(MaxSubscriptionBytes),
+			Message: fmt.Sprintf("a session subscribes to at most %d bytes of URIs: unsubscribe from one first", MaxSubscriptionBytes)})
 	}
 	if c.state.subs == nil {
 		c.state.subs = map[string]bool{}
