@@ -755,3 +755,23 @@ func FuzzLastEventID(f *testing.F) {
 		}
 	})
 }
+
+// An event larger than ReplayBytes is held only until a connection has
+// written it: a ping with a 60 MiB id in each of 64 sessions held 7 GiB
+// for their idle time (issue 23, defect 5). A resumption after it is
+// refused 410, as for any event the bound dropped.
+func TestHTTPLargeAnswerNotHeldOnceWritten(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newSSERig(t, &mcp.HTTPOptions{ReplayBytes: 300})
+		defer r.h.Close()
+		id := `"` + strings.Repeat("i", 4096) + `"`
+		w, _, done := r.open(http.MethodPost, `{"jsonrpc":"2.0","id":`+id+`,"method":"ping"}`, nil)
+		<-done
+		synctest.Wait()
+		assert.Equal(t, priming+"id: 1-1\ndata: "+`{"jsonrpc":"2.0","result":{},"id":`+id+"}\n\n", w.String(), "the answer whole")
+		assert.LessOrEqual(t, mcp.HeldBytes(r.h, r.sid), 300, "not held once written")
+		w2, _, done2 := r.get("1-0")
+		<-done2
+		assert.Equal(t, 410, w2.Status())
+	})
+}

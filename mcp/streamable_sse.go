@@ -228,7 +228,8 @@ func (sts *streams) add(st *eventStream, line []byte) {
 	sts.mem += cap(wire) + eventCost
 	// Past a stream's bound, its oldest go; past the session's, the
 	// streams that are over, oldest first, then this one's oldest. The
-	// newest event (a POST's answer) is never dropped.
+	// newest event (a POST's answer) is not dropped before a connection
+	// has taken it (trimTaken).
 	for st.bytes > sts.h.replay && len(st.events) > 1 {
 		sts.drop(st)
 	}
@@ -244,6 +245,17 @@ func (sts *streams) add(st *eventStream, line []byte) {
 		sts.forget(victim)
 	}
 	sts.wake(st)
+}
+
+// trimTaken drops, past st's bound, the events a connection was given,
+// the newest too: an event larger than ReplayBytes is held only until it
+// is written (a resumption after that is refused 410, as for any event
+// the bound dropped), so that one large answer is not held for the
+// session's life; sts.mu is held.
+func (sts *streams) trimTaken(st *eventStream) {
+	for st.bytes > sts.h.replay && len(st.events) > 0 && st.events[0].n < st.sent {
+		sts.drop(st)
+	}
 }
 
 // drop drops st's oldest event; sts.mu is held.
@@ -339,6 +351,7 @@ func (sts *streams) pump(ctx context.Context, w http.ResponseWriter, st *eventSt
 			return
 		default:
 			wire, end, cut = st.take(c)
+			sts.trimTaken(st)
 		}
 		sts.mu.Unlock()
 		if len(wire) > 0 {
@@ -483,7 +496,7 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 			sts.mu.Unlock()
 			refuse(w, http.StatusBadRequest, "Last-Event-ID names no event of this session's streams held for resumption")
 			return
-		case len(st.events) > 0 && n+1 < st.events[0].n:
+		case n+1 < st.next && (len(st.events) == 0 || n+1 < st.events[0].n):
 			sts.mu.Unlock()
 			refuse(w, http.StatusGone, "the events after Last-Event-ID are no longer held (bound: ReplayBytes): the stream cannot be resumed")
 			return
