@@ -606,7 +606,9 @@ func TestAttackFeaturesStalled(t *testing.T) {
 // of 128 sessions held 865 MB).
 func TestSubscriptionBytesBound(t *testing.T) {
 	s := newFeatures(t)
-	uri := func(i int) string { return fmt.Sprintf("test://%d/%s", i, strings.Repeat("u", 8000-len(fmt.Sprintf("test://%d/", i)))) }
+	uri := func(i int) string {
+		return fmt.Sprintf("test://%d/%s", i, strings.Repeat("u", 8000-len(fmt.Sprintf("test://%d/", i))))
+	}
 	fits := mcp.MaxSubscriptionBytes / 8000
 	var tr strings.Builder
 	tr.WriteString("--> " + legacyInit + "\n<-- IGNORED\n")

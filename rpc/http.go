@@ -72,6 +72,7 @@ type HTTPHandler struct {
 	decoders sync.Pool // *codec.Decoder, for ServeHTTP
 
 	streamAfter time.Duration // Options.EventStreamAfter
+	writeTime   time.Duration // Options.WriteTimeout; 0: none
 
 	mu      sync.Mutex
 	serving sync.WaitGroup // the requests in ServeHTTP, until Close
@@ -107,6 +108,9 @@ func NewHTTPHandler(ctx context.Context, h Handler, opts *Options) *HTTPHandler 
 		MinRate:  uploadRate(o.MinUploadRate),
 	})
 	s.streamAfter = max(o.EventStreamAfter, 0)
+	if o.WriteTimeout >= 0 {
+		s.writeTime = positiveOr(o.WriteTimeout, DefaultWriteTimeout)
+	}
 	if b, ok := h.(rpchttp.Binder); ok { // a transport of this module built on the handler
 		// Its requests are one client's (an MCP session's): one id space,
 		// and a cancellation in one request reaches a call of another.

@@ -646,3 +646,29 @@ func TestHTTPStalledEventReader(t *testing.T) {
 		assert.True(t, strings.HasSuffix(body, `data: {"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":"s"}`+"\n\n"), body)
 	})
 }
+
+// A client that asks for an event stream and never reads holds the worker
+// no longer than Options.WriteTimeout: the write it does not take fails,
+// the call's further notifications fail (ErrClosed), the call returns,
+// and the next request is served (issue 23, defect 3: 64 such clients
+// held every worker for as long as they liked).
+func TestHTTPWriteTimeoutFreesTheWorker(t *testing.T) {
+	m := newHostileMethods()
+	s := newHostileServer(t, m, &rpc.Options{Concurrency: 1, WriteTimeout: 200 * time.Millisecond})
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	require.NoError(t, err)
+	defer conn.Close()
+	body := `{"jsonrpc":"2.0","method":"stream","id":1}`
+	_, err = fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	require.NoError(t, err)
+	// It reads nothing. The call floods until a write times out.
+	select {
+	case err := <-m.streamed:
+		assert.ErrorIs(t, err, rpc.ErrClosed)
+	case <-time.After(30 * time.Second):
+		t.Fatal("hang: the stream to a client that does not read never ended")
+	}
+	assert.Equal(t, `200 {"jsonrpc":"2.0","result":null,"id":2}`+"\n", <-postAsync(t, srv, `{"jsonrpc":"2.0","method":"echo","id":2}`), "the worker is free")
+}

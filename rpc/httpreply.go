@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"io"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -38,6 +38,7 @@ type httpReply struct {
 	wake      chan struct{} // tells the writer of events queued; closed by finish
 	written   chan struct{} // closed when the writer returns
 	answer    *[]byte       // the answer, for a JSON response: a pooled buffer (getBuffer)
+	failed    bool          // a write failed (Options.WriteTimeout): notifications fail
 	// (the bools together: the struct stays in the 112-byte size class)
 
 	// With Options.EventStreamAfter, for a client that accepts events: an
@@ -162,11 +163,79 @@ func (o *httpReply) queueNotice(ctx context.Context, line []byte) error {
 	switch {
 	case o.done:
 		return ErrAnswered
+	case o.failed:
+		return errNotRead
 	case !o.sse:
 		return nil // the client takes the answer alone
 	}
 	o.queue(line)
 	return nil
+}
+
+// unboundedAnswer is the longest JSON answer written with no deadline:
+// it fits in the connection's buffers, whether the client reads or not.
+const unboundedAnswer = 64 << 10
+
+// errNotRead is what a call's notification gets once its response could
+// not be written (Options.WriteTimeout).
+var errNotRead = fmt.Errorf("%w: the client does not read its response", ErrClosed)
+
+// put writes b on the response, within Options.WriteTimeout when bounded
+// (an event stream's writes, and an answer too long to fit in the
+// connection's buffers: a short one never waits on the client), and
+// flushes it; a write that fails marks the reply failed.
+func (o *httpReply) put(b []byte, bounded bool) error {
+	if bounded && o.h.writeTime > 0 {
+		if d := deadlinerOf(o.w); d != nil {
+			_ = d.SetWriteDeadline(time.Now().Add(o.h.writeTime))
+		}
+	}
+	rc := http.NewResponseController(o.w)
+	_, err := o.w.Write(b)
+	if err == nil {
+		err = rc.Flush()
+	}
+	if err != nil {
+		o.mu.Lock()
+		o.failed = true
+		if o.room != nil { // notifications waiting for room: errNotRead
+			close(o.room)
+			o.room = nil
+		}
+		o.mu.Unlock()
+	}
+	return err
+}
+
+// clearDeadline ends the write deadline put set (bounded) on the
+// response's connection, which serves the next request too.
+func (o *httpReply) clearDeadline(bounded bool) {
+	if bounded && o.h.writeTime > 0 {
+		if d := deadlinerOf(o.w); d != nil {
+			_ = d.SetWriteDeadline(time.Time{})
+		}
+	}
+}
+
+// writeDeadliner is a ResponseWriter that can bound its writes (net/http's
+// own can).
+type writeDeadliner interface{ SetWriteDeadline(time.Time) error }
+
+// deadlinerOf is w, or the ResponseWriter it wraps (Unwrap, as
+// http.ResponseController follows it), that can bound its writes; nil
+// when none can (a recorder): http.ResponseController would make an
+// error of that each time.
+func deadlinerOf(w http.ResponseWriter) writeDeadliner {
+	for {
+		switch v := w.(type) {
+		case writeDeadliner:
+			return v
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = v.Unwrap()
+		default:
+			return nil
+		}
+	}
 }
 
 func (o *httpReply) logger() *slog.Logger { return o.h.log }
@@ -279,11 +348,7 @@ func (o *httpReply) writer() {
 				tick = t.C
 			}
 		case <-tick:
-			_, err := io.WriteString(o.w, sse.KeepAlive)
-			if err == nil {
-				err = http.NewResponseController(o.w).Flush()
-			}
-			if err != nil {
+			if err := o.put([]byte(sse.KeepAlive), true); err != nil {
 				tick = make(chan time.Time) // no more
 			}
 		}
@@ -317,13 +382,13 @@ func (o *httpReply) write(events []byte, start rpchttp.Start) {
 		start.Events = true
 		o.w.WriteHeader(cmp.Or(o.hook(start), http.StatusOK))
 	}
-	if len(events) > 0 { // none when opened before any (Options.EventStreamAfter)
-		if _, err := o.w.Write(events); err != nil {
-			o.h.log.Debug("rpc: writing events failed", "error", err)
-			return
-		}
+	if len(events) == 0 { // none when opened before any (Options.EventStreamAfter)
+		_ = http.NewResponseController(o.w).Flush()
+		return
 	}
-	_ = http.NewResponseController(o.w).Flush()
+	if err := o.put(events, true); err != nil {
+		o.h.log.Debug("rpc: writing events failed", "error", err)
+	}
 }
 
 // hook tells x's hook, if any, what starts the response, and returns the
@@ -366,11 +431,14 @@ func (o *httpReply) finish() {
 	case streaming:
 		<-o.written
 		o.writeEvents() // what the writer left
+		o.clearDeadline(true)
 	case answer != nil:
 		rpchttp.SetJSON(o.w.Header())
 		o.w.WriteHeader(cmp.Or(o.hook(start), http.StatusOK))
 		*answer = append(*answer, '\n')
-		_, _ = o.w.Write(*answer)
+		long := len(*answer) > unboundedAnswer
+		_ = o.put(*answer, long)
+		o.clearDeadline(long)
 		putBuffer(answer) // no reply takes it any more: done is set
 	default:
 		o.w.WriteHeader(cmp.Or(o.hook(start), http.StatusAccepted))

@@ -17,6 +17,7 @@ const (
 	DefaultShutdownGrace   = 5 * time.Second
 	DefaultReadWait        = time.Second
 	DefaultMinUploadRate   = 16 << 10
+	DefaultWriteTimeout    = 30 * time.Second
 )
 
 // Options configure a connection. A nil *Options, and every zero field, means
@@ -134,6 +135,15 @@ type Options struct {
 	// a 64 MiB body within 68 minutes); negative: no bound. The stream
 	// connection ignores it.
 	MinUploadRate int
+
+	// WriteTimeout bounds each write of an [HTTPHandler]'s response (an
+	// event, a keep-alive comment, the answer): a client that does not
+	// take it within WriteTimeout loses its response, and its calls'
+	// further notifications fail (ErrClosed) instead of waiting, so that a
+	// client that asks for an event stream and never reads holds no worker
+	// for long. Default: DefaultWriteTimeout (30 s); negative: none. The
+	// stream connection ignores it.
+	WriteTimeout time.Duration
 
 	// EventStreamAfter, when positive, makes an [HTTPHandler] answer a
 	// request from a client that accepts text/event-stream as an event
