@@ -44,9 +44,12 @@ func newSteps(t testing.TB) *mcp.Server {
 }
 
 // The bound on live sessions, and their idle expiry: an initialize past
-// MaxSessions is answered 503 while every session is live; a session idle
-// for longer than SessionIdle is ended (its id then gets 404), which makes
-// room for a new one; a request keeps its session alive.
+// MaxSessions ends the session least recently used with no request under
+// way, one never used after its initialize first (issue 23, defect 7: a
+// peer that kept 1,024 sessions alive locked every newcomer out), and is
+// refused 503 only while every session has a request under way; a
+// session idle for longer than SessionIdle is ended (its id then gets
+// 404); a request keeps its session alive.
 func TestHTTPSessionBound(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newSteps(t).NewHTTPHandler(context.Background(), &mcp.HTTPOptions{
@@ -61,23 +64,49 @@ func TestHTTPSessionBound(t *testing.T) {
 			return serveDirect(h, exchange{body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, header: map[string]string{"Mcp-Session-Id": sid}}).Code
 		}
 		a, b := open(), open()
+		assert.Equal(t, 200, ping(b))
+		time.Sleep(time.Second)
+		assert.Equal(t, 200, ping(a)) // both used; b least recently
+		c := open()
+		assert.Equal(t, 2, h.Sessions())
+		assert.Equal(t, 404, ping(b), "the least recently used session made room")
+		assert.Equal(t, 200, ping(a))
+		d := open() // c was never used: it goes before a
+		assert.Equal(t, 404, ping(c))
+		assert.Equal(t, 200, ping(a))
+		assert.Equal(t, 200, ping(d))
+
+		// Every session has a request under way: no room.
+		holds := make(chan int, 2)
+		for _, sid := range []string{a, d} {
+			go func() {
+				holds <- serveDirect(h, exchange{body: `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"hold"}}`, header: map[string]string{"Mcp-Session-Id": sid}}).Code
+			}()
+		}
+		synctest.Wait()
 		rec := serveDirect(h, exchange{body: initBody})
 		assert.Equal(t, 503, rec.Code)
 		assert.Equal(t, invalid("too many sessions: try again later"), rec.Body.String())
 		assert.Empty(t, rec.Header().Get("Mcp-Session-Id"))
-		assert.Equal(t, 2, h.Sessions())
+		for _, sid := range []string{a, d} {
+			assert.Equal(t, 204, serveDirect(h, exchange{method: "DELETE", header: map[string]string{"Mcp-Session-Id": sid}}).Code)
+		}
+		<-holds
+		<-holds
+		assert.Equal(t, 0, h.Sessions())
 
+		// Idle expiry.
+		e, f := open(), open()
 		time.Sleep(30 * time.Second)
-		assert.Equal(t, 200, ping(a)) // a's idle time starts again
-		time.Sleep(31 * time.Second)  // b: 61s idle; a: 31s
-		c := open()
+		assert.Equal(t, 200, ping(e)) // e's idle time starts again
+		time.Sleep(31 * time.Second)  // f: 61s idle; e: 31s
+		g := open()
 		assert.Equal(t, 2, h.Sessions())
-		assert.Equal(t, 404, ping(b))
-		assert.Equal(t, 200, ping(a))
-		assert.Equal(t, 200, ping(c))
+		assert.Equal(t, 404, ping(f))
+		assert.Equal(t, 200, ping(e))
+		assert.Equal(t, 200, ping(g))
 		time.Sleep(time.Minute + time.Second)
-		assert.Equal(t, 404, ping(a)) // expired, ended when named
-		assert.Equal(t, 1, h.Sessions())
+		assert.Equal(t, 404, ping(e)) // expired, ended when named
 		synctest.Wait()
 	})
 }

@@ -93,9 +93,12 @@ type HTTPOptions struct {
 	// and responses never wait.
 	SessionConcurrency int
 	// MaxSessions is the most legacy sessions kept at once. An initialize
-	// past it, once the sessions idle past SessionIdle are ended, is
-	// answered 503 Service Unavailable: a live session is never ended to
-	// make room for another. Default: DefaultMaxSessions.
+	// past it, once the sessions idle past SessionIdle are ended, ends the
+	// session least recently used with no request under way (those never
+	// used after their initialize first), whose client then gets 404 and
+	// initializes anew, so that a peer that keeps the table full locks no
+	// newcomer out; only while every session has a request under way is
+	// it answered 503 Service Unavailable. Default: DefaultMaxSessions.
 	MaxSessions int
 	// SessionIdle is how long a legacy session lives after its last
 	// request ended, with none under way: a request with its id after
@@ -619,12 +622,40 @@ func (h *HTTPHandler) sweep() {
 	}
 }
 
+// evict makes room for a session when the table is full: it ends the
+// session with no request under way that was used least recently, those
+// never used after their initialize first (a client that opens sessions
+// to fill the table uses them least), and reports whether there was one.
+// A session so ended gets 404, which tells its client to initialize
+// anew; only when every session has a request under way is a newcomer
+// refused. h.mu is held.
+func (h *HTTPHandler) evict() bool {
+	var id string
+	var victim *httpSession
+	for sid, ss := range h.sessions {
+		if ss.active > 0 {
+			continue
+		}
+		if victim == nil || (!ss.used && victim.used) || (ss.used == victim.used && ss.last.Before(victim.last)) {
+			id, victim = sid, ss
+		}
+	}
+	if victim == nil {
+		return false
+	}
+	h.end(id, victim)
+	return true
+}
+
 // initialize serves an initialize on a new session, which lives if it
 // is answered with a result: its id goes on that response.
 func (h *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request, body []byte) {
 	h.mu.Lock()
 	h.sweep()
 	full := len(h.sessions)+h.pending >= h.max
+	if full && h.evict() {
+		full = false
+	}
 	closed := h.closed
 	if !full && !closed {
 		h.pending++
