@@ -666,7 +666,9 @@ func TestHTTPWriteTimeoutFreesTheWorker(t *testing.T) {
 	// It reads nothing. The call floods until a write times out.
 	select {
 	case err := <-m.streamed:
-		assert.ErrorIs(t, err, rpc.ErrClosed)
+		// The write timed out (ErrClosed), or net/http saw the connection
+		// fail first and cancelled the request (context.Canceled).
+		assert.True(t, errors.Is(err, rpc.ErrClosed) || errors.Is(err, context.Canceled), "%v", err)
 	case <-time.After(30 * time.Second):
 		t.Fatal("hang: the stream to a client that does not read never ended")
 	}
