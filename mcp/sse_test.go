@@ -776,3 +776,36 @@ func TestHTTPLargeAnswerNotHeldOnceWritten(t *testing.T) {
 		assert.Equal(t, 410, w2.Status())
 	})
 }
+
+// A call whose POST's connection is gone runs on (disconnection is not
+// cancellation), but no longer than Detached: then it is cancelled, and
+// its worker freed (issue 23, defect 6: calls that asked a client that
+// had left held every slot until DELETE). One whose client stays is not.
+func TestHTTPDetachedCallsEnd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newSSERig(t, &mcp.HTTPOptions{Detached: time.Minute})
+		defer r.h.Close()
+		_, leave, done := r.open(http.MethodPost, waitCall, nil)
+		synctest.Wait()
+		leave()
+		<-done
+		time.Sleep(59 * time.Second)
+		synctest.Wait()
+		assert.Empty(t, r.g.ended, "still running within Detached")
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		if assert.Len(t, r.g.ended, 1, "cancelled past Detached") {
+			assert.ErrorIs(t, <-r.g.ended, context.Canceled)
+		}
+
+		// A client that stays keeps its call, however long.
+		w, _, done2 := r.open(http.MethodPost, waitCall, nil)
+		time.Sleep(10 * time.Minute)
+		synctest.Wait()
+		assert.Empty(t, r.g.ended, "its client is there")
+		close(r.g.release)
+		<-done2
+		assert.NoError(t, <-r.g.ended)
+		assert.Contains(t, w.String(), `"result"`)
+	})
+}

@@ -121,15 +121,22 @@ type HTTPOptions struct {
 	// small events or streams hold no more memory than a few large
 	// ones), so MaxSessions times that for the handler. Past it the
 	// oldest go first (the streams that are over, then the oldest events
-	// of the stream written to; never a stream's newest event: a POST's
-	// answer is kept), and a resumption after an event no longer held is
-	// answered 410 Gone. Default: DefaultReplayBytes.
+	// of the stream written to; a stream's newest event, a POST's answer,
+	// once a connection has written it), and a resumption after an event
+	// no longer held is answered 410 Gone. Default: DefaultReplayBytes.
 	ReplayBytes int
 	// InitIdle is how long a legacy session lives after its initialize
 	// when no other request names it (notifications/initialized first):
 	// bare initializes cannot fill the sessions' table for longer.
 	// Default: DefaultInitIdle.
 	InitIdle time.Duration
+	// Detached bounds how long a legacy session's calls run once the
+	// connection of the POST that carried them is gone: the client's
+	// going away does not cancel them (2025-11-25), but past Detached
+	// they are cancelled, so that calls nobody waits for (a tool asking a
+	// client that left, a batch of sleeps) hold no worker for long. A
+	// resumption does not extend it. Default: DefaultDetached (2 min).
+	Detached time.Duration
 	// PreferJSON answers a request of a legacy session that negotiated
 	// 2025-11-25 with plain JSON when its call sends nothing before its
 	// result, as the older revisions are answered, instead of with an
@@ -164,6 +171,7 @@ type HTTPHandler struct {
 	retry      time.Duration
 	replay     int
 	initIdle   time.Duration
+	detached   time.Duration  // HTTPOptions.Detached
 	preferJSON bool           // HTTPOptions.PreferJSON
 	modernOpts rpc.Options    // opts, and EventStreamAfter unless PreferJSON: the stateless requests'
 	streamNo   atomic.Uint64  // the number of the last event stream made, for their ids
@@ -220,6 +228,7 @@ func (s *Server) NewHTTPHandler(ctx context.Context, opts *HTTPOptions) *HTTPHan
 		retry:     positiveOr(o.Retry, DefaultRetry),
 		replay:    positiveOr(o.ReplayBytes, DefaultReplayBytes),
 		initIdle:  positiveOr(o.InitIdle, DefaultInitIdle),
+		detached:  positiveOr(o.Detached, DefaultDetached),
 		maxFrame:  positiveOr(o.RPC.MaxFrameSize, codec.DefaultMaxFrameSize),
 		sessions:  map[string]*httpSession{},
 	}

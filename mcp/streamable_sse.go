@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -43,6 +44,9 @@ const (
 	// DefaultInitIdle is how long a legacy session lives after its
 	// initialize with no other request.
 	DefaultInitIdle = 30 * time.Second
+	// DefaultDetached is how long a legacy session's calls run once their
+	// POST's connection is gone (HTTPOptions.Detached).
+	DefaultDetached = 2 * time.Minute
 )
 
 // sseEvent is one event of a stream, as written.
@@ -567,6 +571,24 @@ type postWriter struct {
 	st     *eventStream  // once the answer is an event stream
 	wake   chan struct{} // the answer is in, or its event stream began (capacity 1)
 	done   bool
+	cancel context.CancelCauseFunc // ends the POST's calls
+	orphan *time.Timer             // cancels them, once the POST's connection is gone (Detached)
+}
+
+// errDetached is the cause of the cancellation of calls that ran
+// HTTPOptions.Detached past their POST's connection.
+var errDetached = errors.New("mcp: the client went away and did not come back within HTTPOptions.Detached")
+
+// detach notes that the POST's connection is gone: its calls, if not
+// done, are cancelled after d.
+func (p *postWriter) detach(d time.Duration) {
+	p.sts.mu.Lock()
+	defer p.sts.mu.Unlock()
+	if p.done || p.orphan != nil {
+		return
+	}
+	cancel := p.cancel
+	p.orphan = time.AfterFunc(d, func() { cancel(errDetached) })
 }
 
 // Event adds a message of rpc's event stream (nil: none, the stream
@@ -627,6 +649,9 @@ func (p *postWriter) finish() {
 	sts.mu.Lock()
 	defer sts.mu.Unlock()
 	p.done = true
+	if p.orphan != nil {
+		p.orphan.Stop()
+	}
 	p.signal()
 	if p.id != "" && sts.byID[p.id] == p {
 		delete(sts.byID, p.id)
@@ -692,9 +717,12 @@ func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *ht
 	if request {
 		sts.queued++
 	}
+	var ctx context.Context
+	ctx, p.cancel = context.WithCancelCause(sts.ctx)
 	sts.serving.Add(1)
 	sts.mu.Unlock()
 	go func() {
+		defer p.cancel(nil)
 		defer sts.serving.Done()
 		defer h.release(ss)
 		defer h.gate.Release(held)
@@ -719,13 +747,14 @@ func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *ht
 			case <-sts.done:
 			}
 		}
-		p.x = rpchttp.Exchange{Ctx: sts.ctx, R: r, Body: body, Sink: p} // ended with the session, never by the client
+		p.x = rpchttp.Exchange{Ctx: ctx, R: r, Body: body, Sink: p} // ended with the session, or Detached after the client
 		ss.rpc.Serve(&p.x)
 		p.finish()
 	}()
 	select {
 	case <-p.wake: // answered, or its event stream began
 	case <-r.Context().Done():
+		p.detach(h.detached)
 		return
 	case <-sts.done: // a call that ignored its cancellation, given up on
 		select {
@@ -765,6 +794,7 @@ func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *ht
 	sts.mu.Unlock()
 	startHeader(w)
 	sts.pump(r.Context(), w, st, c)
+	p.detach(h.detached) // the stream's connection is gone: nothing, if the call is done
 }
 
 // takeSlots takes n of the handler's slots (RPC.Concurrency), or fewer
