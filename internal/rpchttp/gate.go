@@ -120,20 +120,6 @@ func (g *Gate) Release(held int64) { g.held.Add(-held) }
 // gone). Only what has come is counted: a client that announces 64 MiB
 // and sends one byte holds one byte.
 func (g *Gate) ReadBody(w http.ResponseWriter, r *http.Request) (body []byte, held int64, ok bool) {
-	if n := r.ContentLength; n >= 0 && n <= min(int64(g.maxFrame), presizedBody) {
-		// A short body of a known length: counted at once, read into a
-		// buffer of that length with no limiting reader.
-		if !g.hold(n, 0) {
-			Busy(w)
-			return nil, 0, false
-		}
-		body = make([]byte, n)
-		if _, err := io.ReadFull(r.Body, body); err != nil {
-			g.Release(n)
-			return nil, 0, g.bodyFailed(w, err)
-		}
-		return body, n, true
-	}
 	body, held, err := g.readCounted(w, r)
 	if err != nil {
 		g.Release(held)
@@ -175,37 +161,32 @@ const readChunk = 32 << 10
 // announced; each read ends by the time the body's bytes so far allow
 // (the grace plus a second per MinRate bytes).
 func (g *Gate) readCounted(w http.ResponseWriter, r *http.Request) (body []byte, held int64, err error) {
-	rc := http.NewResponseController(w)
 	start := time.Now()
-	src := http.MaxBytesReader(w, r.Body, int64(g.maxFrame))
-	defer func() {
-		if g.minRate > 0 {
-			_ = rc.SetReadDeadline(time.Time{}) // the rest of the exchange is not an upload
+	var src io.Reader = r.Body // a known length within the bound ends there
+	if r.ContentLength < 0 || r.ContentLength > int64(g.maxFrame) {
+		src = http.MaxBytesReader(w, r.Body, int64(g.maxFrame))
+	}
+	var d readDeadliner
+	if g.minRate > 0 {
+		if d = readDeadlinerOf(w); d != nil {
+			defer func() { _ = d.SetReadDeadline(time.Time{}) }() // the rest of the exchange is not an upload
 		}
-	}()
+	}
 	for {
-		if len(body) == cap(body) && r.ContentLength >= 0 && int64(len(body)) >= r.ContentLength {
-			// All that was announced came: its end, read without room.
-			var probe [1]byte
-			if n, rerr := src.Read(probe[:]); n == 0 && rerr == io.EOF {
-				return body, held, nil
-			} else if rerr != nil && rerr != io.EOF {
-				return nil, held, rerr
-			} else if n > 0 {
-				if !g.hold(1, held) {
-					return nil, held, errBusy
-				}
-				held++
-				body = append(body, probe[0])
+		if r.ContentLength >= 0 && int64(len(body)) >= r.ContentLength {
+			// All that was announced came (net/http's body ends there).
+			if body == nil {
+				body = []byte{} // an empty body is not none
 			}
+			return body, held, nil
 		}
 		if len(body) == cap(body) {
 			body = grow(body, r.ContentLength)
 		}
 		free := body[len(body):min(cap(body), len(body)+readChunk)]
-		if g.minRate > 0 {
+		if d != nil {
 			allowed := g.grace + time.Duration(int64(len(body)+len(free))*int64(time.Second)/int64(g.minRate))
-			_ = rc.SetReadDeadline(start.Add(allowed)) // unsupported where there is no connection (a test's recorder)
+			_ = d.SetReadDeadline(start.Add(allowed))
 		}
 		n, rerr := src.Read(free)
 		if n > 0 {
@@ -224,10 +205,6 @@ func (g *Gate) readCounted(w http.ResponseWriter, r *http.Request) (body []byte,
 	}
 }
 
-// presizedBody is the longest body of a known length read into a buffer
-// made to measure before it comes.
-const presizedBody = 64 << 10
-
 // bodyFailed answers a request whose body could not be read (err), and
 // returns false.
 func (g *Gate) bodyFailed(w http.ResponseWriter, err error) bool {
@@ -238,7 +215,12 @@ func (g *Gate) bodyFailed(w http.ResponseWriter, err error) bool {
 		g.refuseTooLarge(w)
 	case errors.As(err, &netErr) && netErr.Timeout():
 		g.log.Debug("rpc: reading a request body timed out", "error", err)
+		// The rest of the body is not read: the connection closes, and the
+		// answer goes out first (net/http would try to read on, and drop
+		// it, for a short body).
+		w.Header().Set("Connection", "close")
 		Refuse(w, http.StatusRequestTimeout, "the body was not received in time")
+		_ = http.NewResponseController(w).Flush()
 	default:
 		// The client is gone (then nobody reads this), or its body is
 		// shorter than its Content-Length.
@@ -282,4 +264,24 @@ func Busy(w http.ResponseWriter) {
 	w.Header().Set("Retry-After", "1")
 	Fail(w, http.StatusServiceUnavailable, nil, &codec.Error{Code: codec.ServerBusy, Message: codec.ServerBusy.String(),
 		Data: codec.InvalidRequestData{Reason: "too many request bodies are being served: try again"}})
+}
+
+// readDeadliner is a ResponseWriter that can bound the reads of its
+// request's body (net/http's own can).
+type readDeadliner interface{ SetReadDeadline(time.Time) error }
+
+// readDeadlinerOf is w, or the ResponseWriter it wraps (Unwrap), that can
+// bound its body's reads; nil when none can (a recorder), which
+// http.ResponseController would make an error of each time.
+func readDeadlinerOf(w http.ResponseWriter) readDeadliner {
+	for {
+		switch v := w.(type) {
+		case readDeadliner:
+			return v
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = v.Unwrap()
+		default:
+			return nil
+		}
+	}
 }
