@@ -3,6 +3,7 @@ package rpchttp
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -24,15 +25,21 @@ func TestAttackSmallAnnouncedBodiesHoldTheBound(t *testing.T) {
 	var g Gate
 	g.Init(quiet, Limits{MaxFrame: 64 << 20, MaxHeld: 256 << 10})
 	var reads []<-chan readResult
+	var pipes []*io.PipeWriter
 	for range 4 {
 		r, pw := slowBody(64 << 10)
 		reads = append(reads, startRead(&g, r))
 		_, err := pw.Write([]byte("{"))
 		require.NoError(t, err)
-		defer pw.Close()
+		pipes = append(pipes, pw)
 	}
-	time.Sleep(50 * time.Millisecond)
-	assert.Equal(t, int64(4), g.held.Load(), "held: what came, not what was announced")
+	defer func() {
+		for i, pw := range pipes {
+			pw.CloseWithError(io.ErrUnexpectedEOF)
+			<-reads[i]
+		}
+	}()
+	awaitHeld(t, &g, 4) // held: what came, not what was announced
 	honest := httptest.NewRequest("POST", "/", strings.NewReader(`{"jsonrpc":"2.0","method":"ping","id":1}`))
 	got := <-startRead(&g, honest)
 	assert.True(t, got.ok, "an honest body is served beside four that sent a byte: got %d", got.code)
