@@ -3,7 +3,6 @@ package mcp_test
 import (
 	"context"
 	"io"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -23,16 +22,8 @@ func TestHTTPBodyReadOnce(t *testing.T) {
 	defer h.Close()
 	sid := serveDirect(h, exchange{body: initBody}).Header().Get("Mcp-Session-Id")
 	body := `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", size) + `"}}`
-	allocated := func(f func()) uint64 {
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		f()
-		runtime.ReadMemStats(&after)
-		return after.TotalAlloc - before.TotalAlloc
-	}
-	oneRead := allocated(func() { _, _ = io.ReadAll(strings.NewReader(body)) })
-	served := allocated(func() {
+	oneRead := wiretest.Allocated(func() { _, _ = io.ReadAll(strings.NewReader(body)) })
+	served := wiretest.Allocated(func() {
 		rec := serveDirect(h, exchange{body: body, header: map[string]string{"Mcp-Session-Id": sid}})
 		require.Equal(t, 200, rec.Code)
 	})

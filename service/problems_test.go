@@ -3,7 +3,6 @@ package service_test
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -106,15 +105,7 @@ func TestALongArrayIsRefusedWithoutBeingDecoded(t *testing.T) {
 			}
 		}
 	}
-	allocated := func(f func()) uint64 {
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		f()
-		runtime.ReadMemStats(&after)
-		return after.TotalAlloc - before.TotalAlloc
-	}
-	six, million := allocated(call(6)), allocated(call(1_000_000))
+	six, million := wiretest.Allocated(call(6)), wiretest.Allocated(call(1_000_000))
 	t.Logf("allocated for 6 tags: %d B; for a million: %d B", six, million)
 	// Decoded whole, a million tags are 16 MB of string headers alone.
 	assert.Less(t, million, six+64<<10, "a million tags cost what six do")

@@ -58,37 +58,42 @@ func startRead(g *Gate, r *http.Request) <-chan readResult {
 	return done
 }
 
-// A body's bytes are counted as they come, never as announced: four
-// clients that announce 64 MiB and send a byte hold four bytes, and an
-// honest request is served beside them (issue 23, defect 1: every other
-// request got 503 for two minutes).
+// A body's bytes are counted as they come, never as announced, short
+// bodies too: four clients that announce 64 MiB (or 64 KiB, which a fast
+// path once counted whole) and send a byte hold four bytes, and an honest
+// request is served beside them (issue 23, defect 1: every other request
+// got 503 for two minutes).
 func TestBodiesCountWhatCameNotWhatWasAnnounced(t *testing.T) {
-	var g Gate
-	g.Init(quiet, Limits{MaxFrame: 64 << 20, MaxHeld: 64 << 20})
-	var pipes []*io.PipeWriter
-	var reads []<-chan readResult
-	for range 4 {
-		r, pw := slowBody(64 << 20)
-		reads = append(reads, startRead(&g, r))
-		_, err := pw.Write([]byte("{")) // returns once ReadBody has the byte
-		require.NoError(t, err)
-		pipes = append(pipes, pw)
-	}
-	awaitHeld(t, &g, 4) // the bytes that came
+	for _, announced := range []int64{64 << 10, 64 << 20} {
+		t.Run(fmt.Sprint(announced), func(t *testing.T) {
+			var g Gate
+			g.Init(quiet, Limits{MaxFrame: 64 << 20, MaxHeld: 4 * announced})
+			var pipes []*io.PipeWriter
+			var reads []<-chan readResult
+			for range 4 {
+				r, pw := slowBody(announced)
+				reads = append(reads, startRead(&g, r))
+				_, err := pw.Write([]byte("{")) // returns once ReadBody has the byte
+				require.NoError(t, err)
+				pipes = append(pipes, pw)
+			}
+			awaitHeld(t, &g, 4) // the bytes that came
 
-	honest := httptest.NewRequest("POST", "/", strings.NewReader(strings.Repeat(" ", 100<<10)))
-	got := <-startRead(&g, honest)
-	assert.True(t, got.ok, "an honest body is served beside the slow ones: %d", got.code)
-	assert.Len(t, got.body, 100<<10)
-	g.Release(got.held)
+			honest := httptest.NewRequest("POST", "/", strings.NewReader(strings.Repeat(" ", 60<<10)))
+			got := <-startRead(&g, honest)
+			assert.True(t, got.ok, "an honest body is served beside the slow ones: %d", got.code)
+			assert.Len(t, got.body, 60<<10)
+			g.Release(got.held)
 
-	for i, pw := range pipes {
-		pw.CloseWithError(io.ErrUnexpectedEOF) // the slow clients go away
-		res := <-reads[i]
-		assert.False(t, res.ok)
-		assert.Equal(t, http.StatusBadRequest, res.code)
+			for i, pw := range pipes {
+				pw.CloseWithError(io.ErrUnexpectedEOF) // the slow clients go away
+				res := <-reads[i]
+				assert.False(t, res.ok)
+				assert.Equal(t, http.StatusBadRequest, res.code)
+			}
+			assert.Zero(t, g.held.Load(), "what the failed bodies held is released")
+		})
 	}
-	assert.Zero(t, g.held.Load(), "what the failed bodies held is released")
 }
 
 // A chunked body is counted while it comes, not once complete: the body
@@ -153,20 +158,24 @@ func TestSlowUploadsEndAtTheMinimumRate(t *testing.T) {
 		done <- readResult{body: body, ok: ok}
 	}))
 	defer srv.Close()
-	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
-	require.NoError(t, err)
-	defer conn.Close()
-	_, err = fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{", 64<<20)
-	require.NoError(t, err)
-	select {
-	case res := <-done:
-		assert.False(t, res.ok)
-	case <-time.After(30 * time.Second):
-		t.Fatal("hang: the slow upload was not ended")
+	// Announced long, or short (a fast path once read those with no
+	// deadline): one byte, then nothing.
+	for _, announced := range []int{64 << 10, 64 << 20} {
+		conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+		require.NoError(t, err)
+		defer conn.Close()
+		_, err = fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{", announced)
+		require.NoError(t, err)
+		select {
+		case res := <-done:
+			assert.False(t, res.ok)
+		case <-time.After(30 * time.Second):
+			t.Fatalf("hang: the slow upload of %d bytes was not ended", announced)
+		}
+		status, err := bufio.NewReader(conn).ReadString('\n')
+		require.NoError(t, err)
+		assert.Equal(t, "HTTP/1.1 408 Request Timeout\r\n", status, "announced %d", announced)
 	}
-	status, err := bufio.NewReader(conn).ReadString('\n')
-	require.NoError(t, err)
-	assert.Equal(t, "HTTP/1.1 408 Request Timeout\r\n", status)
 
 	// A body that keeps the rate is read whole.
 	body := strings.Repeat(" ", 256<<10)

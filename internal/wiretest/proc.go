@@ -3,6 +3,7 @@ package wiretest
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -27,4 +28,15 @@ func PeakRSS(t testing.TB, pid int) int {
 	}
 	t.Fatalf("no VmHWM in %s", status)
 	return 0
+}
+
+// Allocated is how many bytes f allocates, counted from a collection
+// before it (runtime.MemStats.TotalAlloc).
+func Allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
 }
