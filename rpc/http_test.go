@@ -347,6 +347,7 @@ func TestHTTPHandlerHosts(t *testing.T) {
 		{"loopback: 127.1.2.3", h, loopback, "127.1.2.3", 200, served},
 		{"loopback: [::1]", h, loopback, "[::1]:8080", 200, served},
 		{"loopback: a rebound name", h, loopback, "evil.example:8080", 403, refused},
+		{"loopback: [::1] and more", h, loopback, "[::1]evil.example", 403, refused},
 		{"loopback: localhost as a subdomain", h, loopback, "localhost.evil.example", 403, refused},
 		{"loopback: no Host", h, loopback, "", 403, refused},
 		{"loopback: a host allowed", listed, loopback, "TOOLS.example.com:8080", 200, served},

@@ -159,10 +159,10 @@ func (g *Gate) hostAllowed(host string, local net.Addr) bool {
 // error of a Host without a port).
 func hostName(host string) string {
 	if strings.HasPrefix(host, "[") {
-		if i := strings.IndexByte(host, ']'); i > 0 {
+		if i := strings.IndexByte(host, ']'); i > 0 && (i == len(host)-1 || host[i+1] == ':') {
 			return host[1:i]
 		}
-		return host
+		return host // not a bracketed address and a port: no name of ours
 	}
 	if i := strings.LastIndexByte(host, ':'); i >= 0 && strings.IndexByte(host, ':') == i {
 		return host[:i]
