@@ -769,7 +769,10 @@ func TestHTTPLargeAnswerNotHeldOnceWritten(t *testing.T) {
 		w, _, done := r.open(http.MethodPost, `{"jsonrpc":"2.0","id":`+id+`,"method":"ping"}`, nil)
 		<-done
 		synctest.Wait()
-		assert.Equal(t, priming+"id: 1-1\ndata: "+`{"jsonrpc":"2.0","result":{},"id":`+id+"}\n\n", w.String(), "the answer whole")
+		// The answer whole (the priming event before it too, unless the
+		// bound dropped it before the connection took it: ReplayBytes is
+		// smaller than the answer).
+		assert.True(t, strings.HasSuffix(w.String(), "id: 1-1\ndata: "+`{"jsonrpc":"2.0","result":{},"id":`+id+"}\n\n"), "the answer whole")
 		assert.LessOrEqual(t, mcp.HeldBytes(r.h, r.sid), 300, "not held once written")
 		w2, _, done2 := r.get("1-0")
 		<-done2
