@@ -177,8 +177,9 @@ func (o *httpReply) queueNotice(ctx context.Context, line []byte) error {
 const unboundedAnswer = 64 << 10
 
 // errNotRead is what a call's notification gets once its response could
-// not be written (Options.WriteTimeout).
-var errNotRead = fmt.Errorf("%w: the client does not read its response", ErrClosed)
+// not be written: the client went away, or did not read it within
+// Options.WriteTimeout.
+var errNotRead = fmt.Errorf("%w: the response could not be written to the client", ErrClosed)
 
 // put writes b on the response, within Options.WriteTimeout when bounded
 // (an event stream's writes, and an answer too long to fit in the
