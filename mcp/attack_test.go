@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolrpc/toolrpc/internal/wiretest"
 	"github.com/toolrpc/toolrpc/mcp"
+	"github.com/toolrpc/toolrpc/middleware"
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
@@ -58,6 +59,16 @@ func (hostile) Longerr() error { return errors.New(strings.Repeat("e", 1<<20)) }
 // Longpanic panics with 1 MiB.
 func (hostile) Longpanic() int { panic(strings.Repeat("p", 1<<20)) }
 
+// Kaboom panics.
+func (hostile) Kaboom() int { panic("kaboom") }
+
+// Badjson returns a result whose encoding panics.
+func (hostile) Badjson() badJSON { return badJSON{} }
+
+type badJSON struct{}
+
+func (badJSON) MarshalJSON() ([]byte, error) { panic("bad json") }
+
 // Nilresult returns a nil *ToolResult.
 func (hostile) Nilresult() *mcp.ToolResult { return nil }
 
@@ -87,6 +98,30 @@ func TestAttackLongFailures(t *testing.T) {
 	panics := logs.Messages(t, "mcp: tool panicked")
 	require.Len(t, panics, 1)
 	assert.Equal(t, strings.Repeat("p", mcp.MaxErrorText)+"…(1048576 bytes)", panics[0]["panic"])
+}
+
+// A tool's panic is recovered once: under middleware.Default (whose
+// Recover answers the protocol's other panics) it is the tool's error
+// result, logged once, by the tool call; a panic in the protocol's own
+// code after the tool returned is Recover's to answer and log.
+func TestAToolPanicIsRecoveredOnce(t *testing.T) {
+	s := mcp.New(&mcp.Options{Name: "h", Version: "1"})
+	require.NoError(t, s.Register("", hostile{}))
+	var logs wiretest.Logs
+	h := middleware.Default(logs.Logger())(s.Handler())
+	wiretest.Serve(t, h, `
+		--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"kaboom",`+modernMeta+`},"id":1}
+		<-- {"jsonrpc":"2.0","result":{"resultType":"complete","content":[{"type":"text","text":"the tool failed: kaboom"}],"isError":true,"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"h","version":"1"}}},"id":1}
+		--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"badjson",`+modernMeta+`},"id":2}
+		<-- {"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"exception":"string","message":"bad json"}},"id":2}`,
+		&rpc.Options{Sequential: true, Logger: logs.Logger()})
+	var panics []any
+	for _, r := range logs.Records(t) {
+		if r["panic"] != nil {
+			panics = append(panics, r["msg"], r["panic"], r["tool"])
+		}
+	}
+	assert.Equal(t, []any{"mcp: tool panicked", "kaboom", "kaboom", "rpc: handler panicked", "bad json", nil}, panics)
 }
 
 // A record a tool logs reaches the client with at most MaxLogData bytes of

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"unsafe"
 
 	"github.com/toolrpc/toolrpc/internal/jsonx"
+	"github.com/toolrpc/toolrpc/internal/recovery"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/service"
 )
@@ -98,10 +98,14 @@ func (s *Server) runTool(ctx context.Context, r revision, req *rpc.Request) (any
 			return nil, err
 		}
 	}
-	res, panicked, err := s.invoke(ctx, t, &rpc.Request{ID: req.ID, Method: t.name, Params: args, Meta: req.Meta})
+	// A panic of the tool is the tool's error result (MCP), which the
+	// middleware around the protocol sees as a result: the connection
+	// recovers it (a call has one recover) and answers as
+	// answerToolPanic says.
+	placed := recovery.On(ctx, s.toolPanicked, r.entry())
+	res, err := t.svc.Handle(ctx, &rpc.Request{ID: req.ID, Method: t.name, Params: args, Meta: req.Meta})
+	placed.Restore()
 	switch {
-	case panicked:
-		return s.errorResult(r, "the tool failed: "+err.Error()), nil
 	case err == nil:
 		return s.success(r, t, res)
 	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
@@ -123,23 +127,19 @@ func (s *Server) runTool(ctx context.Context, r revision, req *rpc.Request) (any
 	return s.errorResult(r, err.Error()), nil
 }
 
-// invoke calls the tool; a panic is logged with its stack and at most
-// MaxErrorText bytes of its value's text (which may hold the peer's
-// arguments), and returned as an error holding that text. It is the one
-// recover of a tool call: MCP answers a tool's panic as the tool's error
-// result (isError), which the middleware around the protocol sees as a
-// result, so it is caught here, below them; middleware.Recover and the
-// connection's own guard meet the panics of the protocol's other code.
-func (s *Server) invoke(ctx context.Context, t *tool, req *rpc.Request) (res any, panicked bool, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			rpc.LoggerFromContext(ctx).ErrorContext(ctx, "mcp: tool panicked", "tool", jsonx.Echo(req.Method),
-				"panic", jsonx.Shorten(fmt.Sprint(p), MaxErrorText), "stack", string(debug.Stack()))
-			res, panicked, err = nil, true, fmt.Errorf("%v", p)
-		}
-	}()
-	res, err = t.svc.Handle(ctx, req)
-	return res, false, err
+// answerToolPanic answers the panic v of a tool, recovered with stack
+// (internal/recovery; arg is the call's *revision): it is logged with its
+// stack and at most MaxErrorText bytes of its value's text (which may hold
+// the peer's arguments), and answered as the tool's error result.
+func (s *Server) answerToolPanic(ctx context.Context, arg, v any, stack []byte) (any, error) {
+	text := fmt.Sprint(v)
+	var name []byte
+	if req := rpc.RequestFromContext(ctx); req != nil {
+		name, _ = stringValue(jsonx.Member(req.Params, "name"))
+	}
+	rpc.LoggerFromContext(ctx).ErrorContext(ctx, "mcp: tool panicked", "tool", jsonx.Echo(name),
+		"panic", jsonx.Shorten(text, MaxErrorText), "stack", string(stack))
+	return s.errorResult(*arg.(*revision), "the tool failed: "+text), nil
 }
 
 // argumentErrors is the text of an isError result for arguments that

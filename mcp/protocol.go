@@ -99,6 +99,17 @@ var versions = func() []string {
 // Versions returns the revisions a Server speaks, newest first.
 func Versions() []string { return slices.Clone(versions) }
 
+// entry is r's entry in revisions: a pointer that fits an interface
+// without allocating.
+func (r revision) entry() *revision {
+	for i := range revisions {
+		if revisions[i].bit == r.bit {
+			return &revisions[i]
+		}
+	}
+	panic("mcp: no revision " + r.name)
+}
+
 // revisionOf returns the revision called name, and whether it is one a
 // Server speaks.
 func revisionOf(name string) (revision, bool) {

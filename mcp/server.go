@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/toolrpc/toolrpc/internal/jsonx"
+	"github.com/toolrpc/toolrpc/internal/recovery"
 	"github.com/toolrpc/toolrpc/middleware"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/service"
@@ -95,6 +96,8 @@ type Server struct {
 
 	stateKey [32]byte // authenticates the requestState of input_required answers (InputRequired)
 
+	toolPanicked recovery.Answer // s.answerToolPanic, made once: On allocates nothing
+
 	mu        sync.Mutex                 // serializes changes of cat, guards sessions and listeners
 	sessions  map[*session]peer          // the initialized legacy sessions, and where to tell them
 	listeners map[*subscription]struct{} // the open subscriptions/listen calls for tools
@@ -104,6 +107,7 @@ type Server struct {
 func New(opts *Options) *Server {
 	s := &Server{sessions: map[*session]peer{}, listeners: map[*subscription]struct{}{}}
 	s.cat.Store(&catalog[*tool]{})
+	s.toolPanicked = s.answerToolPanic
 	_, _ = rand.Read(s.stateKey[:]) // never fails (crypto/rand)
 	if opts != nil {
 		s.opts = *opts

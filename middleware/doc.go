@@ -22,7 +22,9 @@
 //
 // [Recover] answers a panic InternalError (-32603), its data naming the
 // panic value's type and holding its text; the stack goes to the log, never
-// to the wire, and the connection keeps serving. A notification's panic is
+// to the wire, and the connection keeps serving. (The connection itself
+// recovers the panic, the one recover of a call; Recover says how it is
+// answered and logged.) A notification's panic is
 // logged the same way and, like any notification, never answered.
 //
 //	--> {"jsonrpc":"2.0","method":"panic","id":1}

@@ -3,8 +3,8 @@ package middleware
 import (
 	"context"
 	"log/slog"
-	"runtime/debug"
 
+	"github.com/toolrpc/toolrpc/internal/recovery"
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
@@ -49,21 +49,24 @@ func loggerFor(ctx context.Context, logger *slog.Logger) *slog.Logger {
 // the wire, and the connection keeps serving. A panic in a notification's
 // handler is logged the same way; a notification is never answered.
 //
-// The connection recovers panics too, as a last resort; Recover puts them
-// in the middleware chain, with the request's trace id (see [Correlation])
-// in the log.
+// The connection recovers every panic of a call, once, whether Recover is
+// there or not (a call has one recover); Recover tells it how to answer
+// one beneath it: in its record, with the request's trace id (see
+// [Correlation]). Called outside a connection, a handler's panic is not
+// recovered.
 func Recover(logger *slog.Logger) Middleware {
+	answer := func(ctx context.Context, arg, v any, stack []byte) (any, error) {
+		var buf [5]slog.Attr // on the stack
+		attrs := append(appendCallAttrs(ctx, buf[:0], arg.(*rpc.Request)), slog.Any("panic", v), slog.String("stack", string(stack)))
+		loggerFor(ctx, logger).LogAttrs(ctx, slog.LevelError, "rpc: handler panicked", attrs...)
+		return nil, rpc.PanicError(v)
+	}
 	return func(next rpc.Handler) rpc.Handler {
-		return rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (result any, err error) {
-			defer func() {
-				if v := recover(); v != nil {
-					var buf [5]slog.Attr // on the stack
-					attrs := append(appendCallAttrs(ctx, buf[:0], req), slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
-					loggerFor(ctx, logger).LogAttrs(ctx, slog.LevelError, "rpc: handler panicked", attrs...)
-					result, err = nil, rpc.PanicError(v)
-				}
-			}()
-			return next.Handle(ctx, req)
+		return rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+			placed := recovery.On(ctx, answer, req)
+			result, err := next.Handle(ctx, req)
+			placed.Restore()
+			return result, err
 		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolrpc/toolrpc/codec"
 	"github.com/toolrpc/toolrpc/internal/jsonx"
+	"github.com/toolrpc/toolrpc/internal/recovery"
 )
 
 // States of an inbound call. A call moves from queued to running to done;
@@ -46,15 +47,28 @@ type inbound struct {
 	// notifyMu orders the call's notifications before its response: it is
 	// held while one is written, and to mark the call done.
 	notifyMu sync.Mutex
+
+	// answer is how a layer of its handler answers a panic beneath it
+	// (internal/recovery); used by the call's goroutine alone.
+	answer recovery.Set
 }
 
-// Value returns the call itself for callKey, and otherwise what the
-// transport's context holds.
+// Value returns the call itself for callKey and recovery.Key, and
+// otherwise what the transport's context holds.
 func (in *inbound) Value(key any) any {
-	if key == (callKey{}) {
+	switch key {
+	case callKey{}, recovery.Key{}:
 		return in
 	}
 	return in.Context.Value(key)
+}
+
+// SwapAnswer puts s in place as the answer to a panic of the call's code,
+// returning the one it replaced (recovery.Call).
+func (in *inbound) SwapAnswer(s recovery.Set) recovery.Set {
+	prev := in.answer
+	in.answer = s
+	return prev
 }
 
 // begin moves a queued call to running, unless it was cancelled first.
@@ -214,38 +228,57 @@ func (s *core) run(in *inbound) {
 // pieces.
 const streamSize = 64 << 10
 
-// invoke calls the handler, under guard: a panic becomes an error, which
-// ErrorFor answers InternalError.
+// invoke calls the handler, under guard: a panic is answered by
+// panicked.
 func (s *core) invoke(in *inbound) (result any, err error) {
 	if s.h == nil || (strings.HasPrefix(in.req.Method, ReservedPrefix) && in.req.Method != Discover) {
 		return nil, NewError(codec.MethodNotFound, "")
 	}
-	if v := s.guard(in, "rpc: handler panicked", func() { result, err = s.h.Handle(in, &in.req) }); v != nil {
-		return nil, &panicError{value: v}
+	if v, stack := guard(func() { result, err = s.h.Handle(in, &in.req) }); stack != nil {
+		return s.panicked(in, v, stack)
 	}
 	return result, err
 }
 
-// guard runs step, code of the call's own (its handler, or the encoding
-// of its answer, which runs the result's MarshalJSON and the error's
-// methods), and recovers a panic there: the one place where the
-// connection recovers a panic of a call, so that none ends it. A panic is
-// logged as msg, with the call's method and id, the panic value and the
-// stack (which never reaches the peer), and its value returned; guard
-// returns nil when step returned.
-//
-// Middleware may recover first ([middleware.Recover], with the call's
-// trace id in its record), and a protocol may answer a panic its own way
-// (an MCP tool's is the tool's error result): guard is what a panic that
-// none of them caught meets.
-func (s *core) guard(in *inbound, msg string, step func()) (panicked any) {
+// panicked answers the panic v of in's handler, recovered with stack: as
+// the innermost answer a layer of the handler put in place says
+// (internal/recovery: middleware.Recover's, an MCP tool call's), which
+// logs it its own way; with none, or when that answer panics too, the
+// panic is logged and answered InternalError (a PanicError).
+func (s *core) panicked(in *inbound, v any, stack []byte) (result any, err error) {
+	a := in.answer
+	in.answer = recovery.Set{}
+	if a.Answer != nil {
+		v2, stack2 := guard(func() { result, err = a.Answer(a.Ctx, a.Arg, v, stack) })
+		if stack2 == nil {
+			return result, err
+		}
+		s.logPanic(in, "rpc: answering a panic panicked", v2, stack2)
+	}
+	s.logPanic(in, "rpc: handler panicked", v, stack)
+	return nil, &panicError{value: v}
+}
+
+// guard runs step, code of a call's own (its handler, or the encoding of
+// its answer, which runs the result's MarshalJSON and the error's
+// methods), and recovers a panic there, returning its value and the
+// stack; the stack is nil when step returned. It is the one recover of a
+// call: whatever its handler's layers, a panic is recovered once, here,
+// and none ends the connection; a layer that answers a panic its own way
+// says how with internal/recovery instead of recovering it.
+func guard(step func()) (v any, stack []byte) {
 	defer func() {
-		if v := recover(); v != nil {
-			s.log.Error(msg, "method", jsonx.Echo(in.req.Method), "id", jsonx.Echo(in.req.ID),
-				"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-			panicked = v
+		if v = recover(); v != nil {
+			stack = debug.Stack()
 		}
 	}()
 	step()
-	return nil
+	return nil, nil
+}
+
+// logPanic logs the panic v of in's code as msg, with the call's method
+// and id, the panic value and the stack (which never reaches the peer).
+func (s *core) logPanic(in *inbound, msg string, v any, stack []byte) {
+	s.log.Error(msg, "method", jsonx.Echo(in.req.Method), "id", jsonx.Echo(in.req.ID),
+		"panic", fmt.Sprint(v), "stack", string(stack))
 }

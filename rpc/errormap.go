@@ -23,7 +23,8 @@ func PanicError(v any) error { return &panicError{value: v} }
 // guard too: a panic there is answered InternalError, naming the panic
 // value's type.
 func (s *core) responseLine(dst []byte, in *inbound, result any, err error) (line []byte) {
-	if v := s.guard(in, "rpc: encoding the response panicked", func() { line = s.encodeResponse(dst, in, result, err) }); v != nil {
+	if v, stack := guard(func() { line = s.encodeResponse(dst, in, result, err) }); stack != nil {
+		s.logPanic(in, "rpc: encoding the response panicked", v, stack)
 		line = errorLine(in.req.ID, internalError(fmt.Sprintf("%T", v), fmt.Sprint(v)))
 	}
 	return line
@@ -82,18 +83,9 @@ func ErrorFor(ctx context.Context, err error) *Error {
 	if errors.As(err, &p) {
 		return internalError(fmt.Sprintf("%T", p.value), fmt.Sprint(p.value))
 	}
-	return internalError(fmt.Sprintf("%T", err), errorText(err))
-}
-
-// errorText is err.Error(), or "<nil>" for a nil pointer whose Error method
-// cannot take one.
-func errorText(err error) (text string) {
-	defer func() {
-		if recover() != nil {
-			text = "<nil>"
-		}
-	}()
-	return err.Error()
+	// fmt.Sprint, not err.Error(): a nil pointer whose Error method cannot
+	// take one is "<nil>", an Error method's panic is named, not raised.
+	return internalError(fmt.Sprintf("%T", err), fmt.Sprint(err))
 }
 
 // errorLine encodes an error response to id (nil: null).
