@@ -47,6 +47,7 @@ type core struct {
 	// claimed yet, oldest first.
 	openBatches []*batch
 	open        atomic.Int32 // len(openBatches), read without openMu
+	openTurn    int          // the open batch whose turn was last (openBatch)
 
 	stopping atomic.Bool
 	stopCh   chan struct{} // closed when the core starts shutting down

@@ -120,56 +120,98 @@ func (s *core) closeJobs() { close(s.jobs) }
 // kept for the core's life (at most Options.Concurrency of them): a
 // goroutine per call would start on a small stack and grow it through the
 // handler's frames every time.
+//
+// A batch job is one request of the batch (see next): however long a
+// batch, the requests that come while it runs get the next worker free.
 func (s *core) worker(j work) {
 	defer s.running.Done()
-	for ok := true; ok; j, ok = <-s.jobs {
+	for ok := true; ok; j, ok = s.next() {
 		if j.in != nil {
 			s.run(j.in)
-		} else {
-			s.drainBatch(j.batch)
-		}
-		// Before waiting for a job: the requests of batches dispatched
-		// while every worker was busy.
-		for b := s.openBatch(); b != nil; b = s.openBatch() {
-			s.drainBatch(b)
+		} else if in := j.batch.claim(); in != nil {
+			s.runClaimed(j.batch, in)
 		}
 	}
+}
+
+// next is a worker's next job: a request handed to the workers (which
+// waits for one, see startJob), else the next request of a batch
+// dispatched while every worker was busy, the batches in turn, else
+// whatever is handed to it first. It reports false once closeJobs was
+// called and no batch has requests left to claim.
+func (s *core) next() (work, bool) {
+	select {
+	case j, ok := <-s.jobs:
+		if ok {
+			return j, true
+		}
+		return s.nextOpen()
+	default:
+	}
+	if j, ok := s.nextOpen(); ok {
+		return j, true
+	}
+	j, ok := <-s.jobs
+	if !ok {
+		return s.nextOpen()
+	}
+	return j, true
+}
+
+// nextOpen is the job of claiming the next request of an open batch, if
+// there is one.
+func (s *core) nextOpen() (work, bool) {
+	if b := s.openBatch(); b != nil {
+		return work{batch: b}, true
+	}
+	return work{}, false
 }
 
 // drainBatch runs the requests of b no worker has claimed, one after
-// another; once the core shuts down it answers them ServerShuttingDown
-// instead, as queued requests are, and once b's transport has given it up
-// it settles them unrun, as startJob does.
+// another (see runClaimed).
 func (s *core) drainBatch(b *batch) {
 	for in := b.claim(); in != nil; in = b.claim() {
-		switch {
-		case s.stopping.Load():
-			s.refuseCall(in, codec.ServerShuttingDown)
-		case b.givenUp():
-			s.refuseCall(in, codec.RequestCancelled) // its id freed; the answer is dropped
-		default:
-			s.run(in)
-		}
+		s.runClaimed(b, in)
 	}
 }
 
-// openBatch returns a batch with requests no worker has claimed, or nil,
-// dropping from the list those whose requests are all claimed.
+// runClaimed runs in, a request of b a worker claimed; once the core
+// shuts down it answers it ServerShuttingDown instead, as queued requests
+// are, and once b's transport has given b up it settles it unrun, as
+// startJob does.
+func (s *core) runClaimed(b *batch, in *inbound) {
+	switch {
+	case s.stopping.Load():
+		s.refuseCall(in, codec.ServerShuttingDown)
+	case b.givenUp():
+		s.refuseCall(in, codec.RequestCancelled) // its id freed; the answer is dropped
+	default:
+		s.run(in)
+	}
+}
+
+// openBatch returns a batch with requests no worker has claimed, each in
+// turn, or nil, dropping from the list those whose requests are all
+// claimed.
 func (s *core) openBatch() *batch {
 	if s.open.Load() == 0 {
 		return nil // the common case, without the lock
 	}
 	s.openMu.Lock()
 	defer s.openMu.Unlock()
-	defer func() { s.open.Store(int32(len(s.openBatches))) }()
-	for len(s.openBatches) > 0 {
-		b := s.openBatches[0]
+	kept := s.openBatches[:0]
+	for _, b := range s.openBatches {
 		if int(b.next.Load()) < len(b.reqs) {
-			return b
+			kept = append(kept, b)
 		}
-		s.openBatches[0] = nil
-		s.openBatches = s.openBatches[1:]
 	}
-	s.openBatches = nil
-	return nil
+	clear(s.openBatches[len(kept):])
+	s.open.Store(int32(len(kept)))
+	if len(kept) == 0 {
+		s.openBatches = nil
+		return nil
+	}
+	s.openBatches = kept
+	s.openTurn = (s.openTurn + 1) % len(kept)
+	return kept[s.openTurn]
 }
