@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"log/slog"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -93,13 +94,26 @@ type HTTPOptions struct {
 	// and responses never wait.
 	SessionConcurrency int
 	// MaxSessions is the most legacy sessions kept at once. An initialize
-	// past it, once the sessions idle past SessionIdle are ended, ends the
-	// session least recently used with no request under way (those never
-	// used after their initialize first), whose client then gets 404 and
-	// initializes anew, so that a peer that keeps the table full locks no
-	// newcomer out; only while every session has a request under way is
-	// it answered 503 Service Unavailable. Default: DefaultMaxSessions.
+	// past it, once the sessions idle past SessionIdle are ended, ends a
+	// session with no request under way, whose client then gets 404 and
+	// initializes anew: one of the client that holds the most sessions
+	// (see ClientKey; the initializing client's own among equals), the
+	// least recently used of them (those never used after their
+	// initialize first). So a peer that fills the table locks no newcomer
+	// out, and one that goes on initializing ends its own sessions, not
+	// others'; only while every session has a request under way is an
+	// initialize answered 503 Service Unavailable. Default:
+	// DefaultMaxSessions.
 	MaxSessions int
+	// ClientKey names the client a request comes from, for sharing the
+	// sessions fairly when the table is full (MaxSessions). Default: the
+	// host of the request's RemoteAddr, its IP address. Behind a proxy,
+	// where every request comes from the proxy's address, name the
+	// client the proxy forwards for (a header only the proxy can set), or
+	// the caller's identity where requests are authenticated; a key all
+	// clients share makes the choice the least recently used session of
+	// all.
+	ClientKey func(r *http.Request) string
 	// SessionIdle is how long a legacy session lives after its last
 	// request ended, with none under way: a request with its id after
 	// that is answered 404, as is one after DELETE. Default:
@@ -171,11 +185,12 @@ type HTTPHandler struct {
 	retry      time.Duration
 	replay     int
 	initIdle   time.Duration
-	detached   time.Duration  // HTTPOptions.Detached
-	preferJSON bool           // HTTPOptions.PreferJSON
-	modernOpts rpc.Options    // opts, and EventStreamAfter unless PreferJSON: the stateless requests'
-	streamNo   atomic.Uint64  // the number of the last event stream made, for their ids
-	ending     sync.WaitGroup // the sessions being ended (end), for Close
+	detached   time.Duration              // HTTPOptions.Detached
+	preferJSON bool                       // HTTPOptions.PreferJSON
+	clientKey  func(*http.Request) string // HTTPOptions.ClientKey, or remoteHost
+	modernOpts rpc.Options                // opts, and EventStreamAfter unless PreferJSON: the stateless requests'
+	streamNo   atomic.Uint64              // the number of the last event stream made, for their ids
+	ending     sync.WaitGroup             // the sessions being ended (end), for Close
 	maxFrame   int
 	gate       *rpchttp.Gate    // judges what rpc judges before a body: Origin, method, media types, size, bodies held
 	gateH      *rpc.HTTPHandler // the handler gate is rpc's of (RPC's options), serving nothing
@@ -202,6 +217,7 @@ type httpSession struct {
 	last    time.Time      // when the last request ended; guarded by HTTPHandler.mu
 	used    bool           // a request came after initialize; guarded by HTTPHandler.mu
 	slots   chan struct{}  // a token per request of the session under way: SessionConcurrency
+	client  string         // the client that opened it (HTTPOptions.ClientKey)
 }
 
 // expired reports whether ss has been idle for too long at now: idle, or
@@ -233,6 +249,10 @@ func (s *Server) NewHTTPHandler(ctx context.Context, opts *HTTPOptions) *HTTPHan
 		sessions:  map[string]*httpSession{},
 	}
 	h.preferJSON = o.PreferJSON
+	h.clientKey = o.ClientKey
+	if h.clientKey == nil {
+		h.clientKey = remoteHost
+	}
 	h.modernOpts = h.opts
 	if !o.PreferJSON {
 		h.modernOpts.EventStreamAfter = h.keepAlive // keep-alive comments from then on
@@ -631,29 +651,68 @@ func (h *HTTPHandler) sweep() {
 	}
 }
 
-// evict makes room for a session when the table is full: it ends the
-// session with no request under way that was used least recently, those
-// never used after their initialize first (a client that opens sessions
-// to fill the table uses them least), and reports whether there was one.
-// A session so ended gets 404, which tells its client to initialize
-// anew; only when every session has a request under way is a newcomer
-// refused. h.mu is held.
-func (h *HTTPHandler) evict() bool {
-	var id string
-	var victim *httpSession
+// evict makes room for a session of client's when the table is full: it
+// ends a session with no request under way, of the client that holds
+// the most sessions (client itself among equals), the least recently
+// used of them, those never used after their initialize first (a client
+// that opens sessions to fill the table uses them least); it reports
+// whether there was one. A session so ended gets 404, which tells its
+// client to initialize anew; only when every session has a request under
+// way is a newcomer refused. h.mu is held.
+func (h *HTTPHandler) evict(client string) bool {
+	type holder struct {
+		held   int
+		victim *httpSession
+		id     string
+	}
+	holders := map[string]*holder{}
 	for sid, ss := range h.sessions {
-		if ss.active > 0 {
+		c := holders[ss.client]
+		if c == nil {
+			c = &holder{}
+			holders[ss.client] = c
+		}
+		c.held++
+		if ss.active == 0 && (c.victim == nil || ss.evictsBefore(c.victim)) {
+			c.id, c.victim = sid, ss
+		}
+	}
+	var pick *holder
+	var pickOwn bool
+	for name, c := range holders {
+		if c.victim == nil {
 			continue
 		}
-		if victim == nil || (!ss.used && victim.used) || (ss.used == victim.used && ss.last.Before(victim.last)) {
-			id, victim = sid, ss
+		own := name == client
+		if pick == nil || c.held > pick.held || (c.held == pick.held && own && !pickOwn) ||
+			(c.held == pick.held && own == pickOwn && c.victim.evictsBefore(pick.victim)) {
+			pick, pickOwn = c, own
 		}
 	}
-	if victim == nil {
+	if pick == nil {
 		return false
 	}
-	h.end(id, victim)
+	h.end(pick.id, pick.victim)
 	return true
+}
+
+// evictsBefore reports whether ss goes before other when a client's
+// session is ended to make room: never used first, then the least
+// recently used.
+func (ss *httpSession) evictsBefore(other *httpSession) bool {
+	if ss.used != other.used {
+		return !ss.used
+	}
+	return ss.last.Before(other.last)
+}
+
+// remoteHost is the host of r.RemoteAddr (its IP address), or the whole
+// of it when it has no port: the default HTTPOptions.ClientKey.
+func remoteHost(r *http.Request) string {
+	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		return host
+	}
+	return r.RemoteAddr
 }
 
 // initialize serves an initialize on a new session, which lives if it
@@ -661,8 +720,9 @@ func (h *HTTPHandler) evict() bool {
 func (h *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request, body []byte) {
 	h.mu.Lock()
 	h.sweep()
+	client := h.clientKey(r)
 	full := len(h.sessions)+h.pending >= h.max
-	if full && h.evict() {
+	if full && h.evict(client) {
 		full = false
 	}
 	closed := h.closed
@@ -680,7 +740,7 @@ func (h *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request, body []
 	}
 	c := newSession(h.s)
 	p := &clientPeer{}
-	ss := &httpSession{streams: newStreams(h, c), slots: make(chan struct{}, h.perSession), peer: p}
+	ss := &httpSession{streams: newStreams(h, c), slots: make(chan struct{}, h.perSession), peer: p, client: client}
 	c.stream = ss.streams
 	so := h.opts
 	so.Concurrency = h.perSession // a batch's calls too
