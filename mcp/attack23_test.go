@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -51,9 +52,16 @@ func TestAttackInitializeFloodEndsTheFloodersSessions(t *testing.T) {
 				h.ServeHTTP(rec, req)
 				return rec
 			}
-			alive = func(client, sid string) bool { return serve(client, ping, sid).Code == 200 }
+			// Once its response is written, a request of a session is
+			// counted out in the background: synctest.Wait waits for it.
+			alive = func(client, sid string) bool {
+				ok := serve(client, ping, sid).Code == 200
+				synctest.Wait()
+				return ok
+			}
 			open = func(client string, use bool) string {
 				rec := serve(client, initBody, "")
+				synctest.Wait()
 				require.Equal(t, 200, rec.Code)
 				sid := rec.Header().Get("Mcp-Session-Id")
 				if use {
@@ -65,30 +73,36 @@ func TestAttackInitializeFloodEndsTheFloodersSessions(t *testing.T) {
 		}
 		const attacker, honest = "192.0.2.66", "198.51.100.7"
 		t.Run(k.name+": newcomer", func(t *testing.T) {
-			open, alive := rig(t)
-			first := open(attacker, true) // the attacker's sessions fill the table
-			open(attacker, true)
-			newcomer := open(honest, false) // an honest client initializes, ending one of the attacker's
-			open(attacker, false)           // the attacker initializes again before the newcomer's next request
-			assert.True(t, alive(honest, newcomer), "a newcomer's session outlives an initialize of an attacker's")
-			assert.False(t, alive(attacker, first), "the attacker's least recently used session was ended first")
+			synctest.Test(t, func(t *testing.T) {
+				open, alive := rig(t)
+				first := open(attacker, true) // the attacker's sessions fill the table
+				open(attacker, true)
+				newcomer := open(honest, false) // an honest client initializes, ending one of the attacker's
+				open(attacker, false)           // the attacker initializes again before the newcomer's next request
+				assert.True(t, alive(honest, newcomer), "a newcomer's session outlives an initialize of an attacker's")
+				assert.False(t, alive(attacker, first), "the attacker's least recently used session was ended first")
+			})
 		})
 		t.Run(k.name+": in use", func(t *testing.T) {
-			open, alive := rig(t)
-			honestSid := open(honest, true) // an honest client, in use, idle between calls
-			for range 4 {                   // initialize+ping pairs of the attacker's
-				open(attacker, true)
-			}
-			assert.True(t, alive(honest, honestSid), "an honest session in use outlives an initialize loop")
+			synctest.Test(t, func(t *testing.T) {
+				open, alive := rig(t)
+				honestSid := open(honest, true) // an honest client, in use, idle between calls
+				for range 4 {                   // initialize+ping pairs of the attacker's
+					open(attacker, true)
+				}
+				assert.True(t, alive(honest, honestSid), "an honest session in use outlives an initialize loop")
+			})
 		})
 		t.Run(k.name+": one client", func(t *testing.T) {
-			open, alive := rig(t)
-			a := open(honest, true)
-			b := open(honest, false)
-			c := open(honest, false) // a client alone: its never-used session goes first
-			assert.True(t, alive(honest, a))
-			assert.False(t, alive(honest, b))
-			assert.True(t, alive(honest, c))
+			synctest.Test(t, func(t *testing.T) {
+				open, alive := rig(t)
+				a := open(honest, true)
+				b := open(honest, false)
+				c := open(honest, false) // a client alone: its never-used session goes first
+				assert.True(t, alive(honest, a))
+				assert.False(t, alive(honest, b))
+				assert.True(t, alive(honest, c))
+			})
 		})
 	}
 }
