@@ -53,14 +53,23 @@ type inbound struct {
 	answer recovery.Set
 }
 
-// Value returns the call itself for callKey and recovery.Key, and
-// otherwise what the transport's context holds.
+// Value returns the call itself for callKey and recovery.Key; otherwise
+// what the transport's context holds (its own first: the call's
+// cancellation is its), and then what the context of the HTTP request
+// that carried the call holds, so that an ordinary net/http middleware's
+// values reach the handler.
 func (in *inbound) Value(key any) any {
 	switch key {
 	case callKey{}, recovery.Key{}:
 		return in
 	}
-	return in.Context.Value(key)
+	if v := in.Context.Value(key); v != nil {
+		return v
+	}
+	if r := in.out.request(); r != nil {
+		return r.Context().Value(key)
+	}
+	return nil
 }
 
 // SwapAnswer puts s in place as the answer to a panic of the call's code,
@@ -244,13 +253,16 @@ func (s *core) invoke(in *inbound) (result any, err error) {
 // the innermost answer a layer of the handler put in place says
 // (internal/recovery: middleware.Recover's, an MCP tool call's), which
 // logs it its own way; with none, or when that answer panics too, the
-// panic is logged and answered InternalError (a PanicError).
+// panic is logged and answered InternalError.
 func (s *core) panicked(in *inbound, v any, stack []byte) (result any, err error) {
 	a := in.answer
 	in.answer = recovery.Set{}
 	if a.Answer != nil {
 		v2, stack2 := guard(func() { result, err = a.Answer(a.Ctx, a.Arg, v, stack) })
 		if stack2 == nil {
+			if err == recovery.Default {
+				return nil, &panicError{value: v}
+			}
 			return result, err
 		}
 		s.logPanic(in, "rpc: answering a panic panicked", v2, stack2)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"net/http"
 	"reflect"
 	"sync"
 	"time"
@@ -328,6 +329,9 @@ func (c *Conn) replyStringIn(id []byte, v jsonx.StringIn) bool {
 }
 
 func (c *Conn) logger() *slog.Logger { return c.log }
+
+// request is nil: a stream's calls come in no HTTP request.
+func (c *Conn) request() *http.Request { return nil }
 
 func (c *Conn) inputEnded() <-chan struct{} { return c.inputDone }
 

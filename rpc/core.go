@@ -3,6 +3,7 @@ package rpc
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"sync"
 	"sync/atomic"
 
@@ -78,6 +79,9 @@ type replier interface {
 	awaitRead(ctx context.Context)
 	// logger is the logger of the calls (see LoggerFromContext).
 	logger() *slog.Logger
+	// request is the HTTP request whose body carried the calls, or nil
+	// (see HTTPRequest).
+	request() *http.Request
 	// inputEnded is closed once no message can come from the peer any
 	// more (see InputEnded); nil when the transport has no such moment.
 	inputEnded() <-chan struct{}

@@ -9,14 +9,11 @@ import (
 	"github.com/toolrpc/toolrpc/internal/jsonx"
 )
 
-// panicError is a recovered panic.
+// panicError is a recovered panic: the connection answers it
+// InternalError, with the panic value's type as the exception.
 type panicError struct{ value any }
 
 func (p *panicError) Error() string { return fmt.Sprintf("panic: %v", p.value) }
-
-// PanicError returns the error for a recovered panic value v: the
-// connection answers it InternalError, with v's type as the exception.
-func PanicError(v any) error { return &panicError{value: v} }
 
 // responseLine appends the response to in to dst. Encoding runs user code
 // (a MarshalJSON, an Error method) after the handler returned, under
@@ -52,9 +49,9 @@ func (s *core) encodeResponse(dst []byte, in *inbound, result any, err error) []
 // was cancelled — context.Canceled, context.DeadlineExceeded, or an error
 // wrapping the context's cause (ErrCancelled, ErrShutdown, as
 // fmt.Errorf("...: %w", context.Cause(ctx)) makes) — RequestCancelled (the
-// peer cancelled) or ServerShuttingDown; for PanicError, InternalError
-// naming the panic value's type; for any other error, InternalError naming
-// its type. For a nil err it returns nil, unless the call is answered
+// peer cancelled) or ServerShuttingDown; for a panic the connection
+// recovered, InternalError naming the panic value's type; for any other
+// error, InternalError naming its type. For a nil err it returns nil, unless the call is answered
 // RequestCancelled as above.
 //
 // Middleware uses it to know the code a call will be answered with: what

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -47,7 +48,8 @@ func (o *frameOut) notify(_ context.Context, line []byte) error {
 
 func (o *frameOut) awaitRead(context.Context) {}
 
-func (o *frameOut) logger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+func (o *frameOut) logger() *slog.Logger   { return slog.New(slog.DiscardHandler) }
+func (o *frameOut) request() *http.Request { return nil }
 
 func (o *frameOut) inputEnded() <-chan struct{} { return nil }
 

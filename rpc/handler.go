@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 
 	"github.com/toolrpc/toolrpc/internal/jsonx"
 )
@@ -85,6 +86,20 @@ type callKey struct{}
 func callFrom(ctx context.Context) *inbound {
 	in, _ := ctx.Value(callKey{}).(*inbound)
 	return in
+}
+
+// HTTPRequest returns the HTTP request whose body carried the call ctx
+// belongs to (served by an [HTTPHandler], or a transport built on one,
+// such as MCP's Streamable HTTP), or nil for a call of a stream
+// connection or for a ctx of no call. Read its Header, RemoteAddr, TLS
+// and the values of its context (which ctx's Value finds too: what a
+// net/http middleware put there reaches the handler); not its Body, which
+// the handler has read, and nothing of it may be changed.
+func HTTPRequest(ctx context.Context) *http.Request {
+	if in := callFrom(ctx); in != nil {
+		return in.out.request()
+	}
+	return nil
 }
 
 // RequestFromContext returns the request whose handler ctx was given to, or

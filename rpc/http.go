@@ -167,7 +167,7 @@ func (s *HTTPHandler) serve(ctx context.Context, w http.ResponseWriter, r *http.
 		return
 	}
 	defer s.serving.Done()
-	out := newHTTPReply(s, w, x, json, sse)
+	out := newHTTPReply(s, w, r, x, json, sse)
 	dec, _ := s.decoders.Get().(*codec.Decoder)
 	if dec == nil {
 		dec = &codec.Decoder{MaxDepth: s.maxDepth, MaxBatch: s.maxBatch}

@@ -27,6 +27,7 @@ import (
 type httpReply struct {
 	mu        sync.Mutex
 	w         http.ResponseWriter
+	r         *http.Request // the request, for its calls (HTTPRequest, and its context's values)
 	h         *HTTPHandler
 	ext       *replyExt     // a transport's exchange, or nil (see exchangeReply)
 	json, sse bool          // what the client accepts
@@ -64,12 +65,12 @@ type exchangeReply struct {
 }
 
 // newHTTPReply makes the reply of a request to s on w, of x when not nil.
-func newHTTPReply(s *HTTPHandler, w http.ResponseWriter, x *rpchttp.Exchange, json, sse bool) *httpReply {
+func newHTTPReply(s *HTTPHandler, w http.ResponseWriter, r *http.Request, x *rpchttp.Exchange, json, sse bool) *httpReply {
 	if x == nil {
-		return &httpReply{w: w, h: s, json: json, sse: sse}
+		return &httpReply{w: w, r: r, h: s, json: json, sse: sse}
 	}
 	xr := &exchangeReply{ext: replyExt{x: x}}
-	xr.httpReply = httpReply{w: w, h: s, ext: &xr.ext, json: json, sse: sse}
+	xr.httpReply = httpReply{w: w, r: r, h: s, ext: &xr.ext, json: json, sse: sse}
 	return &xr.httpReply
 }
 
@@ -240,6 +241,9 @@ func deadlinerOf(w http.ResponseWriter) writeDeadliner {
 }
 
 func (o *httpReply) logger() *slog.Logger { return o.h.log }
+
+// request is the HTTP request whose body carried the calls.
+func (o *httpReply) request() *http.Request { return o.r }
 
 // outcome is told, before a call's answer is replied, what its handler
 // answered (err: nil for a result): for a lone request, what starts the

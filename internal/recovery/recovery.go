@@ -18,13 +18,21 @@
 // [middleware.Recover]: https://pkg.go.dev/github.com/toolrpc/toolrpc/middleware#Recover
 package recovery
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // Answer answers a call's panic v, recovered with the goroutine's stack:
 // ctx and arg are what the layer passed to [On]. It returns the call's
-// result or error, as the layer's handler would have; a panic of its own
-// is recovered, logged, and answered InternalError.
+// result or error, as the layer's handler would have, or [Default]; a
+// panic of its own is recovered, logged, and answered InternalError.
 type Answer func(ctx context.Context, arg, v any, stack []byte) (result any, err error)
+
+// Default, returned by an [Answer] that logged the panic its own way, has
+// the connection answer it as it answers a panic no layer answers:
+// InternalError, naming the panic value's type.
+var Default = errors.New("recovery: answered as the connection answers a panic")
 
 // Set is an [Answer] in place on a call, with what it is asked with.
 type Set struct {
