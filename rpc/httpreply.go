@@ -40,7 +40,7 @@ type httpReply struct {
 	written   chan struct{} // closed when the writer returns
 	answer    *[]byte       // the answer, for a JSON response: a pooled buffer (getBuffer)
 	failed    bool          // a write failed (Options.WriteTimeout): notifications fail
-	// (the bools together: the struct stays in the 112-byte size class)
+	// (the bools together: the struct fills the 128-byte size class)
 
 	// With Options.EventStreamAfter, for a client that accepts events: an
 	// answer that is not an error coming first is an event, and the
