@@ -303,6 +303,18 @@ func (s *Server) track(c *session, conn peer) {
 	s.sessions[c] = conn
 }
 
+// forget stops telling c, served on conn, of changes: its connection has
+// ended (a legacy HTTP session that ends says so at once, rather than
+// being held, its subscriptions with it, until the next change or
+// initialize).
+func (s *Server) forget(c *session, conn peer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sessions[c] == conn {
+		delete(s.sessions, c)
+	}
+}
+
 // Tools returns the names of the tools, sorted.
 func (s *Server) Tools() []string { return slices.Clone(s.cat.Load().sorted()) }
 

@@ -401,7 +401,8 @@ func (sts *streams) detach(st *eventStream, c *sseConn) {
 }
 
 // close ends the streams when the session ends: their connections end,
-// what they hold is let go, and nothing is added any more. It waits for
+// what they hold is let go, nothing is added any more, and the Server
+// forgets the session (it tells it of no change). It waits for
 // the POSTs' calls, which the session's handler has been closed to end
 // (a call that ignores its cancellation is given up on after
 // RPC.ShutdownGrace, as rpc.HTTPHandler.Close gives it up).
@@ -418,7 +419,8 @@ func (sts *streams) close() {
 		close(sts.done)
 	}
 	sts.mu.Unlock()
-	sts.cancel() // a call that outlived its handler's Close is given up on
+	sts.h.s.forget(sts.c, sts) // after sts.mu: the Server's lock is taken first where both are
+	sts.cancel()               // a call that outlived its handler's Close is given up on
 	waited := make(chan struct{})
 	go func() {
 		sts.serving.Wait()
