@@ -295,7 +295,8 @@ func (s *Server) prune() {
 
 // track adds c, served on conn, to the sessions told of changes. Sessions
 // whose connections have ended are forgotten at the next change or the
-// next initialize, whichever comes first.
+// next initialize, whichever comes first; a legacy HTTP session, as it
+// ends (forget).
 func (s *Server) track(c *session, conn peer) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
