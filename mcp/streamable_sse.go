@@ -231,9 +231,10 @@ func (sts *streams) add(st *eventStream, line []byte) {
 	sts.bytes += len(wire)
 	sts.mem += cap(wire) + eventCost
 	// Past a stream's bound, its oldest go; past the session's, the
-	// streams that are over, oldest first, then this one's oldest. The
-	// newest event (a POST's answer) is not dropped before a connection
-	// has taken it (trimTaken).
+	// streams that are over, oldest first (but those whose connection has
+	// still to take their answer), then this one's oldest. The newest
+	// event (a POST's answer) is not dropped before a connection has
+	// taken it (trimTaken).
 	for st.bytes > sts.h.replay && len(st.events) > 1 {
 		sts.drop(st)
 	}
@@ -272,16 +273,24 @@ func (sts *streams) drop(st *eventStream) {
 	sts.mem -= c + eventCost
 }
 
-// oldestOver returns the held stream that ended first, other than not, or
-// nil; sts.mu is held.
+// oldestOver returns the held stream that ended first, other than not and
+// other than one whose connection has still to take its last events (its
+// answer is not dropped before a connection has taken it: that
+// connection's write deadline bounds how long), or nil; sts.mu is held.
 func (sts *streams) oldestOver(not *eventStream) *eventStream {
 	for len(sts.overs) > 0 && sts.held[sts.overs[0]] == nil {
 		sts.overs = sts.overs[1:] // forgotten already
 	}
-	if len(sts.overs) == 0 || sts.overs[0] == not.no {
-		return nil
+	for _, no := range sts.overs {
+		st := sts.held[no]
+		switch {
+		case st == nil || no == not.no:
+		case sts.conns[no] != nil && st.sent < st.next: // being written
+		default:
+			return st
+		}
 	}
-	return sts.held[sts.overs[0]]
+	return nil
 }
 
 // forget stops holding st; sts.mu is held.
