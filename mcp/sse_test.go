@@ -812,3 +812,57 @@ func TestHTTPDetachedCallsEnd(t *testing.T) {
 		assert.Contains(t, w.String(), `"result"`)
 	})
 }
+
+// heldWriter is a Recorder whose first write waits for release: a
+// connection the kernel has not taken the first events of yet.
+type heldWriter struct {
+	*httprec.Recorder
+	release chan struct{}
+	once    bool
+}
+
+func (w *heldWriter) Write(p []byte) (int, error) {
+	if !w.once {
+		w.once = true
+		<-w.release
+	}
+	return w.Recorder.Write(p)
+}
+
+// A POST's answer is not dropped before its connection has taken it,
+// whatever the session's other streams add: the session's bound forgot
+// the oldest stream that was over even while its connection was still
+// to take its answer, and the client got the priming event alone (found
+// by the HTTP soak: a ping with a large id in a session whose earlier
+// POST's large answer came later).
+func TestHTTPAnswerNotDroppedBeforeItsConnectionTookIt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newSSERig(t, &mcp.HTTPOptions{ReplayBytes: 300})
+		defer r.h.Close()
+		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"flood","arguments":{"n":1}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Session-Id", r.sid)
+		wA := &heldWriter{Recorder: httprec.New(), release: make(chan struct{})}
+		doneA := make(chan struct{})
+		go func() {
+			defer close(doneA)
+			r.h.ServeHTTP(wA, req)
+		}()
+		synctest.Wait() // A's connection took its priming event, and is still writing it
+		close(r.g.release)
+		synctest.Wait() // A answered: over, its answer held for its connection
+
+		id := `"` + strings.Repeat("b", 4096) + `"` // B's events pass the session's bound
+		wB, _, doneB := r.open(http.MethodPost, `{"jsonrpc":"2.0","id":`+id+`,"method":"ping"}`, nil)
+		<-doneB
+		assert.True(t, strings.HasSuffix(wB.String(), `data: {"jsonrpc":"2.0","result":{},"id":`+id+"}\n\n"), "B's answer")
+
+		close(wA.release)
+		<-doneA
+		assert.Equal(t, "id: 1-0\nretry: 1000\ndata: \n\n"+
+			"id: 1-1\n"+`data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"flooded"}]},"id":7}`+"\n\n", wA.String(), "A's answer")
+		synctest.Wait()
+		assert.LessOrEqual(t, mcp.HeldBytes(r.h, r.sid), 4*300, "let go once written")
+	})
+}
