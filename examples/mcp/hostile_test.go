@@ -1,16 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
 	"net/http"
-	"os/exec"
-	"path/filepath"
-	"regexp"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -18,40 +13,6 @@ import (
 
 	"github.com/toolrpc/toolrpc/internal/wiretest"
 )
-
-// startHTTP builds the example and serves it with -http on loopback; it
-// returns the endpoint, the process, and stop, which ends it (SIGTERM) and
-// returns how it exited; stop is called at the test's end if not before.
-func startHTTP(t *testing.T) (url string, cmd *exec.Cmd, stop func() error) {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("builds and runs the example")
-	}
-	bin := filepath.Join(t.TempDir(), "mcp")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	cmd = exec.Command(bin, "-http", "127.0.0.1:0")
-	stderr, err := cmd.StderrPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	lines := bufio.NewScanner(stderr)
-	require.True(t, lines.Scan(), "the address logged")
-	m := regexp.MustCompile(`address=(http://127\.0\.0\.1:\d+)`).FindStringSubmatch(lines.Text())
-	require.NotNil(t, m, lines.Text())
-	drained := make(chan struct{})
-	go func() {
-		defer close(drained)
-		for lines.Scan() {
-		}
-	}()
-	stop = sync.OnceValue(func() error {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		<-drained // Wait closes the pipe: read it to its end first
-		return cmd.Wait()
-	})
-	t.Cleanup(func() { _ = stop() })
-	return m[1] + "/mcp", cmd, stop
-}
 
 // statelessCall posts a 2026-07-28 tools/call of tool with the arguments
 // JSON args, and returns the status and body.
@@ -82,7 +43,7 @@ func statelessCall(t *testing.T, url, tool string, args []byte) (int, string) {
 // are scanned, never decoded (issue 23, defect 10: 2.55 GiB before, ten
 // times the body budget).
 func TestBinaryHTTPLongArgumentsCostTheirBodies(t *testing.T) {
-	url, cmd, _ := startHTTP(t)
+	url, cmd, _ := wiretest.StartHTTP(t)
 	const clients, values = 4, 33_000_000
 	args := make([]byte, 0, 2*values+16)
 	args = append(args, `{"values":[`...)
