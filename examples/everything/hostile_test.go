@@ -32,13 +32,12 @@ func subscribeBatch(n int) []byte {
 }
 
 // Sixty-four legacy (2025-03-26) sessions each subscribe to 1,000 URIs of
-// 8 KiB, each within its bound, in one batch (2025-03-26 has batches:
-// 1,000 subscriptions in one POST): each session's
-// subscriptions are bounded in bytes too (mcp.MaxSubscriptionBytes, 64
-// KiB), so that 8 are taken and the rest refused, and the server's peak
-// RSS stays that of a batch or two, whatever the number of sessions
-// (issue 23, defect 9: 128 sessions held 865 MB live, 1.45 GiB RSS; 64
-// here would hold 512 MiB of URIs).
+// 8 KiB, each within its bound, in one batch (2025-03-26 has batches: the
+// 1,000 in one POST). A session's subscriptions are bounded in bytes too
+// (mcp.MaxSubscriptionBytes, 64 KiB), so that 8 are taken and the rest
+// refused, and the server's peak RSS stays that of a batch or two,
+// whatever the number of sessions (issue 23, defect 9: 128 sessions held
+// 865 MB live, 1.45 GiB RSS; 64 here would hold 512 MiB of URIs).
 func TestBinaryHTTPSubscriptionsAreBoundedInBytes(t *testing.T) {
 	url, cmd, _ := wiretest.StartHTTP(t)
 	const sessions, uris = 64, mcp.MaxSubscriptions
