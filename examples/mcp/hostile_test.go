@@ -135,13 +135,14 @@ func TestBinaryHTTPWithheldChunkedBodiesAreCounted(t *testing.T) {
 	}
 	var closing atomic.Bool
 	var wg sync.WaitGroup
-	defer wg.Wait()
-	defer func() {
+	end := func() { // the clients go, and their goroutines end
 		closing.Store(true)
 		for _, c := range conns {
 			_ = c.Close()
 		}
-	}()
+		wg.Wait()
+	}
+	defer end()
 
 	// Each client ends sending (sent), or is answered (refused) with what
 	// answered holds; one may end sending and then be refused (its last
@@ -195,6 +196,7 @@ func TestBinaryHTTPWithheldChunkedBodiesAreCounted(t *testing.T) {
 	}
 	http.DefaultClient.CloseIdleConnections()
 	peak := wiretest.PeakRSS(t, cmd.Process.Pid)
+	end() // then a body refused after it was sent is counted too
 
 	n := 0
 	for _, a := range answered {
