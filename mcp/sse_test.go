@@ -757,6 +757,46 @@ func FuzzLastEventID(f *testing.F) {
 	})
 }
 
+// At the defaults, two 2025-03-26 sessions each POST a batch of 1,000
+// calls that run until cancelled, and hang up at once: the calls take
+// every worker (RPC.Concurrency, 64: SessionConcurrency, 32, each) and run
+// on, but no longer than Detached (2 min); then they are cancelled, the
+// rest of the batches run out, and another session's call, waiting, is
+// served (issue 23, defect 6: two batches of 1,000 sleep(2 s) were a 63 s
+// outage, of sleep(600 s) some 5 hours).
+func TestHTTPDetachedBatchesEnd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, l := newLaggingRig(t, nil, "2025-03-26")
+		defer r.h.Close()
+		calls := make([]string, 1000)
+		for i := range calls {
+			calls[i] = slowCall(i + 1)
+		}
+		batch := "[" + strings.Join(calls, ",") + "]"
+		for _, x := range []*sseRig{r, {t: t, s: r.s, h: r.h, sid: r.initialize("2025-03-26")}} {
+			_, leave, done := x.open(http.MethodPost, batch, nil)
+			synctest.Wait()
+			leave()
+			<-done
+		}
+		synctest.Wait()
+		assert.Equal(t, int32(64), l.running.Load(), "every worker")
+
+		honest := &sseRig{t: t, s: r.s, h: r.h, sid: r.initialize("2025-03-26")}
+		w, _, done := honest.open(http.MethodPost, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, nil)
+		time.Sleep(mcp.DefaultDetached - time.Second)
+		synctest.Wait()
+		assert.Equal(t, int32(64), l.running.Load(), "running within Detached")
+		assert.False(t, closed(done), "waiting for a worker")
+
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		assert.Equal(t, int32(0), l.running.Load(), "cancelled past Detached")
+		require.True(t, closed(done), "served")
+		assert.Equal(t, `{"jsonrpc":"2.0","result":{},"id":1}`+"\n", w.String())
+	})
+}
+
 // An event larger than ReplayBytes is held only until a connection has
 // written it: a ping with a 60 MiB id in each of 64 sessions held 7 GiB
 // for their idle time (issue 23, defect 5). A resumption after it is
