@@ -22,23 +22,23 @@ import (
 // fixed answer (a 403, a 408, a field's refusal) and gets another breaks
 // the soak.
 
-// soakConfig is how hard the attackers press where the soak meets an
-// open defect of issue 23 (TestHTTPSoakOpenDefects).
+// soakConfig is how hard the attackers press where the soak met the last
+// defects of issue 23 (TestHTTPSoakPressed).
 type soakConfig struct {
 	// withheld is what each withheld chunked body sends before it stops,
 	// and withholders how many are sent to each server at once.
 	// TestHTTPSoak: two of 2 MiB, a quarter of MaxQueueBytes together.
-	// Together at the bound they hold every other body out, 503, until
-	// MinUploadRate cuts them: 10 s plus a second per 16 KiB they sent,
-	// 68 minutes for 64 MiB (rpchttp.TestAttackWithheldBodiesHoldTheBudget,
-	// open).
+	// Together at the bound they held every other body out, 503, until
+	// MinUploadRate cut them (10 s plus a second per 16 KiB they sent, 68
+	// minutes for 64 MiB); now short bodies pass beside them, and they
+	// are cut 10 s after they stop (rpchttp.TestAttackWithheldBodiesHoldTheBudget).
 	withheld, withholders int
 	// freshSessions has each attack round open a session of its own;
 	// otherwise each attacking goroutine keeps one (opening another when
 	// it is evicted), and the initialize flood alone fills the table.
-	// Used sessions that crowd the table leave an honest newcomer,
-	// never used between its initialize and its next request, the first
-	// to be evicted (TestAttackInitializeFloodEvictsHonestSessions, open).
+	// Used sessions that crowd the table left an honest newcomer, never
+	// used between its initialize and its next request, the first to be
+	// evicted, until mcp.TestAttackInitializeFloodEndsTheFloodersSessions.
 	freshSessions bool
 }
 
@@ -132,7 +132,7 @@ func newSoakAttacks(ss *soakServers, cfg soakConfig) *soakAttacks {
 	// 2. A chunked body whose last chunk never comes.
 	add("chunked body withheld", cfg.withholders, tick, both(func(ctx context.Context, _ *http.Client, addr, _ string) (string, error) {
 		// 408 once MinUploadRate cuts it; 503 when the bodies being
-		// served would pass their bound (in TestHTTPSoakOpenDefects).
+		// served would pass their bound (in TestHTTPSoakPressed).
 		return rawRound(ctx, addr, []string{"Transfer-Encoding: chunked"}, "", func(w io.Writer) error {
 			for sent := 0; sent < cfg.withheld; {
 				n := min(32<<10, cfg.withheld-sent)

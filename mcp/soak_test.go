@@ -89,16 +89,29 @@ func soakRPCOptions() rpc.Options {
 //     table within seconds under the race detector (a few hundred are
 //     opened in a soak), and every initialize after that evicts one.
 //
-// Eviction ends the least recently used session with no request under
-// way, never-used ones first. Each attacking goroutine keeps a session
-// (soakConfig.freshSessions), about ten, and the flood's never-used ones
-// fill the rest, going first, oldest first: an honest newcomer is at risk
-// only if some fifty sessions are opened between its initialize and its
-// next request (TestAttackInitializeFloodEvictsHonestSessions, open),
-// which the flood, a few dozen a second under the race detector, does
-// not come near.
+// Eviction ends a session with no request under way of the client that
+// holds the most (HTTPOptions.ClientKey): on loopback every client has
+// one address, so the honest clients mark their requests (soakHonest)
+// and ClientKey reads the mark, as it would read what tells the clients
+// apart behind a proxy; the attackers, unmarked, are one client, whose
+// flood ends its own sessions (mcp.TestAttackInitializeFloodEndsTheFloodersSessions).
 func soakHTTPOptions() *mcp.HTTPOptions {
-	return &mcp.HTTPOptions{RPC: soakRPCOptions(), Detached: time.Second, MaxSessions: 64}
+	return &mcp.HTTPOptions{RPC: soakRPCOptions(), Detached: time.Second, MaxSessions: 64,
+		ClientKey: func(r *http.Request) string { return r.Header.Get(soakClientHeader) }}
+}
+
+// soakClientHeader marks the honest clients' requests (see soakHTTPOptions).
+const soakClientHeader = "X-Soak-Client"
+
+// soakHonest is the transport of an honest client: it marks its
+// requests.
+type soakHonest struct{ http.RoundTripper }
+
+// RoundTrip sends a copy of r, marked.
+func (h soakHonest) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set(soakClientHeader, "honest")
+	return h.RoundTripper.RoundTrip(r)
 }
 
 // soakCounters count what the soak's tools saw.
@@ -512,27 +525,20 @@ func liveHeap() uint64 {
 // refused: no 503 or 404 is retried, each counts as a failure), that the
 // bounds held for the attacks that have a fixed answer, that the live
 // heap is back within soakHeapMargin of its start and that no goroutine
-// is left. The attackers press less hard than they could where an open
-// defect would refuse honest calls: see soakConfig, and
-// TestHTTPSoakOpenDefects.
+// is left. TestHTTPSoakPressed presses harder still.
 func TestHTTPSoak(t *testing.T) {
 	runSoak(t, soakConfig{withheld: 2 << 20, withholders: 2})
 }
 
-// TestHTTPSoakOpenDefects is the soak with the attackers pressing as hard
-// as they can where honest calls are still refused, asserting what
-// TestHTTPSoak does: attackers whose sessions, each used, crowd the table,
-// so that an honest newcomer, never used between its initialize and its
-// next request, is the first evicted (measured: 73 of 81 honest sessions
-// ended so; TestAttackInitializeFloodEvictsHonestSessions); and withheld
-// bodies that would fill MaxQueueBytes, so that every other body is 503
-// for as long as they are held (rpchttp.TestAttackWithheldBodiesHoldTheBudget:
-// against the soak's steady honest traffic the last of them is mostly
-// refused itself, and they hold 15.6 of the 16 MiB; against a quiet
-// server they fill it).
-func TestHTTPSoakOpenDefects(t *testing.T) {
-	t.Skip("issue 23, open: used sessions that fill MaxSessions leave an honest newcomer the first evicted (TestAttackInitializeFloodEvictsHonestSessions); " +
-		"withheld bodies hold MaxQueueBytes, every other body 503 (rpchttp.TestAttackWithheldBodiesHoldTheBudget)")
+// TestHTTPSoakPressed is the soak with the attackers pressing as hard as
+// they can where honest calls were refused until issue 23's last fixes,
+// asserting what TestHTTPSoak does: attackers whose sessions, each used,
+// crowd the table (an honest newcomer, never used between its initialize
+// and its next request, was the first evicted: 73 of 81 honest sessions
+// ended so; mcp.TestAttackInitializeFloodEndsTheFloodersSessions); and
+// withheld bodies that fill MaxQueueBytes (every other body was 503 for
+// as long as they were held; rpchttp.TestAttackWithheldBodiesHoldTheBudget).
+func TestHTTPSoakPressed(t *testing.T) {
 	// Four bodies a server that, with the slow bodies' byte each, would
 	// leave no room for another.
 	runSoak(t, soakConfig{withheld: 4<<20 - 1, withholders: 4, freshSessions: true})
@@ -559,12 +565,17 @@ func runSoak(t *testing.T, cfg soakConfig) {
 		transports = append(transports, tr)
 		return &http.Client{Transport: tr}
 	}
+	honest := func() *http.Client {
+		hc := client()
+		hc.Transport = soakHonest{hc.Transport}
+		return hc
+	}
 	for g := range 2 {
-		c := soakHTTP{url: ss.mcpSrv.URL, hc: client()}
+		c := soakHTTP{url: ss.mcpSrv.URL, hc: honest()}
 		clients.Go(func() { soakHonestLegacy(ctx, c, ledger, g) })
 	}
 	for g := range 2 {
-		c := soakHTTP{url: ss.mcpSrv.URL, hc: client()}
+		c := soakHTTP{url: ss.mcpSrv.URL, hc: honest()}
 		clients.Go(func() { soakHonestModern(ctx, c, ledger, g) })
 	}
 	for g := range 3 {
