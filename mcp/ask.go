@@ -207,18 +207,10 @@ func shaped(result any) bool {
 }
 
 // inputResponses reports whether v, a 2026-07-28 request's
-// inputResponses, is an InputResponses: an object of objects.
+// inputResponses, is an InputResponses: an object of objects. It is
+// scanned, not decoded: a retry with a million members holds none of them.
 func inputResponses(v json.RawMessage) bool {
-	var m map[string]json.RawMessage
-	if v[0] != '{' || json.Unmarshal(v, &m) != nil {
-		return false
-	}
-	for _, r := range m {
-		if r[0] != '{' {
-			return false
-		}
-	}
-	return true
+	return eachMember(v, func(_, r []byte) bool { return r[0] == '{' })
 }
 
 // inputKey is the key of a request in a 2026-07-28 inputRequests: the

@@ -163,3 +163,65 @@ func TestAttackElicitAnswerCost(t *testing.T) {
 		})
 	}
 }
+
+// A 2026-07-28 retry's inputResponses is checked (an object of objects)
+// in a scan: 300,000 answers to questions never asked (3.8 MB) cost a
+// few times their length in allocations, where they cost 20 times,
+// decoded into a map to be checked; the tool gets its own answer.
+func TestAttackInputResponsesCost(t *testing.T) {
+	p := wiretest.NewPipe(newAskers(t).Handler(), nil)
+	defer p.Close(t)
+	responses := `{` + strings.ReplaceAll(members(300_000), ":1", ":{}") + `,"sampling-2a5d62d36af8ea92":{"role":"assistant","content":{"type":"text","text":"hello"},"model":"m2"}}`
+	req := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sample","arguments":{"prompt":"hi"},"inputResponses":` + responses + `,"_meta":{` + askMeta + `}}}`
+	var got []byte
+	allocated := wiretest.Allocated(func() {
+		require.NoError(t, p.Write([]byte(req+"\n")))
+		var err error
+		got, err = p.ReadLine()
+		require.NoError(t, err)
+	})
+	assert.Equal(t, `{"jsonrpc":"2.0","result":{"resultType":"complete","content":[{"type":"text","text":"m2 says hello"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"ask","version":"1"}}},"id":2}`+"\n", string(got))
+	t.Logf("%d bytes: %d allocated (%.1f times)", len(req), allocated, float64(allocated)/float64(len(req)))
+	assert.Less(t, allocated, uint64(6*len(req)), "allocated for the retry")
+}
+
+// completion/complete's context holds at most 1,000 arguments: more is
+// -32602 naming the bound, decoded no further than one past it, so that
+// 300,000 of them (3.8 MB) cost a few times their length in allocations,
+// where they cost 18 times (a map of them all; a 64 MiB request, a
+// gigabyte); 1,000 reach the CompletionFunc.
+func TestAttackCompletionContextBounded(t *testing.T) {
+	s := mcp.New(&mcp.Options{Name: "kit", Version: "1.0.0"})
+	require.NoError(t, s.RegisterPrompts("", fixturePrompts{}))
+	s.SetCompletion(func(_ context.Context, req mcp.CompleteRequest) ([]string, error) {
+		return []string{fmt.Sprint(len(req.Context))}, nil
+	})
+	p := wiretest.NewPipe(s.Handler(), nil)
+	defer p.Close(t)
+	complete := func(n int) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"code"},"argument":{"name":"language","value":"g"},"context":{"arguments":{` +
+			strings.ReplaceAll(members(n), ":1", `:""`) + `}},` + modernMeta + `}}` + "\n"
+	}
+	answered := func(values string) string {
+		return `{"jsonrpc":"2.0","result":{"resultType":"complete","completion":{"values":[` + values + `],"total":1,"hasMore":false},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"kit","version":"1.0.0"}}},"id":1}` + "\n"
+	}
+	refused := `{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"context.arguments","rule":"max","param":"1000","message":"context.arguments must hold at most 1000 arguments"}]},"id":1}` + "\n"
+	for _, c := range []struct {
+		n    int
+		want string
+	}{{1000, answered(`"1000"`)}, {1001, refused}, {300_000, refused}} {
+		req := complete(c.n)
+		var got []byte
+		allocated := wiretest.Allocated(func() {
+			require.NoError(t, p.Write([]byte(req)))
+			var err error
+			got, err = p.ReadLine()
+			require.NoError(t, err)
+		})
+		assert.Equal(t, c.want, string(got), "%d arguments", c.n)
+		t.Logf("%d arguments, %d bytes: %d allocated (%.1f times)", c.n, len(req), allocated, float64(allocated)/float64(len(req)))
+		if c.n > 1001 {
+			assert.Less(t, allocated, uint64(4*len(req)), "allocated for the request")
+		}
+	}
+}
