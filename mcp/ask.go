@@ -110,9 +110,11 @@ func (p *clientPeer) call(ctx context.Context, method string, params json.RawMes
 // 2025-03-26 (the one revision with batches), those of an array, and
 // whether the array holds anything else too (requests, notifications, or
 // entries that are none: a batch may mix them, and its other entries are
-// served as any batch's). It is nil, false for any other body, and nil,
-// true for a batch of no response.
-func clientResponses(env envelope, body []byte, rev revision) (responses [][]byte, others bool) {
+// served as any batch's). It is nil, false for any other body, a batch
+// of more than maxBatch entries included (refused whole, as any batch
+// is: none of its responses delivered), and nil, true for a batch of no
+// response.
+func clientResponses(env envelope, body []byte, rev revision, maxBatch int) (responses [][]byte, others bool) {
 	if isResponse(env, body) {
 		return [][]byte{body}, false
 	}
@@ -122,7 +124,10 @@ func clientResponses(env envelope, body []byte, rev revision) (responses [][]byt
 	// The entries, split at any depth (json.Unmarshal refuses one nested
 	// more than 10000 deep: such a batch went to no call, which waited).
 	i := scan.SkipSpace(body, scan.SkipSpace(body, 0)+1)
-	for i < len(body) && body[i] != ']' {
+	for n := 1; i < len(body) && body[i] != ']'; n++ {
+		if n > maxBatch {
+			return nil, false
+		}
 		end, st := scan.Value(body, i, 1, scan.Unlimited)
 		if st != scan.OK {
 			return nil, false

@@ -225,3 +225,31 @@ func TestAttackCompletionContextBounded(t *testing.T) {
 		}
 	}
 }
+
+// In 2025-03-26 a client may answer in an array of responses, which is a
+// batch: one of more than MaxBatch (1,000) entries is refused as any
+// batch is (-32600), none of its responses delivered, where each of 1.7
+// million (a 60 MiB POST) was decoded and delivered, 3 s of CPU; one of
+// 1,000 is delivered.
+func TestAttackAskBatchedAnswersBounded(t *testing.T) {
+	h, url, sid := askHTTP(t, 0)
+	s := post(t, url, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sample","arguments":{"prompt":"hi"}}}`)
+	assert.Equal(t, `data: {"jsonrpc":"2.0","method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10},"id":1}`+"\n\n", s.event(t))
+	right := `{"jsonrpc":"2.0","id":1,"result":{"role":"assistant","content":{"type":"text","text":"batched"},"model":"m"}}`
+	batch := func(n int) string {
+		return "[" + right + strings.Repeat(`,{"jsonrpc":"2.0","id":7,"result":{}}`, n-1) + "]"
+	}
+	hd := map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-03-26"}
+	tooLong := `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"batch longer than the limit of 1000 entries"}},"id":null}` + "\n"
+	check(t, url, exchange{body: batch(1001), header: hd, status: http.StatusOK, want: tooLong})
+	huge := batch(1_700_000)
+	allocated := wiretest.Allocated(func() {
+		check(t, url, exchange{body: huge, header: hd, status: http.StatusOK, want: tooLong})
+	})
+	t.Logf("%d bytes: %d allocated (%.1f times)", len(huge), allocated, float64(allocated)/float64(len(huge)))
+	assert.Less(t, allocated, uint64(4*len(huge)), "allocated for the batch")
+	assert.Equal(t, 1, mcp.Waiting(h), "nothing delivered")
+	check(t, url, exchange{body: batch(1000), header: hd, status: http.StatusAccepted})
+	assert.Equal(t, `data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"m says batched"}]},"id":2}`+"\n\n", s.event(t))
+	assert.Equal(t, 0, mcp.Waiting(h))
+}

@@ -567,7 +567,7 @@ func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, env env
 	// The client's answers to tools' requests (CreateMessage, Elicit):
 	// each to the call waiting for it, if one is; accepted either way, as
 	// any response (one to a call that ended is dropped).
-	responses, others := clientResponses(env, body, rev)
+	responses, others := clientResponses(env, body, rev, positiveOr(h.opts.MaxBatch, codec.DefaultMaxBatch))
 	for _, response := range responses {
 		if !ss.rpc.Deliver(response) {
 			cmp.Or(h.opts.Logger, slog.Default()).Debug("mcp: a response to no request waiting", "id", jsonx.Echo(jsonx.Member(response, "id")))
