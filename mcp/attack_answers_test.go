@@ -5,9 +5,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -252,4 +255,260 @@ func TestAttackAskBatchedAnswersBounded(t *testing.T) {
 	check(t, url, exchange{body: batch(1000), header: hd, status: http.StatusAccepted})
 	assert.Equal(t, `data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"m says batched"}]},"id":2}`+"\n\n", s.event(t))
 	assert.Equal(t, 0, mcp.Waiting(h))
+}
+
+// logging/setLevel as a hostile client sends it: before initialize it is
+// refused as any request naming no revision; a level not the protocol's
+// (in other letters, a number, null, 1 MiB long) is -32602, the level
+// never echoed; given twice it is the last, as encoding/json reads it; as
+// a notification it changes nothing; named in a 2026-07-28 request it is
+// not a method (-32601). Flapped 2,000 times, the session keeps one
+// level, the last, and logs nothing at Info: each answer's record is at
+// Debug, and a refused one's at Warn, one per request, short.
+func TestAttackSetLevel(t *testing.T) {
+	s := mcp.New(&mcp.Options{Name: "kit", Version: "1.0.0"})
+	require.NoError(t, s.Register("", logKit{}))
+	set := func(level string, id int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","method":"logging/setLevel","params":{"level":%s},"id":%d}`, level, id)
+	}
+	refused := func(id int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"level","rule":"oneof","param":"debug info notice warning error critical alert emergency","message":"level must be one of the protocol's"}]},"id":%d}`, id)
+	}
+	var tr strings.Builder
+	tr.WriteString(`
+		--> ` + set(`"debug"`, 1) + `
+		<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"_meta[\"io.modelcontextprotocol/protocolVersion\"]","rule":"required","message":"the request names no protocol version, and no initialize came before it"}]},"id":1}
+		--> {"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}},"id":2}
+		<-- {"jsonrpc":"2.0","result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{},"tools":{"listChanged":true}},"serverInfo":{"name":"kit","version":"1.0.0"}},"id":2}
+	`)
+	for i, level := range []string{`"DEBUG"`, `"verbose"`, `1`, `null`, `["debug"]`, `"` + strings.Repeat("d", 1<<20) + `"`, `"debug\u0000"`} {
+		tr.WriteString("--> " + set(level, 10+i) + "\n<-- " + refused(10+i) + "\n")
+	}
+	levels := []string{"debug", "emergency"}
+	for i := range 2000 {
+		tr.WriteString("--> " + set(`"`+levels[i%2]+`"`, 100+i) + "\n" + fmt.Sprintf(`<-- {"jsonrpc":"2.0","result":{},"id":%d}`, 100+i) + "\n")
+	}
+	tr.WriteString(`
+		--> {"jsonrpc":"2.0","method":"logging/setLevel","params":{"level":"debug","level":"warning"},"id":3}
+		<-- {"jsonrpc":"2.0","result":{},"id":3}
+		--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"log"},"id":4}
+		<-- {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"warning","data":{"msg":"careful","tool":"log","g":{"why":"<because>"}}}}
+		<-- {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"critical","data":{"msg":"very bad","tool":"log"}}}
+		<-- {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"logged"}]},"id":4}
+		--> {"jsonrpc":"2.0","method":"logging/setLevel","params":{"level":"emergency"}}
+		--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"log"},"id":5}
+		<-- {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"warning","data":{"msg":"careful","tool":"log","g":{"why":"<because>"}}}}
+		<-- {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"critical","data":{"msg":"very bad","tool":"log"}}}
+		<-- {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"logged"}]},"id":5}
+		--> {"jsonrpc":"2.0","method":"logging/setLevel","params":{"level":"debug",` + modernMeta + `},"id":6}
+		<-- {"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":6}
+	`)
+	var logs wiretest.Logs
+	wiretest.Serve(t, s.Handler(), tr.String(), &rpc.Options{Sequential: true, Logger: logs.Logger()})
+	warned := 0
+	for _, r := range logs.Records(t) {
+		if r["level"] != "DEBUG" && r["tool"] == nil { // not the tool's own records
+			warned++
+			require.Equal(t, "WARN", r["level"], "%.200v", r)
+			require.Less(t, len(fmt.Sprint(r)), 1024, "a record repeats no long level")
+		}
+	}
+	assert.Equal(t, 1+7+1, warned, "a record at Warn per refused request")
+}
+
+// completion/complete as a hostile client sends it: a reference to no
+// prompt or template, or an argument not of it, 1 MiB long, is -32602
+// echoing at most codec.MaxEcho bytes of it; a value of 8 MiB reaches the
+// CompletionFunc whole, costing a few times its length. 3,000 calls to
+// unknown references keep nothing (the live heap is what it was) and log
+// a short record each, at Warn, as any refused call.
+func TestAttackCompletionHostile(t *testing.T) {
+	s := mcp.New(&mcp.Options{Name: "kit", Version: "1.0.0"})
+	require.NoError(t, s.RegisterPrompts("", fixturePrompts{}))
+	s.SetCompletion(func(_ context.Context, req mcp.CompleteRequest) ([]string, error) {
+		return []string{fmt.Sprint(len(req.Value))}, nil
+	})
+	var records recordCounter // counted, not held: the heap is measured
+	p := wiretest.NewPipe(s.Handler(), &rpc.Options{Logger: slog.New(slog.NewJSONHandler(&records, &slog.HandlerOptions{Level: slog.LevelInfo}))})
+	defer p.Close(t)
+	complete := func(ref, argument string) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"completion/complete","params":{"ref":` + ref + `,"argument":` + argument + `,` + modernMeta + `}}` + "\n"
+	}
+	long := strings.Repeat("n", 1<<20)
+	cut := long[:256] + "…(1048576 bytes)"
+	refused := func(msg string) string {
+		return `{"jsonrpc":"2.0","error":{"code":-32602,"message":` + quote(msg) + `},"id":1}` + "\n"
+	}
+	lang := `{"name":"language","value":"g"}`
+	for _, c := range []struct{ name, req, want string }{
+		{"unknown prompt", complete(`{"type":"ref/prompt","name":"`+long+`"}`, lang), refused("Unknown prompt: " + cut)},
+		{"unknown template", complete(`{"type":"ref/resource","uri":"`+long+`"}`, lang), refused("Unknown resource template: " + cut)},
+		{"unknown argument", complete(`{"type":"ref/prompt","name":"code"}`, `{"name":"`+long+`","value":"g"}`),
+			`{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"argument.name","rule":"oneof","param":"language style","message":"argument ` + cut + ` is not one of the reference's"}]},"id":1}` + "\n"},
+		{"unknown ref type", complete(`{"type":"ref/`+long+`"}`, lang),
+			`{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"ref","rule":"oneof","param":"ref/prompt ref/resource","message":"ref must be {\"type\":\"ref/prompt\",\"name\":...} or {\"type\":\"ref/resource\",\"uri\":...}"}]},"id":1}` + "\n"},
+		{"8 MiB value", complete(`{"type":"ref/prompt","name":"code"}`, `{"name":"language","value":"`+strings.Repeat("v", 8<<20)+`"}`),
+			`{"jsonrpc":"2.0","result":{"resultType":"complete","completion":{"values":["8388608"],"total":1,"hasMore":false},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"kit","version":"1.0.0"}}},"id":1}` + "\n"},
+	} {
+		var got []byte
+		allocated := wiretest.Allocated(func() {
+			require.NoError(t, p.Write([]byte(c.req)))
+			var err error
+			got, err = p.ReadLine()
+			require.NoError(t, err)
+		})
+		assert.Equal(t, c.want, string(got), c.name)
+		t.Logf("%s, %d bytes: %d allocated (%.1f times)", c.name, len(c.req), allocated, float64(allocated)/float64(len(c.req)))
+		assert.Less(t, allocated, uint64(5*len(c.req)+4<<20), "allocated for %s", c.name)
+	}
+	records = recordCounter{}
+	before := heapAfterGC()
+	req := []byte(complete(`{"type":"ref/prompt","name":"nope"}`, lang))
+	for range 3000 {
+		require.NoError(t, p.Write(req))
+		got, err := p.ReadLine()
+		require.NoError(t, err)
+		require.Equal(t, refused("Unknown prompt: nope"), string(got))
+	}
+	grown := int64(heapAfterGC()) - int64(before)
+	assert.Less(t, grown, int64(512<<10), "live heap grown by %d bytes", grown)
+	assert.Equal(t, [2]int{3000, 3000}, [2]int{records.n, records.warn}, "records, at Warn")
+	assert.Less(t, records.longest, 512)
+}
+
+// recordCounter counts the records a slog handler writes (one Write
+// each), those at Warn, and the longest, holding none.
+type recordCounter struct {
+	mu               sync.Mutex
+	n, warn, longest int
+}
+
+func (c *recordCounter) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n++
+	if strings.Contains(string(p), `"level":"WARN"`) {
+		c.warn++
+	}
+	c.longest = max(c.longest, len(p))
+	return len(p), nil
+}
+
+// heapAfterGC is the live heap after a collection.
+func heapAfterGC() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// sampleLen asks its client to sample, and says how long the content it
+// got is, or the error.
+type sampleLen struct{}
+
+func (sampleLen) Sample(ctx context.Context) (string, error) {
+	res, err := mcp.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 1,
+		Messages: []mcp.SamplingMessage{{Role: "user", Content: mcp.TextContent{Text: "?"}}}})
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s: %d bytes", res.Model, len(res.Content)), nil
+}
+
+// A client's answer to a sampling over stdio, as a hostile client gives
+// it: 8 MiB of text reaches the tool, costing a few times its length (its
+// copies: read, the result, the content); an error whose message is 8 MiB
+// fails the tool with the message cut at MaxErrorText, one whose data is
+// 8 MiB with its message alone; an answer
+// to an id never asked, or a second one, is dropped, nothing written, and
+// the tool's result is the first answer's.
+func TestAttackSamplingAnswers(t *testing.T) {
+	s := mcp.New(&mcp.Options{Name: "ask", Version: "1"})
+	require.NoError(t, s.Register("", sampleLen{}))
+	a := newAsker(t, s)
+	huge := strings.Repeat("e", 8<<20)
+	isError := func(text string) string {
+		return `{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"` + text + `"}],"isError":true},"id":"call"}`
+	}
+	for _, c := range []struct{ name, answer, want string }{
+		{"8 MiB of text", `"result":{"role":"assistant","content":{"type":"text","text":"` + huge + `"},"model":"m"}`,
+			`{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"m: 8388633 bytes"}]},"id":"call"}`},
+		{"an 8 MiB message", `"error":{"code":1,"message":"` + huge + `"}`, isError(huge[:mcp.MaxErrorText] + "…(8388608 bytes)")},
+		{"8 MiB of data", `"error":{"code":1,"message":"no","data":"` + huge + `"}`, isError("no")},
+	} {
+		answer := `{"jsonrpc":"2.0","id":` + a.ask(t, "sample") + `,` + c.answer + `}`
+		var got string
+		allocated := wiretest.Allocated(func() {
+			a.send(t, answer)
+			got = a.read(t)
+		})
+		assert.Equal(t, c.want, got, c.name)
+		t.Logf("%s, %d bytes: %d allocated (%.1f times)", c.name, len(answer), allocated, float64(allocated)/float64(len(answer)))
+		assert.Less(t, allocated, uint64(10*len(answer)), "allocated for %s (and its sending)", c.name)
+	}
+	id := a.ask(t, "sample")
+	a.send(t, `{"jsonrpc":"2.0","id":999,"result":{"role":"assistant","content":{"type":"text","text":"never asked"},"model":"x"}}`)
+	a.send(t, `{"jsonrpc":"2.0","id":`+id+`,"result":{"role":"assistant","content":{"type":"text","text":"first"},"model":"first"}}`)
+	assert.Equal(t, `{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"first: 30 bytes"}]},"id":"call"}`, a.read(t))
+	a.send(t, `{"jsonrpc":"2.0","id":`+id+`,"result":{"role":"assistant","content":{"type":"text","text":"again"},"model":"again"}}`)
+	a.send(t, `{"jsonrpc":"2.0","id":"sync","method":"ping"}`)
+	assert.Equal(t, `{"jsonrpc":"2.0","result":{},"id":"sync"}`, a.read(t), "nothing written for the answers dropped")
+}
+
+// Over Streamable HTTP (a legacy session), 8 MiB of sampled text POSTed
+// reaches the tool as over stdio, costing a few times its length.
+func TestAttackSamplingAnswerOverHTTP(t *testing.T) {
+	s := mcp.New(&mcp.Options{Name: "ask", Version: "1"})
+	require.NoError(t, s.Register("", sampleLen{}))
+	h := s.NewHTTPHandler(context.Background(), &mcp.HTTPOptions{KeepAlive: time.Hour, RPC: rpc.Options{Logger: wiretest.Quiet()}})
+	srv := httptest.NewServer(h)
+	defer func() {
+		srv.Close()
+		_ = h.Close()
+	}()
+	resp := check(t, srv.URL, exchange{body: askInit, status: http.StatusOK,
+		want: `{"jsonrpc":"2.0","result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{},"tools":{"listChanged":true}},"serverInfo":{"name":"ask","version":"1"}},"id":1}` + "\n"})
+	sid := resp.Header.Get("Mcp-Session-Id")
+	st := post(t, srv.URL, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sample"}}`)
+	assert.Equal(t, `data: {"jsonrpc":"2.0","method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"?"}}],"maxTokens":1},"id":1}`+"\n\n", st.event(t))
+	body := `{"jsonrpc":"2.0","id":1,"result":{"role":"assistant","content":{"type":"text","text":"` + strings.Repeat("x", 8<<20) + `"},"model":"m"}}`
+	var got string
+	allocated := wiretest.Allocated(func() {
+		answer(t, srv.URL, sid, body)
+		got = st.event(t)
+	})
+	assert.Equal(t, `data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"m: 8388633 bytes"}]},"id":2}`+"\n\n", got)
+	t.Logf("%d bytes: %d allocated (%.1f times)", len(body), allocated, float64(allocated)/float64(len(body)))
+	assert.Less(t, allocated, uint64(10*len(body)), "allocated for the answer")
+}
+
+// Over Streamable HTTP, in a legacy session and in 2026-07-28 alike,
+// cancelling what is not under way (ids never used, in both styles, a
+// 4 MiB id, 1,000 of them) is accepted (202) and costs nothing else: no
+// record, even at Debug, nothing kept.
+func TestAttackCancelUnknownOverHTTP(t *testing.T) {
+	var logs wiretest.Logs
+	h := newAskers(t).NewHTTPHandler(context.Background(), &mcp.HTTPOptions{KeepAlive: time.Hour, RPC: rpc.Options{Logger: logs.Logger()}})
+	srv := httptest.NewServer(h)
+	defer func() {
+		srv.Close()
+		_ = h.Close()
+	}()
+	resp := check(t, srv.URL, exchange{body: askInit, status: http.StatusOK,
+		want: `{"jsonrpc":"2.0","result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{},"tools":{"listChanged":true}},"serverInfo":{"name":"ask","version":"1"}},"id":1}` + "\n"})
+	legacy := map[string]string{"Mcp-Session-Id": resp.Header.Get("Mcp-Session-Id"), "Mcp-Protocol-Version": "2025-11-25"}
+	modern := map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "notifications/cancelled"}
+	logs = wiretest.Logs{}
+	long := `"` + strings.Repeat("x", 4<<20) + `"`
+	before := heapAfterGC()
+	for i := range 500 {
+		check(t, srv.URL, exchange{body: fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%d}}`, 1000+i), header: legacy, status: http.StatusAccepted})
+		check(t, srv.URL, exchange{body: fmt.Sprintf(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"u%d"}}`, i), header: legacy, status: http.StatusAccepted})
+		check(t, srv.URL, exchange{body: fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%d,%s}}`, i, modernMeta), header: modern, status: http.StatusAccepted})
+	}
+	check(t, srv.URL, exchange{body: `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + long + `}}`, header: legacy, status: http.StatusAccepted})
+	check(t, srv.URL, exchange{body: `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + long + `,` + modernMeta + `}}`, header: modern, status: http.StatusAccepted})
+	grown := int64(heapAfterGC()) - int64(before)
+	assert.Empty(t, logs.Records(t))
+	assert.Less(t, grown, int64(1<<20), "live heap grown by %d bytes", grown)
 }
