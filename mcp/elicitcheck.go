@@ -62,8 +62,9 @@ func (p *ElicitParams) fits(content json.RawMessage) error {
 	// to a field's name: nothing held for the others, however many.
 	values := make(map[string]json.RawMessage, len(p.Fields))
 	var misnamed error
+	var buf [64]byte // a member's name folded, most often without allocating
 	if content != nil && string(content) != "null" && !eachMember(content, func(name, v []byte) bool {
-		switch field, ok := folded[foldCase(string(name))]; {
+		switch field, ok := folded[string(appendFold(buf[:0], name))]; {
 		case fields[string(name)]:
 			values[string(name)] = v
 		case ok && misnamed == nil:
@@ -145,16 +146,30 @@ func eachItem(arr []byte, f func(v []byte) bool) bool {
 
 // foldCase maps s to a string equal to foldCase(t) exactly when
 // strings.EqualFold(s, t): each rune becomes the least of its fold orbit.
-func foldCase(s string) string {
-	b := make([]byte, 0, len(s))
-	for _, r := range s {
+func foldCase(s string) string { return string(appendFold(nil, []byte(s))) }
+
+// appendFold appends s to dst as foldCase maps it. An ASCII byte is
+// mapped without the Unicode tables: the least of a letter's orbit is
+// its upper case (K before k and the Kelvin sign, S before s and ſ).
+func appendFold(dst, s []byte) []byte {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if 'a' <= c && c <= 'z' {
+				c -= 'a' - 'A'
+			}
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(s[i:])
 		least := r
 		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
 			least = min(least, f)
 		}
-		b = utf8.AppendRune(b, least)
+		dst = utf8.AppendRune(dst, least)
+		i += n
 	}
-	return string(b)
+	return dst
 }
 
 // plain reports whether the JSON string token tok is its text quoted:
