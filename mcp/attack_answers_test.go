@@ -131,22 +131,22 @@ func members(n int) string {
 
 // An accepted form's values are checked against the form (shape, fields,
 // members folded to a field's name) in a scan of the answer, whatever its
-// members: an answer of 300,000 members (4 MiB), or of a multi-choice of
-// a million items, costs a few times its length in allocations, where it
-// cost 35 to 45 times (17 s of CPU and 620 MiB of heap for a 50 MB one)
-// when each member and item was decoded into maps and slices, twice. Its
-// verdicts are the same.
+// members: an answer of 100,000 members (1 MiB), or of a multi-choice of
+// 300,000 items, costs 5 to 8 times its length in allocations, its
+// sending included, where it cost 20 to 67 times (a 50 MB one, 17 s of
+// CPU and 620 MiB of heap) when each member and item was decoded into
+// maps and slices, twice. Its verdicts are the same.
 func TestAttackElicitAnswerCost(t *testing.T) {
 	s := mcp.New(&mcp.Options{Name: "ask", Version: "1"})
 	require.NoError(t, s.Register("", formAsker{}))
 	a := newAsker(t, s)
 	for _, c := range []struct{ name, content, want string }{
-		{"many members", `{"name":"x",` + members(300_000) + `}`, "accept, 3488902 bytes"},
-		{"many items", `{"tags":["a"` + strings.Repeat(`,"b"`, 1_000_000) + `]}`, "accept, 4000014 bytes"},
-		{"many items, one not a choice", `{"tags":["a"` + strings.Repeat(`,"b"`, 1_000_000) + `,"c"]}`, `mcp: the answer does not fit the form: field \"tags\" must be an array of its values`},
-		{"many items, one not a string", `{"tags":["a"` + strings.Repeat(`,"b"`, 1_000_000) + `,1]}`, `mcp: the client's answer to elicitation/create is not the result of one`},
-		{"many members, one folded", `{"name":"x",` + members(300_000) + `,"NAME":"y"}`, `mcp: the answer does not fit the form: member \"NAME\" is not field \"name\" but would be decoded as it`},
-		{"many members, one nested", `{"name":"x",` + members(300_000) + `,"k":{}}`, `mcp: the client's answer to elicitation/create is not the result of one`},
+		{"many members", `{"name":"x",` + members(100_000) + `}`, "accept, 1088902 bytes"},
+		{"many items", `{"tags":["a"` + strings.Repeat(`,"b"`, 300_000) + `]}`, "accept, 1200014 bytes"},
+		{"many items, one not a choice", `{"tags":["a"` + strings.Repeat(`,"b"`, 300_000) + `,"c"]}`, `mcp: the answer does not fit the form: field \"tags\" must be an array of its values`},
+		{"many items, one not a string", `{"tags":["a"` + strings.Repeat(`,"b"`, 300_000) + `,1]}`, `mcp: the client's answer to elicitation/create is not the result of one`},
+		{"many members, one folded", `{"name":"x",` + members(100_000) + `,"NAME":"y"}`, `mcp: the answer does not fit the form: member \"NAME\" is not field \"name\" but would be decoded as it`},
+		{"many members, one nested", `{"name":"x",` + members(100_000) + `,"k":{}}`, `mcp: the client's answer to elicitation/create is not the result of one`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			answer := `{"jsonrpc":"2.0","id":` + a.ask(t, "form") + `,"result":{"action":"accept","content":` + c.content + `}}`
@@ -168,13 +168,13 @@ func TestAttackElicitAnswerCost(t *testing.T) {
 }
 
 // A 2026-07-28 retry's inputResponses is checked (an object of objects)
-// in a scan: 300,000 answers to questions never asked (3.8 MB) cost a
-// few times their length in allocations, where they cost 20 times,
-// decoded into a map to be checked; the tool gets its own answer.
+// in a scan: 100,000 answers to questions never asked (1.2 MB) cost 4.5
+// times their length in allocations, where they cost 18 times, decoded
+// into a map to be checked; the tool gets its own answer.
 func TestAttackInputResponsesCost(t *testing.T) {
 	p := wiretest.NewPipe(newAskers(t).Handler(), nil)
 	defer p.Close(t)
-	responses := `{` + strings.ReplaceAll(members(300_000), ":1", ":{}") + `,"sampling-2a5d62d36af8ea92":{"role":"assistant","content":{"type":"text","text":"hello"},"model":"m2"}}`
+	responses := `{` + strings.ReplaceAll(members(100_000), ":1", ":{}") + `,"sampling-2a5d62d36af8ea92":{"role":"assistant","content":{"type":"text","text":"hello"},"model":"m2"}}`
 	req := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sample","arguments":{"prompt":"hi"},"inputResponses":` + responses + `,"_meta":{` + askMeta + `}}}`
 	var got []byte
 	allocated := wiretest.Allocated(func() {
@@ -190,8 +190,8 @@ func TestAttackInputResponsesCost(t *testing.T) {
 
 // completion/complete's context holds at most 1,000 arguments: more is
 // -32602 naming the bound, decoded no further than one past it, so that
-// 300,000 of them (3.8 MB) cost a few times their length in allocations,
-// where they cost 18 times (a map of them all; a 64 MiB request, a
+// 100,000 of them (1.2 MB) cost 4.7 times their length in allocations,
+// where they cost 17 times (a map of them all; a 64 MiB request, a
 // gigabyte); 1,000 reach the CompletionFunc.
 func TestAttackCompletionContextBounded(t *testing.T) {
 	s := mcp.New(&mcp.Options{Name: "kit", Version: "1.0.0"})
@@ -212,7 +212,7 @@ func TestAttackCompletionContextBounded(t *testing.T) {
 	for _, c := range []struct {
 		n    int
 		want string
-	}{{1000, answered(`"1000"`)}, {1001, refused}, {300_000, refused}} {
+	}{{1000, answered(`"1000"`)}, {1001, refused}, {100_000, refused}} {
 		req := complete(c.n)
 		var got []byte
 		allocated := wiretest.Allocated(func() {
@@ -224,16 +224,17 @@ func TestAttackCompletionContextBounded(t *testing.T) {
 		assert.Equal(t, c.want, string(got), "%d arguments", c.n)
 		t.Logf("%d arguments, %d bytes: %d allocated (%.1f times)", c.n, len(req), allocated, float64(allocated)/float64(len(req)))
 		if c.n > 1001 {
-			assert.Less(t, allocated, uint64(4*len(req)), "allocated for the request")
+			assert.Less(t, allocated, uint64(6*len(req)), "allocated for the request")
 		}
 	}
 }
 
 // In 2025-03-26 a client may answer in an array of responses, which is a
 // batch: one of more than MaxBatch (1,000) entries is refused as any
-// batch is (-32600), none of its responses delivered, where each of 1.7
-// million (a 60 MiB POST) was decoded and delivered, 3 s of CPU; one of
-// 1,000 is delivered.
+// batch is (-32600), none of its responses delivered, where each of them
+// was decoded and delivered (200,000 in 7 MB allocated 16 times that,
+// now 2.3; 1.7 million in 60 MiB, 1 GB and 3 s of CPU); one of 1,000 is
+// delivered.
 func TestAttackAskBatchedAnswersBounded(t *testing.T) {
 	h, url, sid := askHTTP(t, 0)
 	s := post(t, url, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sample","arguments":{"prompt":"hi"}}}`)
@@ -245,7 +246,7 @@ func TestAttackAskBatchedAnswersBounded(t *testing.T) {
 	hd := map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-03-26"}
 	tooLong := `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"batch longer than the limit of 1000 entries"}},"id":null}` + "\n"
 	check(t, url, exchange{body: batch(1001), header: hd, status: http.StatusOK, want: tooLong})
-	huge := batch(1_700_000)
+	huge := batch(200_000)
 	allocated := wiretest.Allocated(func() {
 		check(t, url, exchange{body: huge, header: hd, status: http.StatusOK, want: tooLong})
 	})
@@ -318,8 +319,8 @@ func TestAttackSetLevel(t *testing.T) {
 
 // completion/complete as a hostile client sends it: a reference to no
 // prompt or template, or an argument not of it, 1 MiB long, is -32602
-// echoing at most codec.MaxEcho bytes of it; a value of 8 MiB reaches the
-// CompletionFunc whole, costing a few times its length. 3,000 calls to
+// echoing at most codec.MaxEcho bytes of it; a value of 2 MiB reaches the
+// CompletionFunc whole, costing a few times its length. 1,000 calls to
 // unknown references keep nothing (the live heap is what it was) and log
 // a short record each, at Warn, as any refused call.
 func TestAttackCompletionHostile(t *testing.T) {
@@ -347,8 +348,8 @@ func TestAttackCompletionHostile(t *testing.T) {
 			`{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"argument.name","rule":"oneof","param":"language style","message":"argument ` + cut + ` is not one of the reference's"}]},"id":1}` + "\n"},
 		{"unknown ref type", complete(`{"type":"ref/`+long+`"}`, lang),
 			`{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"ref","rule":"oneof","param":"ref/prompt ref/resource","message":"ref must be {\"type\":\"ref/prompt\",\"name\":...} or {\"type\":\"ref/resource\",\"uri\":...}"}]},"id":1}` + "\n"},
-		{"8 MiB value", complete(`{"type":"ref/prompt","name":"code"}`, `{"name":"language","value":"`+strings.Repeat("v", 8<<20)+`"}`),
-			`{"jsonrpc":"2.0","result":{"resultType":"complete","completion":{"values":["8388608"],"total":1,"hasMore":false},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"kit","version":"1.0.0"}}},"id":1}` + "\n"},
+		{"2 MiB value", complete(`{"type":"ref/prompt","name":"code"}`, `{"name":"language","value":"`+strings.Repeat("v", 2<<20)+`"}`),
+			`{"jsonrpc":"2.0","result":{"resultType":"complete","completion":{"values":["2097152"],"total":1,"hasMore":false},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"kit","version":"1.0.0"}}},"id":1}` + "\n"},
 	} {
 		var got []byte
 		allocated := wiretest.Allocated(func() {
@@ -364,7 +365,7 @@ func TestAttackCompletionHostile(t *testing.T) {
 	records = recordCounter{}
 	before := heapAfterGC()
 	req := []byte(complete(`{"type":"ref/prompt","name":"nope"}`, lang))
-	for range 3000 {
+	for range 1000 {
 		require.NoError(t, p.Write(req))
 		got, err := p.ReadLine()
 		require.NoError(t, err)
@@ -372,7 +373,7 @@ func TestAttackCompletionHostile(t *testing.T) {
 	}
 	grown := int64(heapAfterGC()) - int64(before)
 	assert.Less(t, grown, int64(512<<10), "live heap grown by %d bytes", grown)
-	assert.Equal(t, [2]int{3000, 3000}, [2]int{records.n, records.warn}, "records, at Warn")
+	assert.Equal(t, [2]int{1000, 1000}, [2]int{records.n, records.warn}, "records, at Warn")
 	assert.Less(t, records.longest, 512)
 }
 
@@ -416,25 +417,25 @@ func (sampleLen) Sample(ctx context.Context) (string, error) {
 }
 
 // A client's answer to a sampling over stdio, as a hostile client gives
-// it: 8 MiB of text reaches the tool, costing a few times its length (its
-// copies: read, the result, the content); an error whose message is 8 MiB
+// it: 2 MiB of text reaches the tool, costing a few times its length (its
+// copies: read, the result, the content); an error whose message is 2 MiB
 // fails the tool with the message cut at MaxErrorText, one whose data is
-// 8 MiB with its message alone; an answer
+// 2 MiB with its message alone; an answer
 // to an id never asked, or a second one, is dropped, nothing written, and
 // the tool's result is the first answer's.
 func TestAttackSamplingAnswers(t *testing.T) {
 	s := mcp.New(&mcp.Options{Name: "ask", Version: "1"})
 	require.NoError(t, s.Register("", sampleLen{}))
 	a := newAsker(t, s)
-	huge := strings.Repeat("e", 8<<20)
+	huge := strings.Repeat("e", 2<<20)
 	isError := func(text string) string {
 		return `{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"` + text + `"}],"isError":true},"id":"call"}`
 	}
 	for _, c := range []struct{ name, answer, want string }{
-		{"8 MiB of text", `"result":{"role":"assistant","content":{"type":"text","text":"` + huge + `"},"model":"m"}`,
-			`{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"m: 8388633 bytes"}]},"id":"call"}`},
-		{"an 8 MiB message", `"error":{"code":1,"message":"` + huge + `"}`, isError(huge[:mcp.MaxErrorText] + "…(8388608 bytes)")},
-		{"8 MiB of data", `"error":{"code":1,"message":"no","data":"` + huge + `"}`, isError("no")},
+		{"2 MiB of text", `"result":{"role":"assistant","content":{"type":"text","text":"` + huge + `"},"model":"m"}`,
+			`{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"m: 2097177 bytes"}]},"id":"call"}`},
+		{"a 2 MiB message", `"error":{"code":1,"message":"` + huge + `"}`, isError(huge[:mcp.MaxErrorText] + "…(2097152 bytes)")},
+		{"2 MiB of data", `"error":{"code":1,"message":"no","data":"` + huge + `"}`, isError("no")},
 	} {
 		answer := `{"jsonrpc":"2.0","id":` + a.ask(t, "sample") + `,` + c.answer + `}`
 		var got string
@@ -455,7 +456,7 @@ func TestAttackSamplingAnswers(t *testing.T) {
 	assert.Equal(t, `{"jsonrpc":"2.0","result":{},"id":"sync"}`, a.read(t), "nothing written for the answers dropped")
 }
 
-// Over Streamable HTTP (a legacy session), 8 MiB of sampled text POSTed
+// Over Streamable HTTP (a legacy session), 2 MiB of sampled text POSTed
 // reaches the tool as over stdio, costing a few times its length.
 func TestAttackSamplingAnswerOverHTTP(t *testing.T) {
 	s := mcp.New(&mcp.Options{Name: "ask", Version: "1"})
@@ -471,20 +472,20 @@ func TestAttackSamplingAnswerOverHTTP(t *testing.T) {
 	sid := resp.Header.Get("Mcp-Session-Id")
 	st := post(t, srv.URL, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sample"}}`)
 	assert.Equal(t, `data: {"jsonrpc":"2.0","method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"?"}}],"maxTokens":1},"id":1}`+"\n\n", st.event(t))
-	body := `{"jsonrpc":"2.0","id":1,"result":{"role":"assistant","content":{"type":"text","text":"` + strings.Repeat("x", 8<<20) + `"},"model":"m"}}`
+	body := `{"jsonrpc":"2.0","id":1,"result":{"role":"assistant","content":{"type":"text","text":"` + strings.Repeat("x", 2<<20) + `"},"model":"m"}}`
 	var got string
 	allocated := wiretest.Allocated(func() {
 		answer(t, srv.URL, sid, body)
 		got = st.event(t)
 	})
-	assert.Equal(t, `data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"m: 8388633 bytes"}]},"id":2}`+"\n\n", got)
+	assert.Equal(t, `data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"m: 2097177 bytes"}]},"id":2}`+"\n\n", got)
 	t.Logf("%d bytes: %d allocated (%.1f times)", len(body), allocated, float64(allocated)/float64(len(body)))
 	assert.Less(t, allocated, uint64(10*len(body)), "allocated for the answer")
 }
 
 // Over Streamable HTTP, in a legacy session and in 2026-07-28 alike,
 // cancelling what is not under way (ids never used, in both styles, a
-// 4 MiB id, 1,000 of them) is accepted (202) and costs nothing else: no
+// 1 MiB id, 600 of them) is accepted (202) and costs nothing else: no
 // record, even at Debug, nothing kept.
 func TestAttackCancelUnknownOverHTTP(t *testing.T) {
 	var logs wiretest.Logs
@@ -499,9 +500,9 @@ func TestAttackCancelUnknownOverHTTP(t *testing.T) {
 	legacy := map[string]string{"Mcp-Session-Id": resp.Header.Get("Mcp-Session-Id"), "Mcp-Protocol-Version": "2025-11-25"}
 	modern := map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "notifications/cancelled"}
 	logs = wiretest.Logs{}
-	long := `"` + strings.Repeat("x", 4<<20) + `"`
+	long := `"` + strings.Repeat("x", 1<<20) + `"`
 	before := heapAfterGC()
-	for i := range 500 {
+	for i := range 200 {
 		check(t, srv.URL, exchange{body: fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%d}}`, 1000+i), header: legacy, status: http.StatusAccepted})
 		check(t, srv.URL, exchange{body: fmt.Sprintf(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"u%d"}}`, i), header: legacy, status: http.StatusAccepted})
 		check(t, srv.URL, exchange{body: fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%d,%s}}`, i, modernMeta), header: modern, status: http.StatusAccepted})

@@ -33,8 +33,8 @@ func entries(n int, f func(i int) string) string {
 // body, at most MaxFrameSize bytes, and, of an array, at most as many
 // entries as the batch has calls, or 1,000 when it has fewer; a longer
 // array fails the batch at once with ErrBadResponse saying so (a million
-// entries, 36 MB, allocate about three times that, the body's buffer
-// growing), as does an array for a single call, never decoded. Entries
+// entries, 36 MB, allocate 2.2 times that, the body's buffer growing), as
+// does an array for a single call, never decoded. Entries
 // for ids never sent, or twice for one, are dropped. A batch of more
 // calls than 1,000 is answered whole by a server that takes it, each
 // answer found by its id.
@@ -74,7 +74,9 @@ func TestHTTPClientBatchAnswersBounded(t *testing.T) {
 				assert.ErrorIs(t, bc.Err, rpc.ErrBadResponse, "no answer to it")
 			}
 			t.Logf("%d bytes: %d allocated (%.1f times)", len(c.answer), allocated, float64(allocated)/float64(len(c.answer)))
-			assert.Less(t, allocated, uint64(4*len(c.answer)+1<<20), "allocated for the answer")
+			// io.ReadAll's buffer grows by a quarter at a time: 2.2 times
+			// the body in all, 4.5 under the race detector.
+			assert.Less(t, allocated, uint64(6*len(c.answer)+1<<20), "allocated for the answer")
 		})
 	}
 
