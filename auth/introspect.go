@@ -37,9 +37,10 @@ type IntrospectionOptions struct {
 	// (client_secret_basic, each form-encoded: RFC 6749 §2.3.1). RFC 7662
 	// §2.1 requires the caller to authenticate; ClientID is required.
 	ClientID, ClientSecret string
-	// Client sends the requests. Default: one of its own, which follows
-	// no redirect (an endpoint that redirects is unavailable: the token
-	// and the credentials go to the Endpoint only).
+	// Client sends the requests (its Transport, Jar and Timeout), never
+	// following a redirect, whatever its CheckRedirect: an endpoint that
+	// redirects is unavailable, so that the token and the credentials go
+	// to the Endpoint only. Default: http.DefaultTransport's.
 	Client *http.Client
 	// Timeout bounds one introspection, from waiting for a slot
 	// (MaxConcurrent) to the response's last byte; the request's own
@@ -110,7 +111,6 @@ func NewIntrospector(opts *IntrospectionOptions) (*Introspector, error) {
 	}
 	v := &Introspector{
 		endpoint: opts.Endpoint, id: opts.ClientID, secret: opts.ClientSecret,
-		client:   opts.Client,
 		timeout:  positiveOr(opts.Timeout, DefaultIntrospectionTimeout),
 		maxBytes: positiveOr(opts.MaxResponseBytes, DefaultIntrospectionBytes),
 		slots:    make(chan struct{}, positiveOr(opts.MaxConcurrent, DefaultIntrospections)),
@@ -122,9 +122,13 @@ func NewIntrospector(opts *IntrospectionOptions) (*Introspector, error) {
 	} else if opts.ClockSkew < 0 {
 		v.skew = 0
 	}
-	if v.client == nil {
-		v.client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	// A copy of the client, that follows no redirect.
+	var c http.Client
+	if opts.Client != nil {
+		c = *opts.Client
 	}
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	v.client = &c
 	if opts.CacheSize >= 0 {
 		v.cache = &idCache{max: positiveOr(opts.CacheSize, DefaultIntrospectionCache), m: map[[sha256.Size]byte]cached{}}
 	}
@@ -149,12 +153,17 @@ func (v *Introspector) Verify(ctx context.Context, token string) (*Identity, err
 	if err != nil {
 		return nil, err
 	}
+	v.remember(key, id)
+	return id.clone(), nil
+}
+
+// remember caches id for CacheTTL, never past its Expiry.
+func (v *Introspector) remember(key [sha256.Size]byte, id *Identity) {
 	until := time.Now().Add(v.ttl)
 	if !id.Expiry.IsZero() && id.Expiry.Before(until) {
 		until = id.Expiry
 	}
 	v.cache.put(key, cached{id: id, until: until})
-	return id.clone(), nil
 }
 
 // unavailable returns an error that is ErrUnavailable, with why.
@@ -241,7 +250,9 @@ func readIntrospection(body []byte, now time.Time, skew time.Duration) (*Identit
 			return nil, unavailable("the response's %q is not a string", f.name)
 		}
 	}
-	id.Scopes = strings.Fields(scope)
+	if scopes := strings.Fields(scope); len(scopes) > 0 {
+		id.Scopes = scopes
+	}
 	if raw, ok := members["aud"]; ok && string(raw) != "null" {
 		var one string
 		if json.Unmarshal(raw, &one) == nil {

@@ -52,14 +52,16 @@ func long(n int) string { return strings.Repeat("A", n) }
 // testTokens are the tokens of the tests; each is a secret that no log
 // and no answer may hold.
 var testTokens = tokens{
-	"good-secret-1":                 with(func(*auth.Identity) {}),
-	"expired-secret-2":              with(func(id *auth.Identity) { id.Expiry = time.Now().Add(-time.Second) }),
-	"elsewhere-secret-3":            with(func(id *auth.Identity) { id.Audience = []string{"https://other.example.com/mcp"} }),
-	"noaud-secret-4":                with(func(id *auth.Identity) { id.Audience = nil }),
-	"upper-secret-5":                with(func(id *auth.Identity) { id.Audience = []string{"x", "HTTPS://MCP.Example.COM/mcp"} }),
-	"api-secret-6":                  with(func(id *auth.Identity) { id.Audience = []string{"api://mcp"} }),
-	"noscope-secret-7":              with(func(id *auth.Identity) { id.Scopes = []string{"read"} }),
-	"down-secret-8":                 func() (*auth.Identity, error) { return nil, fmt.Errorf("%w: the endpoint is down", auth.ErrUnavailable) },
+	"good-secret-1":      with(func(*auth.Identity) {}),
+	"expired-secret-2":   with(func(id *auth.Identity) { id.Expiry = time.Now().Add(-time.Second) }),
+	"elsewhere-secret-3": with(func(id *auth.Identity) { id.Audience = []string{"https://other.example.com/mcp"} }),
+	"noaud-secret-4":     with(func(id *auth.Identity) { id.Audience = nil }),
+	"upper-secret-5":     with(func(id *auth.Identity) { id.Audience = []string{"x", "HTTPS://MCP.Example.COM/mcp"} }),
+	"api-secret-6":       with(func(id *auth.Identity) { id.Audience = []string{"api://mcp"} }),
+	"noscope-secret-7":   with(func(id *auth.Identity) { id.Scopes = []string{"read"} }),
+	"down-secret-8": func() (*auth.Identity, error) {
+		return nil, fmt.Errorf("%w: the endpoint is down", auth.ErrUnavailable)
+	},
 	"slow-secret-9":                 func() (*auth.Identity, error) { return nil, context.DeadlineExceeded },
 	"odd-secret-10":                 func() (*auth.Identity, error) { return nil, errors.New("an error of no kind") },
 	"nil-secret-11":                 func() (*auth.Identity, error) { return nil, nil },
@@ -297,8 +299,8 @@ func TestNewResourceServerRefuses(t *testing.T) {
 func TestRequireScopes(t *testing.T) {
 	var got struct {
 		read, write, none error
-		status        int
-		challenge     string
+		status            int
+		challenge         string
 	}
 	h := newServer(t, &bytes.Buffer{}).Require(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
