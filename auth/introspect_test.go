@@ -27,6 +27,7 @@ type endpoint struct {
 	release chan struct{} // closed when the test ends: the hanging ones return
 	entered chan struct{} // told when a hanging request has come
 	asked   atomic.Int64
+	now     int64 // the time of its answers' exp and nbf, in seconds
 }
 
 // The answers of the endpoint, by token. exp and nbf are in seconds from
@@ -54,7 +55,7 @@ var introspection = map[string]string{
 }
 
 func newEndpoint(t *testing.T) *endpoint {
-	e := &endpoint{t: t, release: make(chan struct{}), entered: make(chan struct{}, 8)}
+	e := &endpoint{t: t, release: make(chan struct{}), entered: make(chan struct{}, 8), now: time.Now().Unix()}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/elsewhere", func(w http.ResponseWriter, r *http.Request) {
 		t.Error("a redirect was followed")
@@ -70,7 +71,7 @@ func newEndpoint(t *testing.T) *endpoint {
 			return
 		}
 		token := r.PostFormValue("token")
-		now := time.Now().Unix()
+		now := e.now
 		switch token {
 		case "hang-secret":
 			e.entered <- struct{}{}
@@ -153,7 +154,7 @@ func (e *endpoint) introspector(change func(*auth.IntrospectionOptions)) *auth.I
 // drips past the timeout; no error holds the token.
 func TestIntrospector(t *testing.T) {
 	e := newEndpoint(t)
-	hour := time.Unix(time.Now().Unix()+3600, 0)
+	hour := time.Unix(e.now+3600, 0)
 	tests := []struct {
 		token  string
 		want   *auth.Identity
@@ -163,10 +164,10 @@ func TestIntrospector(t *testing.T) {
 	}{
 		{token: "active-secret", want: &auth.Identity{Subject: "alice", Issuer: "https://auth.example.com", ClientID: "cli",
 			Scopes: []string{"mcp", "read"}, Expiry: hour, Audience: []string{"https://mcp.example.com/mcp"}},
-			claims: map[string]string{"username": `"Alice"`, "jti": `"j1"`, "nbf": fmt.Sprint(time.Now().Unix() - 3600)}},
+			claims: map[string]string{"username": `"Alice"`, "jti": `"j1"`, "nbf": fmt.Sprint(e.now - 3600)}},
 		{token: "minimal-secret", want: &auth.Identity{}},
 		{token: "auds-secret", want: &auth.Identity{Audience: []string{"a", "https://mcp.example.com/mcp"}, Expiry: hour.Add(time.Second / 2)}},
-		{token: "skewed-secret", want: &auth.Identity{}, claims: map[string]string{"nbf": fmt.Sprint(time.Now().Unix() + 30)}},
+		{token: "skewed-secret", want: &auth.Identity{}, claims: map[string]string{"nbf": fmt.Sprint(e.now + 30)}},
 		{token: "atbound-secret", want: &auth.Identity{}},
 		{token: "inactive-secret", err: auth.ErrInvalidToken, text: "invalid token: introspection: the token is not active"},
 		{token: "unknown-secret", err: auth.ErrInvalidToken, text: "invalid token: introspection: the token is not active"},
@@ -229,11 +230,11 @@ func TestIntrospectorNeverHangs(t *testing.T) {
 		assert.ErrorIs(t, err, context.DeadlineExceeded, token)
 		assert.NotContains(t, err.Error(), token)
 	}
-	<-e.entered
 
 	// One slot, held by a hanging introspection: the next waits for it
 	// as long as its context lets it.
-	one := e.introspector(func(o *auth.IntrospectionOptions) { o.MaxConcurrent = 1 })
+	e = newEndpoint(t) // whose entered tells of the one below alone
+	one := e.introspector(func(o *auth.IntrospectionOptions) { o.MaxConcurrent = 1; o.Timeout = time.Hour })
 	holding, release := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() {
