@@ -110,9 +110,11 @@ func (p *clientPeer) call(ctx context.Context, method string, params json.RawMes
 // 2025-03-26 (the one revision with batches), those of an array, and
 // whether the array holds anything else too (requests, notifications, or
 // entries that are none: a batch may mix them, and its other entries are
-// served as any batch's). It is nil, false for any other body, and nil,
-// true for a batch of no response.
-func clientResponses(env envelope, body []byte, rev revision) (responses [][]byte, others bool) {
+// served as any batch's). It is nil, false for any other body, a batch
+// of more than maxBatch entries included (refused whole, as any batch
+// is: none of its responses delivered), and nil, true for a batch of no
+// response.
+func clientResponses(env envelope, body []byte, rev revision, maxBatch int) (responses [][]byte, others bool) {
 	if isResponse(env, body) {
 		return [][]byte{body}, false
 	}
@@ -122,7 +124,10 @@ func clientResponses(env envelope, body []byte, rev revision) (responses [][]byt
 	// The entries, split at any depth (json.Unmarshal refuses one nested
 	// more than 10000 deep: such a batch went to no call, which waited).
 	i := scan.SkipSpace(body, scan.SkipSpace(body, 0)+1)
-	for i < len(body) && body[i] != ']' {
+	for n := 1; i < len(body) && body[i] != ']'; n++ {
+		if n > maxBatch {
+			return nil, false
+		}
 		end, st := scan.Value(body, i, 1, scan.Unlimited)
 		if st != scan.OK {
 			return nil, false
@@ -207,18 +212,10 @@ func shaped(result any) bool {
 }
 
 // inputResponses reports whether v, a 2026-07-28 request's
-// inputResponses, is an InputResponses: an object of objects.
+// inputResponses, is an InputResponses: an object of objects. It is
+// scanned, not decoded: a retry with a million members holds none of them.
 func inputResponses(v json.RawMessage) bool {
-	var m map[string]json.RawMessage
-	if v[0] != '{' || json.Unmarshal(v, &m) != nil {
-		return false
-	}
-	for _, r := range m {
-		if r[0] != '{' {
-			return false
-		}
-	}
-	return true
+	return eachMember(v, func(_, r []byte) bool { return r[0] == '{' })
 }
 
 // inputKey is the key of a request in a 2026-07-28 inputRequests: the

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // labelled is a field of the caller's own type, embedding one of the
@@ -121,4 +122,22 @@ func TestElicitIntegerNotations(t *testing.T) {
 		{`{"n":1e-400}`, misfit + "must be an integer"},
 		{`{"n":-1.0}`, misfit + "is out of its bounds"},
 	})
+}
+
+// foldCase maps every rune of the planes in use to the least of its fold
+// orbit, the ASCII ones (mapped without the Unicode tables) included,
+// alone or among others, and invalid bytes as encoding/json reads them.
+func TestFoldCaseIsTheLeastOfTheOrbit(t *testing.T) {
+	for r := rune(0); r < 0x30000; r++ {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		if got, want := foldCase("a"+string(r)+"Z"), "A"+string(least)+"Z"; got != want {
+			t.Fatalf("%U: %q, want %q", r, got, want)
+		}
+	}
+	if got := foldCase("k\xffs"); got != "K\uFFFDS" {
+		t.Fatalf("invalid UTF-8: %q", got)
+	}
 }

@@ -46,7 +46,8 @@ type CompletionFunc func(ctx context.Context, req CompleteRequest) ([]string, er
 // template of the Server, and its argument one of that prompt's arguments
 // or that template's variables, or it is answered -32602; so are params
 // whose members are given twice, or are not of their type (the context's
-// arguments are strings), each problem named in the error's data.
+// arguments are strings, at most 1000 of them), each problem named in the
+// error's data.
 func (s *Server) SetCompletion(f CompletionFunc) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -69,9 +70,15 @@ type completeParams struct {
 		Value *string `json:"value"`
 	} `json:"argument"`
 	Context *struct {
-		Arguments map[string]string `json:"arguments"`
+		// Decoded up to one past the bound (bind's lengthBound), the
+		// rest scanned: complete refuses them.
+		Arguments map[string]string `json:"arguments" validate:"max=1000"`
 	} `json:"context"`
 }
+
+// maxContext is the most arguments a completion/complete's context holds
+// (completeParams' tag): more is -32602, and costs no more than one more.
+const maxContext = 1000
 
 // decodeComplete decodes completion/complete's params as a tool's
 // arguments are: members named exactly, none twice, each of its type;
@@ -85,7 +92,8 @@ var decodeComplete = func() func([]byte) (reflect.Value, *bind.Error) {
 }()
 
 // complete answers completion/complete. Its params cost what decoding
-// them costs (the connection bounds a message's size), its result at most
+// them costs (the connection bounds a message's size; the context's
+// arguments are decoded up to maxContext+1), its result at most
 // MaxCompletions values.
 func (s *Server) complete(ctx context.Context, r revision, req *rpc.Request) (any, error) {
 	f := s.feat.complete.Load()
@@ -103,6 +111,10 @@ func (s *Server) complete(ctx context.Context, r revision, req *rpc.Request) (an
 	}
 	if p.Argument == nil || p.Argument.Name == nil || p.Argument.Value == nil {
 		problems = append(problems, &service.FieldError{Field: "argument", Rule: "required", Message: "argument's name and value are required"})
+	}
+	if p.Context != nil && len(p.Context.Arguments) > maxContext {
+		problems = append(problems, &service.FieldError{Field: "context.arguments", Rule: "max", Param: strconv.Itoa(maxContext),
+			Message: "context.arguments must hold at most " + strconv.Itoa(maxContext) + " arguments"})
 	}
 	if problems != nil {
 		return nil, invalid(problems...)

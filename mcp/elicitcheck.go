@@ -47,14 +47,32 @@ func (p *ElicitParams) Check(res *ElicitResult) error {
 // is not checked (in JSON Schema 2020-12 it is an annotation). content
 // is an object whose values are strings, numbers, booleans or arrays of
 // strings (shaped checked it), or nil (none were sent). Its cost is
-// linear in content's length: a multi-choice item is looked up in a set
-// of the field's values.
+// linear in content's length, and it holds nothing of it but the fields'
+// values: the members are scanned, not decoded (a multi-choice's items
+// too, each looked up in a set of the field's values).
 func (p *ElicitParams) fits(content json.RawMessage) error {
-	var values map[string]json.RawMessage
-	if content != nil {
-		if err := json.Unmarshal(content, &values); err != nil {
-			return fmt.Errorf("%w: %v", ErrFormAnswer, err)
+	fields := make(map[string]bool, len(p.Fields))
+	folded := make(map[string]string, len(p.Fields))
+	for _, f := range p.Fields {
+		fields[f.fieldName()] = true
+		folded[foldCase(f.fieldName())] = f.fieldName()
+	}
+	// One scan of the members, keeping the fields' values (the last of a
+	// member given twice, as Decode takes it) and the first member folded
+	// to a field's name: nothing held for the others, however many.
+	values := make(map[string]json.RawMessage, len(p.Fields))
+	var misnamed error
+	var buf [64]byte // a member's name folded, most often without allocating
+	if content != nil && string(content) != "null" && !eachMember(content, func(name, v []byte) bool {
+		switch field, ok := folded[string(appendFold(buf[:0], name))]; {
+		case fields[string(name)]:
+			values[string(name)] = v
+		case ok && misnamed == nil:
+			misnamed = fmt.Errorf("%w: member %q is not field %q but would be decoded as it", ErrFormAnswer, name, field)
 		}
+		return true
+	}) {
+		return fmt.Errorf("%w: the content is not a JSON object", ErrFormAnswer)
 	}
 	for _, name := range p.Required {
 		if _, ok := values[name]; !ok {
@@ -70,47 +88,104 @@ func (p *ElicitParams) fits(content json.RawMessage) error {
 			return fmt.Errorf("%w: field %q %s", ErrFormAnswer, f.fieldName(), why)
 		}
 	}
-	return p.foldedMembers(values)
+	// A member whose name is not a field's but equals one but for case
+	// (Unicode simple folding, as strings.EqualFold) is refused: the
+	// answer's Decode into a struct would take its value for the
+	// field's, unchecked, as encoding/json matches names so.
+	return misnamed
 }
 
-// foldedMembers refuses a member whose name is not a field's but equals
-// one but for case (Unicode simple folding, as strings.EqualFold): the
-// answer's Decode into a struct would take its value for the field's,
-// unchecked, as encoding/json matches names so. The cost is one fold of
-// each name.
-func (p *ElicitParams) foldedMembers(values map[string]json.RawMessage) error {
-	exact := make(map[string]bool, len(p.Fields))
-	folded := make(map[string]string, len(p.Fields))
-	for _, f := range p.Fields {
-		exact[f.fieldName()] = true
-		folded[foldCase(f.fieldName())] = f.fieldName()
+// eachMember calls f with the name and the value of each member of the
+// JSON object obj, in order, as long as f returns true, and reports
+// whether obj is a valid JSON object whose every member f took. It holds
+// nothing: a name with escapes is unquoted anew, the rest are obj's bytes.
+func eachMember(obj []byte, f func(name, v []byte) bool) bool {
+	i := scan.SkipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return false
 	}
-	for name := range values {
-		if field, ok := folded[foldCase(name)]; ok && !exact[name] {
-			return fmt.Errorf("%w: member %q is not field %q but would be decoded as it", ErrFormAnswer, name, field)
+	mem := scan.ObjectMembers(obj, i)
+	for {
+		name, at, done, st := mem.Next()
+		switch {
+		case st != scan.OK:
+			return false
+		case done:
+			return scan.SkipSpace(obj, mem.End) == len(obj)
+		}
+		if mem.End, st = scan.Value(obj, at, 1, scan.Unlimited); st != scan.OK || !f(name, obj[at:mem.End]) {
+			return false
 		}
 	}
-	return nil
+}
+
+// eachItem is eachMember for the items of the JSON array arr.
+func eachItem(arr []byte, f func(v []byte) bool) bool {
+	i := scan.SkipSpace(arr, 0)
+	if i >= len(arr) || arr[i] != '[' {
+		return false
+	}
+	if i = scan.SkipSpace(arr, i+1); i < len(arr) && arr[i] == ']' {
+		return scan.SkipSpace(arr, i+1) == len(arr)
+	}
+	for {
+		end, st := scan.Value(arr, i, 1, scan.Unlimited)
+		if st != scan.OK || !f(arr[i:end]) {
+			return false
+		}
+		switch i = scan.SkipSpace(arr, end); {
+		case i < len(arr) && arr[i] == ',':
+			i = scan.SkipSpace(arr, i+1)
+		case i < len(arr) && arr[i] == ']':
+			return scan.SkipSpace(arr, i+1) == len(arr)
+		default:
+			return false
+		}
+	}
 }
 
 // foldCase maps s to a string equal to foldCase(t) exactly when
 // strings.EqualFold(s, t): each rune becomes the least of its fold orbit.
-func foldCase(s string) string {
-	b := make([]byte, 0, len(s))
-	for _, r := range s {
+func foldCase(s string) string { return string(appendFold(nil, []byte(s))) }
+
+// appendFold appends s to dst as foldCase maps it. An ASCII byte is
+// mapped without the Unicode tables: the least of a letter's orbit is
+// its upper case (K before k and the Kelvin sign, S before s and ſ).
+func appendFold(dst, s []byte) []byte {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if 'a' <= c && c <= 'z' {
+				c -= 'a' - 'A'
+			}
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(s[i:])
 		least := r
 		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
 			least = min(least, f)
 		}
-		b = utf8.AppendRune(b, least)
+		dst = utf8.AppendRune(dst, least)
+		i += n
 	}
-	return string(b)
+	return dst
+}
+
+// plain reports whether the JSON string token tok is its text quoted:
+// ASCII with no escape, which decodes to the bytes between its quotes.
+func plain(tok []byte) bool {
+	for _, c := range tok[1 : len(tok)-1] {
+		if c == '\\' || c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // fieldFits says why the value v does not fit the field f, or "".
 func fieldFits(f Field, v json.RawMessage) string {
 	var s string
-	var ss []string
 	var b bool
 	switch f := f.plain().(type) { // by value, as given or embedded
 	case StringField:
@@ -144,20 +219,24 @@ func fieldFits(f Field, v json.RawMessage) string {
 			return "must be one of its values"
 		}
 	case MultiEnumField:
-		if v[0] != '[' || json.Unmarshal(v, &ss) != nil {
+		n := 0 // counted first, in a scan: none decoded, however many
+		if !eachItem(v, func(item []byte) bool { n++; return item[0] == '"' }) {
 			return "must be an array of its values"
 		}
-		if f.MinItems != nil && len(ss) < *f.MinItems || f.MaxItems != nil && len(ss) > *f.MaxItems {
-			return fmt.Sprintf("has %d items, out of its bounds", len(ss))
+		if f.MinItems != nil && n < *f.MinItems || f.MaxItems != nil && n > *f.MaxItems {
+			return fmt.Sprintf("has %d items, out of its bounds", n)
 		}
 		choices := make(map[string]bool, len(f.Values)) // a look-up per item, however many values
 		for _, v := range f.Values {
 			choices[v] = true
 		}
-		for _, s := range ss {
-			if !choices[s] {
-				return "must be an array of its values"
+		if !eachItem(v, func(item []byte) bool {
+			if plain(item) {
+				return choices[string(item[1:len(item)-1])]
 			}
+			return json.Unmarshal(item, &s) == nil && choices[s] // escapes, or bytes encoding/json replaces
+		}) {
+			return "must be an array of its values"
 		}
 	}
 	return ""

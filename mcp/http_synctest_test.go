@@ -238,3 +238,33 @@ func TestHTTPBoundsTheBodiesHeld(t *testing.T) {
 		assert.Equal(t, answered(1, `{"jsonrpc":"2.0","result":{},"id":3}`), rec.Body.String(), "served once the first is done")
 	})
 }
+
+// A legacy session that ends (DELETE, eviction, the handler's Close) is
+// forgotten by its Server at once, its subscriptions with it. It was held
+// until the next change or initialize: after Close, the Server kept every
+// session the handler had had (found by the HTTP soak: up to MaxSessions
+// of them, with up to MaxSubscriptionBytes of URIs each).
+func TestHTTPEndedSessionsAreForgotten(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newSteps(t)
+		h := s.NewHTTPHandler(context.Background(), &mcp.HTTPOptions{MaxSessions: 2, RPC: rpc.Options{Logger: wiretest.Quiet()}})
+		defer h.Close()
+		open := func() string {
+			rec := serveDirect(h, exchange{body: initBody})
+			require.Equal(t, 200, rec.Code, rec.Body.String())
+			return rec.Header().Get("Mcp-Session-Id")
+		}
+		a := open()
+		open()
+		assert.Equal(t, 2, mcp.Sessions(s))
+		assert.Equal(t, 204, serveDirect(h, exchange{method: "DELETE", header: map[string]string{"Mcp-Session-Id": a}}).Code)
+		synctest.Wait()
+		assert.Equal(t, 1, mcp.Sessions(s), "deleted")
+		open()
+		open() // evicts one
+		synctest.Wait()
+		assert.Equal(t, 2, mcp.Sessions(s), "evicted")
+		require.NoError(t, h.Close())
+		assert.Equal(t, 0, mcp.Sessions(s), "closed")
+	})
+}

@@ -299,12 +299,25 @@ func (s *Server) prune() {
 
 // track adds c, served on conn, to the sessions told of changes. Sessions
 // whose connections have ended are forgotten at the next change or the
-// next initialize, whichever comes first.
+// next initialize, whichever comes first; a legacy HTTP session, as it
+// ends (forget).
 func (s *Server) track(c *session, conn peer) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.prune()
 	s.sessions[c] = conn
+}
+
+// forget stops telling c, served on conn, of changes: its connection has
+// ended (a legacy HTTP session that ends says so at once, rather than
+// being held, its subscriptions with it, until the next change or
+// initialize).
+func (s *Server) forget(c *session, conn peer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sessions[c] == conn {
+		delete(s.sessions, c)
+	}
 }
 
 // Tools returns the names of the tools, sorted.

@@ -757,6 +757,46 @@ func FuzzLastEventID(f *testing.F) {
 	})
 }
 
+// At the defaults, two 2025-03-26 sessions each POST a batch of 1,000
+// calls that run until cancelled, and hang up at once: the calls take
+// every worker (RPC.Concurrency, 64: SessionConcurrency, 32, each) and run
+// on, but no longer than Detached (2 min); then they are cancelled, the
+// rest of the batches run out, and another session's call, waiting, is
+// served (issue 23, defect 6: two batches of 1,000 sleep(2 s) were a 63 s
+// outage, of sleep(600 s) some 5 hours).
+func TestHTTPDetachedBatchesEnd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, l := newLaggingRig(t, nil, "2025-03-26")
+		defer r.h.Close()
+		calls := make([]string, 1000)
+		for i := range calls {
+			calls[i] = slowCall(i + 1)
+		}
+		batch := "[" + strings.Join(calls, ",") + "]"
+		for _, x := range []*sseRig{r, {t: t, s: r.s, h: r.h, sid: r.initialize("2025-03-26")}} {
+			_, leave, done := x.open(http.MethodPost, batch, nil)
+			synctest.Wait()
+			leave()
+			<-done
+		}
+		synctest.Wait()
+		assert.Equal(t, int32(64), l.running.Load(), "every worker")
+
+		honest := &sseRig{t: t, s: r.s, h: r.h, sid: r.initialize("2025-03-26")}
+		w, _, done := honest.open(http.MethodPost, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, nil)
+		time.Sleep(mcp.DefaultDetached - time.Second)
+		synctest.Wait()
+		assert.Equal(t, int32(64), l.running.Load(), "running within Detached")
+		assert.False(t, closed(done), "waiting for a worker")
+
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		assert.Equal(t, int32(0), l.running.Load(), "cancelled past Detached")
+		require.True(t, closed(done), "served")
+		assert.Equal(t, `{"jsonrpc":"2.0","result":{},"id":1}`+"\n", w.String())
+	})
+}
+
 // An event larger than ReplayBytes is held only until a connection has
 // written it: a ping with a 60 MiB id in each of 64 sessions held 7 GiB
 // for their idle time (issue 23, defect 5). A resumption after it is
@@ -810,5 +850,59 @@ func TestHTTPDetachedCallsEnd(t *testing.T) {
 		<-done2
 		assert.NoError(t, <-r.g.ended)
 		assert.Contains(t, w.String(), `"result"`)
+	})
+}
+
+// heldWriter is a Recorder whose first write waits for release: a
+// connection the kernel has not taken the first events of yet.
+type heldWriter struct {
+	*httprec.Recorder
+	release chan struct{}
+	once    bool
+}
+
+func (w *heldWriter) Write(p []byte) (int, error) {
+	if !w.once {
+		w.once = true
+		<-w.release
+	}
+	return w.Recorder.Write(p)
+}
+
+// A POST's answer is not dropped before its connection has taken it,
+// whatever the session's other streams add: the session's bound forgot
+// the oldest stream that was over even while its connection was still
+// to take its answer, and the client got the priming event alone (found
+// by the HTTP soak: a ping with a large id in a session whose earlier
+// POST's large answer came later).
+func TestHTTPAnswerNotDroppedBeforeItsConnectionTookIt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newSSERig(t, &mcp.HTTPOptions{ReplayBytes: 300})
+		defer r.h.Close()
+		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"flood","arguments":{"n":1}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Session-Id", r.sid)
+		wA := &heldWriter{Recorder: httprec.New(), release: make(chan struct{})}
+		doneA := make(chan struct{})
+		go func() {
+			defer close(doneA)
+			r.h.ServeHTTP(wA, req)
+		}()
+		synctest.Wait() // A's connection took its priming event, and is still writing it
+		close(r.g.release)
+		synctest.Wait() // A answered: over, its answer held for its connection
+
+		id := `"` + strings.Repeat("b", 4096) + `"` // B's events pass the session's bound
+		wB, _, doneB := r.open(http.MethodPost, `{"jsonrpc":"2.0","id":`+id+`,"method":"ping"}`, nil)
+		<-doneB
+		assert.True(t, strings.HasSuffix(wB.String(), `data: {"jsonrpc":"2.0","result":{},"id":`+id+"}\n\n"), "B's answer")
+
+		close(wA.release)
+		<-doneA
+		assert.Equal(t, "id: 1-0\nretry: 1000\ndata: \n\n"+
+			"id: 1-1\n"+`data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"flooded"}]},"id":7}`+"\n\n", wA.String(), "A's answer")
+		synctest.Wait()
+		assert.LessOrEqual(t, mcp.HeldBytes(r.h, r.sid), 4*300, "let go once written")
 	})
 }

@@ -430,6 +430,14 @@ func mismatch(format string, args ...any) *rpc.Error {
 // RPC.Concurrency: a request waits for a slot, or its client's going. A
 // request the server does not serve in rev (serverMethods) is answered 404.
 func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, env envelope, body []byte, rev revision) {
+	if env.object && env.method == nil && (jsonx.Member(body, "result") != nil || jsonx.Member(body, "error") != nil) {
+		// A response, where servers send no requests: it answers none.
+		// Accepted, as any response, and dropped, as a legacy session's
+		// to no request waiting is (postLegacy), with no handler made.
+		cmp.Or(h.opts.Logger, slog.Default()).Debug("mcp: a response to no request waiting", "id", jsonx.Echo(env.id))
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
 	if env.object && env.method != nil {
 		method, _ := stringValue(env.method)
 		m := serverMethods[string(method)]
@@ -579,7 +587,7 @@ func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, env env
 	// The client's answers to tools' requests (CreateMessage, Elicit):
 	// each to the call waiting for it, if one is; accepted either way, as
 	// any response (one to a call that ended is dropped).
-	responses, others := clientResponses(env, body, rev)
+	responses, others := clientResponses(env, body, rev, positiveOr(h.opts.MaxBatch, codec.DefaultMaxBatch))
 	for _, response := range responses {
 		if !ss.rpc.Deliver(response) {
 			cmp.Or(h.opts.Logger, slog.Default()).Debug("mcp: a response to no request waiting", "id", jsonx.Echo(jsonx.Member(response, "id")))

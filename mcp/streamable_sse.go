@@ -231,9 +231,10 @@ func (sts *streams) add(st *eventStream, line []byte) {
 	sts.bytes += len(wire)
 	sts.mem += cap(wire) + eventCost
 	// Past a stream's bound, its oldest go; past the session's, the
-	// streams that are over, oldest first, then this one's oldest. The
-	// newest event (a POST's answer) is not dropped before a connection
-	// has taken it (trimTaken).
+	// streams that are over, oldest first (but those whose connection has
+	// still to take their answer), then this one's oldest. The newest
+	// event (a POST's answer) is not dropped before a connection has
+	// taken it (trimTaken).
 	for st.bytes > sts.h.replay && len(st.events) > 1 {
 		sts.drop(st)
 	}
@@ -272,16 +273,24 @@ func (sts *streams) drop(st *eventStream) {
 	sts.mem -= c + eventCost
 }
 
-// oldestOver returns the held stream that ended first, other than not, or
-// nil; sts.mu is held.
+// oldestOver returns the held stream that ended first, other than not and
+// other than one whose connection has still to take its last events (its
+// answer is not dropped before a connection has taken it: that
+// connection's write deadline bounds how long), or nil; sts.mu is held.
 func (sts *streams) oldestOver(not *eventStream) *eventStream {
 	for len(sts.overs) > 0 && sts.held[sts.overs[0]] == nil {
 		sts.overs = sts.overs[1:] // forgotten already
 	}
-	if len(sts.overs) == 0 || sts.overs[0] == not.no {
-		return nil
+	for _, no := range sts.overs {
+		st := sts.held[no]
+		switch {
+		case st == nil || no == not.no:
+		case sts.conns[no] != nil && st.sent < st.next: // being written
+		default:
+			return st
+		}
 	}
-	return sts.held[sts.overs[0]]
+	return nil
 }
 
 // forget stops holding st; sts.mu is held.
@@ -401,7 +410,8 @@ func (sts *streams) detach(st *eventStream, c *sseConn) {
 }
 
 // close ends the streams when the session ends: their connections end,
-// what they hold is let go, and nothing is added any more. It waits for
+// what they hold is let go, nothing is added any more, and the Server
+// forgets the session (it tells it of no change). It waits for
 // the POSTs' calls, which the session's handler has been closed to end
 // (a call that ignores its cancellation is given up on after
 // RPC.ShutdownGrace, as rpc.HTTPHandler.Close gives it up).
@@ -418,7 +428,8 @@ func (sts *streams) close() {
 		close(sts.done)
 	}
 	sts.mu.Unlock()
-	sts.cancel() // a call that outlived its handler's Close is given up on
+	sts.h.s.forget(sts.c, sts) // after sts.mu: the Server's lock is taken first where both are
+	sts.cancel()               // a call that outlived its handler's Close is given up on
 	waited := make(chan struct{})
 	go func() {
 		sts.serving.Wait()

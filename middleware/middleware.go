@@ -59,7 +59,7 @@ func Recover(logger *slog.Logger) Middleware {
 		var buf [5]slog.Attr // on the stack
 		attrs := append(appendCallAttrs(ctx, buf[:0], arg.(*rpc.Request)), slog.Any("panic", v), slog.String("stack", string(stack)))
 		loggerFor(ctx, logger).LogAttrs(ctx, slog.LevelError, "rpc: handler panicked", attrs...)
-		return nil, recovery.Default // InternalError, naming v's type
+		return nil, recovery.ErrDefault // InternalError, naming v's type
 	}
 	return func(next rpc.Handler) rpc.Handler {
 		return rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {

@@ -260,7 +260,7 @@ func (s *core) panicked(in *inbound, v any, stack []byte) (result any, err error
 	if a.Answer != nil {
 		v2, stack2 := guard(func() { result, err = a.Answer(a.Ctx, a.Arg, v, stack) })
 		if stack2 == nil {
-			if err == recovery.Default {
+			if err == recovery.ErrDefault {
 				return nil, &panicError{value: v}
 			}
 			return result, err

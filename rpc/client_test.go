@@ -426,7 +426,9 @@ func TestResponsesWithIDNull(t *testing.T) {
 	tr, cw := io.Pipe() // the client writes to the test
 	fromClient := bufio.NewScanner(tr)
 	var logs wiretest.Buffer
-	c := rpc.NewConn(context.Background(), cr, cw, nil, &rpc.Options{MaxDepth: 4, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	// At Debug: past the second, a connection logs its dropped responses
+	// there (TestDroppedResponsesAreLoggedSparsely).
+	c := rpc.NewConn(context.Background(), cr, cw, nil, &rpc.Options{MaxDepth: 4, Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	refusal := `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}`
 
 	// Two calls and a batch under way.

@@ -52,6 +52,8 @@ type core struct {
 
 	stopping atomic.Bool
 	stopCh   chan struct{} // closed when the core starts shutting down
+
+	dropped dropped // the responses the peers sent (over HTTP), for their records
 }
 
 // replier is where the answers of the calls that came with it go and,
@@ -136,7 +138,7 @@ func (s *core) accept(m *codec.Message, b *batch, out replier, names methodNames
 	case codec.Invalid:
 		return lineWork(s.invalidLine(m.ID, m.Err))
 	case codec.Response:
-		s.log.Warn("rpc: unexpected response dropped", "id", jsonx.Echo(m.ID))
+		s.dropped.log(s.log, "rpc: unexpected response dropped", slog.String("id", jsonx.Echo(m.ID)))
 		return work{}
 	case codec.Notification:
 		switch method := string(m.Method); method {

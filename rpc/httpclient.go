@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolrpc/toolrpc/codec"
 	"github.com/toolrpc/toolrpc/internal/jsonx"
+	"github.com/toolrpc/toolrpc/internal/scan"
 	"github.com/toolrpc/toolrpc/internal/sse"
 )
 
@@ -295,15 +296,29 @@ func deliverProgress(params []byte, calls []*outbound) {
 }
 
 // settle finishes the calls from answer: a response (or, for a batch, an
-// array of them) to their ids.
+// array of them) to their ids. Of an array it decodes at most as many
+// entries as the batch has calls, or codec.DefaultMaxBatch when it has
+// fewer (a server may add entries to id null, or to ids never sent,
+// which are dropped): a longer one fails the batch, holding no more.
 func settle(answer []byte, calls []*outbound, isBatch bool) error {
-	var dec codec.Decoder
+	if i := scan.SkipSpace(answer, 0); !isBatch && i < len(answer) && answer[i] == '[' {
+		return fmt.Errorf("%w: %s", ErrBadResponse, "the answer is not what was asked for") // not decoded
+	}
+	dec := codec.Decoder{MaxBatch: max(len(calls), codec.DefaultMaxBatch)}
 	msgs, gotBatch := dec.Decode(answer)
 	if gotBatch != isBatch {
-		if m := msgs[0]; !gotBatch && m.Kind == codec.Response && m.Error != nil {
+		switch m := msgs[0]; {
+		case !gotBatch && m.Kind == codec.Response && m.Error != nil:
 			// The whole batch refused (an empty or oversized one): its error.
 			_, err := responseOf(&m)
 			return err
+		case !gotBatch && m.Kind == codec.Invalid:
+			// An array longer than the bound, too deep, or not JSON.
+			reason := m.Err.Message
+			if d, ok := m.Err.Data.(codec.InvalidRequestData); ok {
+				reason = d.Reason
+			}
+			return fmt.Errorf("%w: the answer to a batch of %d calls: %s", ErrBadResponse, len(calls), reason)
 		}
 		return fmt.Errorf("%w: %s", ErrBadResponse, "the answer is not what was asked for")
 	}
@@ -313,6 +328,7 @@ func settle(answer []byte, calls []*outbound, isBatch bool) error {
 		}
 	}
 	var refused error // a lone answer's error to id null
+	byID := indexCalls(calls)
 	eachResponse(msgs, func(m *codec.Message) {
 		id, ok := ourID(m.ID)
 		if !ok && m.Err == nil && m.Error != nil && (m.ID == nil || string(m.ID) == "null") {
@@ -332,10 +348,8 @@ func settle(answer []byte, calls []*outbound, isBatch bool) error {
 			}
 			return
 		}
-		for _, o := range calls {
-			if ok && o.id == id && !o.settled() {
-				o.finish(responseOf(m))
-			}
+		if o := byID.find(id); ok && o != nil && !o.settled() {
+			o.finish(responseOf(m))
 		}
 	})
 	if refused != nil {
@@ -344,6 +358,37 @@ func settle(answer []byte, calls []*outbound, isBatch bool) error {
 	for _, o := range calls {
 		if !o.settled() {
 			o.finish(nil, fmt.Errorf("%w: no response to id %s", ErrBadResponse, strconv.FormatInt(o.id, 10)))
+		}
+	}
+	return nil
+}
+
+// callIndex finds a call by its id: in a map for a batch of many calls,
+// so that matching a batch's answers costs no more than reading them.
+type callIndex struct {
+	calls []*outbound
+	ids   map[int64]*outbound
+}
+
+func indexCalls(calls []*outbound) callIndex {
+	x := callIndex{calls: calls}
+	if len(calls) > 16 {
+		x.ids = make(map[int64]*outbound, len(calls))
+		for _, o := range calls {
+			x.ids[o.id] = o
+		}
+	}
+	return x
+}
+
+// find returns the call whose id is id, or nil.
+func (x callIndex) find(id int64) *outbound {
+	if x.ids != nil {
+		return x.ids[id]
+	}
+	for _, o := range x.calls {
+		if o.id == id {
+			return o
 		}
 	}
 	return nil

@@ -127,9 +127,11 @@ type Options struct {
 
 	// MinUploadRate is the slowest an [HTTPHandler] lets a request body
 	// come, in bytes a second, after a grace of 10 s: a body's bytes must
-	// have come by 10 s plus a second per MinUploadRate bytes, or it is
-	// answered 408, so that a client that sends a byte now and then holds
-	// its connection and its worker no longer. The bytes of the bodies
+	// have come by 10 s plus a second per MinUploadRate bytes, and none
+	// may be 10 s after the one before, or it is answered 408, so that a
+	// client that sends a byte now and then, or much at once and then
+	// nothing, holds its connection, its worker and the bytes it sent no
+	// longer. The bytes of the bodies
 	// being served are counted as they come, never as announced
 	// (MaxQueueBytes bounds them). Default: DefaultMinUploadRate (16 KiB/s:
 	// a 64 MiB body within 68 minutes); negative: no bound. The stream

@@ -18,6 +18,7 @@ type pendingCalls struct {
 	log          *slog.Logger
 	cancelMethod string       // see Options.CancelNotification
 	nextID       atomic.Int64 // the last id of ours
+	dropped      dropped      // the responses to no call of ours, for their records
 
 	mu        sync.Mutex
 	pending   map[int64]*outbound    // by id

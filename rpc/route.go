@@ -1,9 +1,12 @@
 package rpc
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"sync/atomic"
 
 	"github.com/toolrpc/toolrpc/codec"
 	"github.com/toolrpc/toolrpc/internal/jsonx"
@@ -37,8 +40,25 @@ func (p *pendingCalls) route(m *codec.Message) {
 	case abandoned:
 		p.log.Debug("rpc: response to a cancelled call dropped", "id", jsonx.Echo(m.ID))
 	default:
-		p.log.Warn("rpc: unexpected response dropped", "id", jsonx.Echo(m.ID))
+		p.dropped.log(p.log, "rpc: unexpected response dropped", slog.String("id", jsonx.Echo(m.ID)))
 	}
+}
+
+// dropped counts the responses a connection (or an HTTPHandler) drops
+// because they answer no call of ours, for their log records: the 1st,
+// 2nd, 4th, 8th... is logged at Warn, saying how many so far, the others
+// at Debug. A peer that sends a million such responses makes 21 Warn
+// records, not a million, and the log still says it happened.
+type dropped struct{ n atomic.Uint64 }
+
+// log logs one more response dropped, with msg and attr.
+func (d *dropped) log(log *slog.Logger, msg string, attr slog.Attr) {
+	n := d.n.Add(1)
+	level := slog.LevelDebug
+	if n&(n-1) == 0 {
+		level = slog.LevelWarn
+	}
+	log.LogAttrs(context.Background(), level, msg, attr, slog.Uint64("dropped", n))
 }
 
 // deliver hands a response to the call of ours it answers, as route does,
@@ -118,7 +138,7 @@ func eachResponse(msgs []codec.Message, f func(*codec.Message)) {
 // contexts.
 func (p *pendingCalls) routeUnidentified(m *codec.Message) {
 	if m.Err != nil || m.Error == nil {
-		p.log.Warn("rpc: unexpected response dropped", "id", "null")
+		p.dropped.log(p.log, "rpc: unexpected response dropped", slog.String("id", "null"))
 		return
 	}
 	_, err := responseOf(m)
@@ -141,7 +161,7 @@ func (p *pendingCalls) routeUnidentified(m *codec.Message) {
 	}
 	p.mu.Unlock()
 	if len(failed) == 0 {
-		p.log.Warn("rpc: error response with id null dropped", "error", jsonx.Echo(err.Error()))
+		p.dropped.log(p.log, "rpc: error response with id null dropped", slog.String("error", jsonx.Echo(err.Error())))
 	}
 	for _, o := range failed {
 		o.finish(nil, err)

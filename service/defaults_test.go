@@ -84,6 +84,21 @@ func TestDefaultsApplied(t *testing.T) {
 	`, nil)
 }
 
+// A member's problem leaves the defaults of the absent members applied:
+// their validation sees the default, so the answer lists the one problem
+// the client made, not a "oneof" for an order it never sent (the schema
+// agreement test found it: a 2^63 limit was answered with two problems).
+func TestDefaultsAppliedBesideAProblem(t *testing.T) {
+	svc := service.New(nil)
+	require.NoError(t, svc.Register("", Lister{}))
+	wiretest.Serve(t, svc, `
+		--> {"jsonrpc":"2.0","method":"list","params":{"limit":9223372036854775808},"id":1}
+		<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"limit","rule":"range","param":"int","message":"9223372036854775808 does not fit in int"}]},"id":1}
+		--> {"jsonrpc":"2.0","method":"list","params":{"q":7},"id":2}
+		<-- {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"q","rule":"type","param":"string","message":"expected a string, got a number"}]},"id":2}
+	`, nil)
+}
+
 // Params by position are unchanged: one element per field, exactly; a
 // missing one is not defaulted.
 func TestDefaultsPositional(t *testing.T) {

@@ -110,3 +110,43 @@ func TestALongArrayIsRefusedWithoutBeingDecoded(t *testing.T) {
 	// Decoded whole, a million tags are 16 MB of string headers alone.
 	assert.Less(t, million, six+64<<10, "a million tags cost what six do")
 }
+
+// unnamedParams declares its methods' params as unnamed struct types.
+type unnamedParams struct{}
+
+// Stats takes an unnamed struct.
+func (unnamedParams) Stats(p struct {
+	Values []float64 `json:"values" validate:"required,min=1,max=3"`
+	Meta   struct {
+		Author string `json:"author" validate:"max=3"`
+	} `json:"meta"`
+}) int {
+	return len(p.Values)
+}
+
+// Batch takes a slice of them.
+func (unnamedParams) Batch(items []struct {
+	Qty int `json:"qty" validate:"min=1"`
+}) int {
+	return len(items)
+}
+
+// A problem of params declared as an unnamed struct type names its field,
+// as one of a named type does (the validator gives such a struct no name
+// of its own: "values must be at most 3 items long" was "params must be
+// at most 3 items long", field "").
+func TestUnnamedParamsNameTheirFields(t *testing.T) {
+	svc := service.New(nil)
+	require.NoError(t, svc.Register("", unnamedParams{}))
+	wiretest.Serve(t, svc, `
+		--> {"jsonrpc":"2.0","method":"stats","params":{"values":[1,2,3,4]},"id":1}
+		<-- `+invalid(1, entry("values", "max", "3", "values must be at most 3 items long"))+`
+		--> {"jsonrpc":"2.0","method":"stats","params":{"values":[]},"id":2}
+		<-- `+invalid(2, entry("values", "min", "1", "values must be at least 1 items long"))+`
+		--> {"jsonrpc":"2.0","method":"stats","params":{"values":[1],"meta":{"author":"abcd"}},"id":3}
+		<-- `+invalid(3, entry("meta.author", "max", "3", "meta.author must be at most 3 characters long"))+`
+		--> {"jsonrpc":"2.0","method":"batch","params":[{"qty":1},{"qty":0}],"id":4}
+		<-- `+invalid(4, entry("[1].qty", "min", "1", "[1].qty must be at least 1"))+`
+		--> {"jsonrpc":"2.0","method":"stats","params":{"values":[1]},"id":5}
+		<-- {"jsonrpc":"2.0","result":1,"id":5}`, nil)
+}

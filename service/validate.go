@@ -264,11 +264,15 @@ func (val validation) check(ctx context.Context, x reflect.Value, prefix string,
 // for the binder; one that JSON does not decode (tagged "-", or its name
 // held by another field at its depth) by its Go name.
 func (p *problems) jsonPath(prefix string, t reflect.Type, ns string) string {
-	// Drop the top-level struct's name.
-	if _, rest, ok := strings.Cut(ns, "."); ok {
+	// Drop the top-level struct's name; an unnamed struct type (params
+	// declared as struct{...}) has none, its namespace starts with a
+	// field ("Items[2].Qty").
+	if t.Name() != "" {
+		_, rest, ok := strings.Cut(ns, ".")
+		if !ok {
+			return prefix
+		}
 		ns = rest
-	} else {
-		return prefix
 	}
 	var b strings.Builder
 	b.WriteString(prefix)

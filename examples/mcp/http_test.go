@@ -8,13 +8,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolrpc/toolrpc/internal/wiretest"
 )
 
 // The built program with -http serves Streamable HTTP on the address
 // given, logs where, answers a stateless tools/call, and exits 0 at
 // SIGTERM.
 func TestBinaryHTTP(t *testing.T) {
-	url, _, stop := startHTTP(t)
+	url, _, stop := wiretest.StartHTTP(t)
 
 	req, err := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
 	require.NoError(t, err)

@@ -372,16 +372,20 @@ func structDecoder(fields []field) decodeFunc {
 				return at, syntaxError()
 			}
 			if done {
-				if probs != nil {
-					return i, probs
-				}
+				// The defaults apply whatever the other members' problems,
+				// so that the validation of the value (which reports its
+				// problems beside them) sees the absent members as their
+				// defaults, not as zero.
 				for _, fi := range defs {
 					if seen[fi/64]&(1<<(fi%64)) == 0 {
 						f := &fields[fi]
 						if fe := f.def.apply(f.dec, v.FieldByIndex(f.Index)); fe != nil {
-							return i, fe.under(f.Name)
+							probs = gather(probs, fe.under(f.Name))
 						}
 					}
+				}
+				if probs != nil {
+					return i, probs
 				}
 				return m.End, nil
 			}

@@ -25,14 +25,14 @@ import (
 
 // Answer answers a call's panic v, recovered with the goroutine's stack:
 // ctx and arg are what the layer passed to [On]. It returns the call's
-// result or error, as the layer's handler would have, or [Default]; a
+// result or error, as the layer's handler would have, or [ErrDefault]; a
 // panic of its own is recovered, logged, and answered InternalError.
 type Answer func(ctx context.Context, arg, v any, stack []byte) (result any, err error)
 
-// Default, returned by an [Answer] that logged the panic its own way, has
+// ErrDefault, returned by an [Answer] that logged the panic its own way, has
 // the connection answer it as it answers a panic no layer answers:
 // InternalError, naming the panic value's type.
-var Default = errors.New("recovery: answered as the connection answers a panic")
+var ErrDefault = errors.New("recovery: answered as the connection answers a panic")
 
 // Set is an [Answer] in place on a call, with what it is asked with.
 type Set struct {

@@ -187,3 +187,84 @@ func TestSlowUploadsEndAtTheMinimumRate(t *testing.T) {
 	assert.True(t, res.ok)
 	assert.Len(t, res.body, len(body))
 }
+
+// A body that sends much at once, then nothing, is cut (408) within the
+// grace of its last bytes, not by the time its rate would allow (here
+// 64 s for 1 MiB at 16 KiB/s): what it holds, it holds that long at most.
+func TestStalledUploadsEndWithinTheGrace(t *testing.T) {
+	var g Gate
+	g.Init(quiet, Limits{MaxFrame: 64 << 20, MaxHeld: 256 << 20, MinRate: 16 << 10, Grace: 50 * time.Millisecond})
+	done := make(chan readResult, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, held, ok := g.ReadBody(w, r)
+		if ok {
+			g.Release(held)
+		}
+		done <- readResult{body: body, ok: ok}
+	}))
+	defer srv.Close()
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	require.NoError(t, err)
+	defer conn.Close()
+	_, err = fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+	require.NoError(t, err)
+	chunk := strings.Repeat(" ", 32<<10)
+	for range 32 { // 1 MiB, as fast as the connection takes it
+		_, err = fmt.Fprintf(conn, "%x\r\n%s\r\n", len(chunk), chunk)
+		require.NoError(t, err)
+	}
+	select {
+	case res := <-done:
+		assert.False(t, res.ok)
+	case <-time.After(30 * time.Second):
+		t.Fatal("hang: a stalled upload held its bytes past the grace")
+	}
+	status, err := bufio.NewReader(conn).ReadString('\n')
+	require.NoError(t, err)
+	assert.Equal(t, "HTTP/1.1 408 Request Timeout\r\n", status)
+	assert.Zero(t, g.held.Load())
+}
+
+// Attack (found by the HTTP soak, issue 23): bodies that send their bytes
+// at once and then stop held the bound on bodies being served for as long
+// as MinRate credited them (the grace plus a second per MinRate bytes
+// sent: 10 s + 64 MiB / 16 KiB/s, 68 minutes, at the defaults), and every
+// other body was refused 503 meanwhile: four connections that each sent
+// 64 MiB chunked and withheld the last chunk locked every other client of
+// a server at its defaults out. Counting bytes as they come bounds the
+// memory (defect 2), not who gets the room. Now the first 64 KiB of a
+// body may pass the bound by an eighth of it, so a short request is
+// served beside them, and a body that stalls is cut within the grace
+// (TestStalledUploadsEndWithinTheGrace).
+func TestAttackWithheldBodiesHoldTheBudget(t *testing.T) {
+	const mib = 1 << 20
+	var g Gate
+	g.Init(quiet, Limits{MaxFrame: 64 * mib, MaxHeld: 4 * mib, MinRate: 16 << 10})
+	chunk := make([]byte, readChunk)
+	for i := range chunk {
+		chunk[i] = ' '
+	}
+	var pipes []*io.PipeWriter
+	var reads []<-chan readResult
+	for range 4 {
+		r, pw := slowBody(-1)
+		reads = append(reads, startRead(&g, r))
+		for sent := 0; sent < mib; sent += len(chunk) {
+			_, err := pw.Write(chunk)
+			require.NoError(t, err)
+		}
+		pipes = append(pipes, pw)
+	}
+	awaitHeld(t, &g, 4*mib) // all that came; then nothing more
+
+	honest := httptest.NewRequest("POST", "/", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	got := <-startRead(&g, honest)
+	assert.True(t, got.ok, "an honest body is served beside bodies that stopped coming: %d", got.code)
+	g.Release(got.held)
+
+	for i, pw := range pipes {
+		pw.CloseWithError(io.ErrUnexpectedEOF)
+		<-reads[i]
+	}
+	assert.Zero(t, g.held.Load())
+}

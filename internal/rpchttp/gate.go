@@ -96,11 +96,23 @@ func (g *Gate) Screen(w http.ResponseWriter, r *http.Request, methods ...string)
 	return true
 }
 
+// smallBody is how much of a body may be held past the bound, in the
+// headroom of an eighth of it: a short request (most are) is served
+// while long bodies fill the bound.
+const smallBody = 64 << 10
+
 // hold counts n more bytes of a body of which mine are counted already,
 // unless that passes the bound: what one body alone holds is always
-// taken, as the stream's queue always takes a message alone.
+// taken, as the stream's queue always takes a message alone, and the
+// first smallBody bytes of a body may go past the bound by an eighth of
+// it, so that bodies that fill it (and stall, until the grace cuts them)
+// do not lock out the short requests of everyone else.
 func (g *Gate) hold(n, mine int64) bool {
-	if v := g.held.Add(n); v > g.maxHeld && v != mine+n {
+	bound := g.maxHeld
+	if mine+n <= smallBody {
+		bound += g.maxHeld / 8
+	}
+	if v := g.held.Add(n); v > bound && v != mine+n {
 		g.held.Add(-n)
 		return false
 	}
@@ -159,7 +171,9 @@ const readChunk = 32 << 10
 // a time, counting each chunk in as it comes (held: what is counted, also
 // on error), its buffer doubling with what came, never sized by what was
 // announced; each read ends by the time the body's bytes so far allow
-// (the grace plus a second per MinRate bytes).
+// (the grace plus a second per MinRate bytes), and within the grace of
+// the read before: a body that stalls holds what it sent no longer than
+// that, however much it sent at first.
 func (g *Gate) readCounted(w http.ResponseWriter, r *http.Request) (body []byte, held int64, err error) {
 	start := time.Now()
 	var src io.Reader = r.Body // a known length within the bound ends there
@@ -186,7 +200,11 @@ func (g *Gate) readCounted(w http.ResponseWriter, r *http.Request) (body []byte,
 		free := body[len(body):min(cap(body), len(body)+readChunk)]
 		if d != nil {
 			allowed := g.grace + time.Duration(int64(len(body)+len(free))*int64(time.Second)/int64(g.minRate))
-			_ = d.SetReadDeadline(start.Add(allowed))
+			deadline := start.Add(allowed)
+			if stall := time.Now().Add(g.grace); stall.Before(deadline) {
+				deadline = stall
+			}
+			_ = d.SetReadDeadline(deadline)
 		}
 		n, rerr := src.Read(free)
 		if n > 0 {
