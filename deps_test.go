@@ -17,13 +17,14 @@ import (
 // are exempt.
 func TestDependenciesPointOneWay(t *testing.T) {
 	above := map[string][]string{
-		"codec":      {"rpc", "service", "middleware", "schema", "mcp", ""},
-		"rpc":        {"service", "middleware", "schema", "mcp", ""},
-		"schema":     {"rpc", "service", "middleware", "mcp", ""},
-		"middleware": {"service", "mcp", ""},
-		"service":    {"middleware", "mcp", ""},
+		"codec":      {"rpc", "service", "middleware", "schema", "mcp", "auth", ""},
+		"rpc":        {"service", "middleware", "schema", "mcp", "auth", ""},
+		"schema":     {"rpc", "service", "middleware", "mcp", "auth", ""},
+		"middleware": {"service", "mcp", "auth", ""},
+		"service":    {"middleware", "mcp", "auth", ""},
+		"auth":       {"service", "middleware", "schema", "mcp", ""},
 		"mcp":        {""},
-		"internal":   {"rpc", "service", "middleware", "schema", "mcp", ""},
+		"internal":   {"rpc", "service", "middleware", "schema", "mcp", "auth", ""},
 	}
 	const module = "github.com/toolrpc/toolrpc"
 	out, err := exec.Command("go", "list", "-json", "./...").Output()

@@ -108,6 +108,7 @@ var snippetImports = map[string]string{
 	"github.com/toolrpc/toolrpc/service":    "service.New",
 	"github.com/toolrpc/toolrpc/middleware": "middleware.Default",
 	"github.com/toolrpc/toolrpc/mcp":        "mcp.New",
+	"github.com/toolrpc/toolrpc/auth":       "auth.IdentityFrom",
 	"github.com/toolrpc/toolrpc/examples/calculator/calc": "calc.Server",
 }
 
