@@ -48,6 +48,15 @@ func (c *Conn) Batch(ctx context.Context, calls []BatchCall) error {
 	if n > c.calls.slots.max {
 		return fmt.Errorf("rpc: a batch of %d calls is more than Options.MaxPendingCalls (%d)", n, c.calls.slots.max)
 	}
+	// Its answer is an array of n responses, which this connection's own
+	// reader refuses past MaxBatch: the calls would wait for ever.
+	most := c.dec.MaxBatch
+	if most <= 0 {
+		most = codec.DefaultMaxBatch
+	}
+	if n > most {
+		return fmt.Errorf("rpc: a batch of %d calls is more than Options.MaxBatch (%d): its answer could not be read", n, most)
+	}
 	outs := make([]*outbound, len(calls))
 	ob := &outBatch{calls: make([]*outbound, 0, n)}
 	buf := getBuffer()
