@@ -646,7 +646,8 @@ func TestABatchWaitingForSlotsHoldsNone(t *testing.T) {
 // both complete (each used to take its slots one at a time, and both could
 // stop halfway, waiting for each other).
 func TestConcurrentBatchesOverTheBound(t *testing.T) {
-	p := wiretest.NewPair(newArith(), nil, nil, nil) // MaxPendingCalls: 4096
+	// MaxPendingCalls: 4096; MaxBatch past the batches', on both sides.
+	p := wiretest.NewPair(newArith(), &rpc.Options{MaxBatch: 5000}, nil, &rpc.Options{MaxBatch: 5000})
 	defer p.Close(t)
 	for range 5 {
 		done := make(chan error, 2)
