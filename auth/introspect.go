@@ -229,6 +229,11 @@ func readIntrospection(body []byte, now time.Time, skew time.Duration) (*Identit
 	if err := json.Unmarshal(body, &members); err != nil || members == nil {
 		return nil, unavailable("the response is not a JSON object")
 	}
+	if name, ok := twice(body); ok {
+		// encoding/json keeps the last; another reader, the first: which
+		// "active" is meant is not for this server to guess.
+		return nil, unavailable("the response has two %q members", name)
+	}
 	var active bool
 	switch string(bytes.TrimSpace(members["active"])) {
 	case "true":
@@ -250,7 +255,9 @@ func readIntrospection(body []byte, now time.Time, skew time.Duration) (*Identit
 			return nil, unavailable("the response's %q is not a string", f.name)
 		}
 	}
-	if scopes := strings.Fields(scope); len(scopes) > 0 {
+	// Split on SP alone (RFC 6749 §3.3): strings.Fields would split at
+	// a tab or a Unicode space too, making "x\u00a0mcp" the scope mcp.
+	if scopes := strings.FieldsFunc(scope, func(r rune) bool { return r == ' ' }); len(scopes) > 0 {
 		id.Scopes = scopes
 	}
 	if raw, ok := members["aud"]; ok && string(raw) != "null" {
@@ -285,6 +292,32 @@ func readIntrospection(body []byte, now time.Time, skew time.Duration) (*Identit
 		}
 	}
 	return id, nil
+}
+
+// twice returns the first name that the JSON object body (valid JSON)
+// holds twice among its members, if any.
+func twice(body []byte) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if _, err := dec.Token(); err != nil { // {
+		return "", false
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		name, _ := t.(string)
+		if seen[name] {
+			return name, true
+		}
+		seen[name] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return "", false
+		}
+	}
+	return "", false
 }
 
 // optional decodes raw into to if it is a string, leaves to as it is if

@@ -52,6 +52,8 @@ var introspection = map[string]string{
 	"numaud-secret":   `{"active":true,"aud":5}`,
 	"numsub-secret":   `{"active":true,"sub":5}`,
 	"trunc-secret":    `{"active":true,"scope":"mc`,
+	"spaces-secret":   "{\"active\":true,\"scope\":\"  mcp  read \\u00a0admin\\tx\\u2003write\\ny \"}",
+	"twice-secret":    `{"active":false,"scope":"mcp","active":true}`,
 }
 
 func newEndpoint(t *testing.T) *endpoint {
@@ -169,6 +171,7 @@ func TestIntrospector(t *testing.T) {
 		{token: "auds-secret", want: &auth.Identity{Audience: []string{"a", "https://mcp.example.com/mcp"}, Expiry: hour.Add(time.Second / 2)}},
 		{token: "skewed-secret", want: &auth.Identity{}, claims: map[string]string{"nbf": fmt.Sprint(e.now + 30)}},
 		{token: "atbound-secret", want: &auth.Identity{}},
+		{token: "spaces-secret", want: &auth.Identity{Scopes: []string{"mcp", "read", "\u00a0admin\tx\u2003write\ny"}}},
 		{token: "inactive-secret", err: auth.ErrInvalidToken, text: "invalid token: introspection: the token is not active"},
 		{token: "unknown-secret", err: auth.ErrInvalidToken, text: "invalid token: introspection: the token is not active"},
 		{token: "expired-secret", err: auth.ErrInvalidToken, text: "invalid token: introspection: the token expired"},
@@ -179,6 +182,7 @@ func TestIntrospector(t *testing.T) {
 		{token: "null-secret", err: auth.ErrUnavailable, text: "verifier unavailable: introspection: the response is not a JSON object"},
 		{token: "array-secret", err: auth.ErrUnavailable, text: "verifier unavailable: introspection: the response is not a JSON object"},
 		{token: "trunc-secret", err: auth.ErrUnavailable, text: "verifier unavailable: introspection: the response is not a JSON object"},
+		{token: "twice-secret", err: auth.ErrUnavailable, text: `verifier unavailable: introspection: the response has two "active" members`},
 		{token: "scopes-secret", err: auth.ErrUnavailable, text: `verifier unavailable: introspection: the response's "scope" is not a string`},
 		{token: "numsub-secret", err: auth.ErrUnavailable, text: `verifier unavailable: introspection: the response's "sub" is not a string`},
 		{token: "strexp-secret", err: auth.ErrUnavailable, text: `verifier unavailable: introspection: the response's "exp" is not a time`},
