@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -198,7 +199,9 @@ func (v *Introspector) introspect(ctx context.Context, token string) (*Identity,
 	req.SetBasicAuth(url.QueryEscape(v.id), url.QueryEscape(v.secret))
 	resp, err := v.client.Do(req)
 	if err != nil {
-		return nil, unavailable("%w", err)
+		// net/http quotes in its errors the lines of a response it cannot
+		// read, and a broken endpoint may write back what it was sent.
+		return nil, unavailable("%w", redact(err, token, req.Header.Get("Authorization")))
 	}
 	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode != http.StatusOK {
@@ -206,13 +209,42 @@ func (v *Introspector) introspect(ctx context.Context, token string) (*Identity,
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(v.maxBytes)+1))
 	if err != nil {
-		return nil, unavailable("reading the response: %w", err)
+		return nil, unavailable("reading the response: %w", redact(err, token, req.Header.Get("Authorization")))
 	}
 	if len(body) > v.maxBytes {
 		return nil, unavailable("the response is longer than %d bytes", v.maxBytes)
 	}
 	return readIntrospection(body, time.Now(), v.skew)
 }
+
+// redact returns err with its text rid of token and of the request's
+// Authorization value (credentials: its own, and once decoded), which it
+// still unwraps to.
+func redact(err error, token, authorization string) error {
+	text := err.Error()
+	if token != "" {
+		text = strings.ReplaceAll(text, token, "[token]")
+	}
+	if cred, ok := strings.CutPrefix(authorization, "Basic "); ok && cred != "" {
+		text = strings.ReplaceAll(text, cred, "[credentials]")
+		if raw, err := base64.StdEncoding.DecodeString(cred); err == nil && len(raw) > 0 {
+			text = strings.ReplaceAll(text, string(raw), "[credentials]")
+		}
+	}
+	if text == err.Error() {
+		return err
+	}
+	return &redacted{text: text, err: err}
+}
+
+// redacted is an error whose text is not its cause's.
+type redacted struct {
+	text string
+	err  error
+}
+
+func (e *redacted) Error() string { return e.text }
+func (e *redacted) Unwrap() error { return e.err }
 
 // The members of an introspection response that Identity has fields for
 // (RFC 7662 §2.2); the others go to Identity.Claims.

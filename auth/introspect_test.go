@@ -113,6 +113,18 @@ func newEndpoint(t *testing.T) *endpoint {
 		case "500-secret":
 			w.WriteHeader(500)
 			fmt.Fprint(w, `{"active":true}`)
+		case "reflect-secret":
+			// A broken endpoint that writes the token and the request's
+			// credentials back in its header: net/http quotes the line in
+			// its error.
+			hj, _, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			fmt.Fprintf(hj, "HTTP/1.1 200 OK\r\nX: %s\r\n%s %s\r\n\r\n", r.Header.Get("Authorization"), token, r.Header.Get("Authorization"))
+			_ = hj.Close()
+			return
 		case "401-secret":
 			w.WriteHeader(401)
 		case "redirect-secret":
@@ -338,3 +350,18 @@ func TestNewIntrospectorRefuses(t *testing.T) {
 
 // quiet is a logger that drops everything.
 func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// An endpoint that writes the token, or this server's credentials, back
+// where net/http quotes it in its error: the error, logged, holds
+// neither; it is still ErrUnavailable, and 503 behind Require.
+func TestIntrospectorRedacts(t *testing.T) {
+	e := newEndpoint(t)
+	v := e.introspector(nil)
+	_, err := v.Verify(context.Background(), "reflect-secret")
+	require.ErrorIs(t, err, auth.ErrUnavailable)
+	assert.EqualError(t, err, `auth: verifier unavailable: introspection: Post "`+e.srv.URL+`/introspect": net/http: HTTP/1.x transport connection broken: `+
+		`malformed MIME header: missing colon: "[token] Basic [credentials]"`)
+	for _, secret := range []string{"reflect-secret", "s%2B%26cret", "s+&cret", "cnMlM0ExOnMlMkIlMjZjcmV0"} {
+		assert.NotContains(t, err.Error(), secret)
+	}
+}
