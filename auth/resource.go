@@ -308,7 +308,7 @@ func (rs *ResourceServer) Metadata() http.Handler {
 func (rs *ResourceServer) Require(next http.Handler) http.Handler {
 	missing := challenge(rs.metadataURL, rs.scope, "", "")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Query().Has("access_token") {
+		if queryHasToken(r.URL.RawQuery) {
 			rs.refuse(w, r, http.StatusBadRequest, invalidRequest, "access tokens are not accepted in the query string", nil)
 			return
 		}
@@ -362,6 +362,29 @@ func (rs *ResourceServer) Require(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), grantKey{}, &grant{id: id, rs: rs})))
 	})
+}
+
+// queryHasToken reports whether a query string has an access_token
+// parameter (RFC 6750 §2.3), however the rest is written: url.ParseQuery
+// drops a parameter after a ';' or with a bad escape, and so would let
+// one through unseen.
+func queryHasToken(query string) bool {
+	for query != "" {
+		var param string
+		if i := strings.IndexAny(query, "&;"); i >= 0 {
+			param, query = query[:i], query[i+1:]
+		} else {
+			param, query = query, ""
+		}
+		name, _, _ := strings.Cut(param, "=")
+		if unescaped, err := url.QueryUnescape(name); err == nil {
+			name = unescaped
+		}
+		if name == "access_token" {
+			return true
+		}
+	}
+	return false
 }
 
 // refuse answers a request status with a challenge of code and
