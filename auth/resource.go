@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -117,6 +118,16 @@ func NewResourceServer(opts *Options) (*ResourceServer, error) {
 	if u.RawQuery != "" || u.ForceQuery {
 		return nil, fmt.Errorf("auth: Resource %q has a query", opts.Resource)
 	}
+	if p := u.EscapedPath(); p != "" {
+		clean := path.Clean(p)
+		if strings.HasSuffix(p, "/") && clean != "/" {
+			clean += "/"
+		}
+		if clean != p {
+			// http.ServeMux would answer MetadataPath with a redirect.
+			return nil, fmt.Errorf("auth: Resource %q has a path that is not clean (its metadata's path would be redirected)", opts.Resource)
+		}
+	}
 	if len(opts.AuthorizationServers) == 0 {
 		return nil, errors.New("auth: AuthorizationServers is empty: the metadata must name one")
 	}
@@ -129,6 +140,9 @@ func NewResourceServer(opts *Options) (*ResourceServer, error) {
 		if _, err := checkURL("ResourceDocumentation", opts.ResourceDocumentation); err != nil {
 			return nil, err
 		}
+	}
+	if slices.Contains(opts.Audiences, "") {
+		return nil, errors.New(`auth: Audiences holds "": a token whose audience is empty would be accepted`)
 	}
 	if opts.Verifier == nil {
 		return nil, errors.New("auth: no Verifier")
