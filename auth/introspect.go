@@ -83,9 +83,12 @@ type IntrospectionOptions struct {
 // endpoint that is down, slow past Timeout, redirects, answers other than
 // 200, or answers what is not an introspection response (not a JSON
 // object, active missing or not a boolean, a member of the wrong type,
-// longer than MaxResponseBytes) leaves the verifier unavailable
-// (ErrUnavailable: 503), never a hang. Active tokens are cached. It is
-// safe for concurrent use.
+// a member twice, longer than MaxResponseBytes) leaves the verifier
+// unavailable (ErrUnavailable: 503), never a hang. The scope member is
+// split at spaces (SP) alone. No error holds the token or the
+// credentials, even one the endpoint wrote back. Active tokens are
+// cached; introspections of one token at once are not merged, each takes
+// a slot. It is safe for concurrent use.
 type Introspector struct {
 	endpoint   string
 	id, secret string

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -364,4 +365,38 @@ func TestIntrospectorRedacts(t *testing.T) {
 	for _, secret := range []string{"reflect-secret", "s%2B%26cret", "s+&cret", "cnMlM0ExOnMlMkIlMjZjcmV0"} {
 		assert.NotContains(t, err.Error(), secret)
 	}
+}
+
+// However many tokens come at once, at most MaxConcurrent introspections
+// are under way: the endpoint lets none go until MaxConcurrent are in,
+// and sees never one more.
+func TestIntrospectorBoundsConcurrency(t *testing.T) {
+	const slots, tokens = 4, 64
+	var in, most atomic.Int64
+	full := make(chan struct{})
+	var once sync.Once
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := in.Add(1)
+		defer in.Add(-1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		if n == slots {
+			once.Do(func() { close(full) })
+		}
+		<-full
+		fmt.Fprint(w, `{"active":true}`)
+	}))
+	defer srv.Close()
+	v, err := auth.NewIntrospector(&auth.IntrospectionOptions{Endpoint: srv.URL, ClientID: "rs", Client: srv.Client(),
+		MaxConcurrent: slots, Timeout: time.Hour})
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	for i := range tokens {
+		wg.Go(func() {
+			_, err := v.Verify(context.Background(), fmt.Sprint("token-", i))
+			assert.NoError(t, err)
+		})
+	}
+	wg.Wait()
+	assert.Equal(t, int64(slots), most.Load())
 }

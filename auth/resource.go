@@ -32,7 +32,8 @@ type Options struct {
 	// canonical URI of an MCP server): the URL clients call it at, such
 	// as "https://mcp.example.com/mcp", and what a token's audience must
 	// name. https, no fragment, no query (http only for a loopback host,
-	// for tests). Required.
+	// for tests), a clean path (no "." or ".." segment, no "//": its
+	// metadata's path would be redirected). Required.
 	Resource string
 	// AuthorizationServers are the issuer identifiers (RFC 8414) of the
 	// authorization servers whose tokens this server accepts, published in
@@ -56,7 +57,7 @@ type Options struct {
 	// Audiences are other values a token's audience may name instead of
 	// Resource: for an authorization server that names its resources by
 	// an identifier of its own (an API identifier, an application id).
-	// Resource is always accepted.
+	// Resource is always accepted. None may be empty.
 	Audiences []string
 	// ResourceName is the metadata's resource_name: the server's name for
 	// people (RFC 9728 RECOMMENDS one). Optional.
@@ -309,7 +310,8 @@ func (rs *ResourceServer) Metadata() http.Handler {
 //   - a token without one of Options.Scopes: 403, error
 //     "insufficient_scope";
 //   - an access_token in the query string (MCP: tokens MUST NOT be sent
-//     there), or two Authorization headers: 400, error "invalid_request"
+//     there; seen after a ';' or a bad escape too), or two Authorization
+//     headers: 400, error "invalid_request"
 //     (RFC 6750 §3.1: "uses more than one method", "repeats the same
 //     parameter");
 //   - a Verifier unavailable (ErrUnavailable, or its context's deadline
