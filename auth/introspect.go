@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -82,9 +83,12 @@ type IntrospectionOptions struct {
 // endpoint that is down, slow past Timeout, redirects, answers other than
 // 200, or answers what is not an introspection response (not a JSON
 // object, active missing or not a boolean, a member of the wrong type,
-// longer than MaxResponseBytes) leaves the verifier unavailable
-// (ErrUnavailable: 503), never a hang. Active tokens are cached. It is
-// safe for concurrent use.
+// a member twice, longer than MaxResponseBytes) leaves the verifier
+// unavailable (ErrUnavailable: 503), never a hang. The scope member is
+// split at spaces (SP) alone. No error holds the token or the
+// credentials, even one the endpoint wrote back. Active tokens are
+// cached; introspections of one token at once are not merged, each takes
+// a slot. It is safe for concurrent use.
 type Introspector struct {
 	endpoint   string
 	id, secret string
@@ -198,7 +202,9 @@ func (v *Introspector) introspect(ctx context.Context, token string) (*Identity,
 	req.SetBasicAuth(url.QueryEscape(v.id), url.QueryEscape(v.secret))
 	resp, err := v.client.Do(req)
 	if err != nil {
-		return nil, unavailable("%w", err)
+		// net/http quotes in its errors the lines of a response it cannot
+		// read, and a broken endpoint may write back what it was sent.
+		return nil, unavailable("%w", redact(err, token, req.Header.Get("Authorization")))
 	}
 	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode != http.StatusOK {
@@ -206,13 +212,42 @@ func (v *Introspector) introspect(ctx context.Context, token string) (*Identity,
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(v.maxBytes)+1))
 	if err != nil {
-		return nil, unavailable("reading the response: %w", err)
+		return nil, unavailable("reading the response: %w", redact(err, token, req.Header.Get("Authorization")))
 	}
 	if len(body) > v.maxBytes {
 		return nil, unavailable("the response is longer than %d bytes", v.maxBytes)
 	}
 	return readIntrospection(body, time.Now(), v.skew)
 }
+
+// redact returns err with its text rid of token and of the request's
+// Authorization value (credentials: its own, and once decoded), which it
+// still unwraps to.
+func redact(err error, token, authorization string) error {
+	text := err.Error()
+	if token != "" {
+		text = strings.ReplaceAll(text, token, "[token]")
+	}
+	if cred, ok := strings.CutPrefix(authorization, "Basic "); ok && cred != "" {
+		text = strings.ReplaceAll(text, cred, "[credentials]")
+		if raw, err := base64.StdEncoding.DecodeString(cred); err == nil && len(raw) > 0 {
+			text = strings.ReplaceAll(text, string(raw), "[credentials]")
+		}
+	}
+	if text == err.Error() {
+		return err
+	}
+	return &redacted{text: text, err: err}
+}
+
+// redacted is an error whose text is not its cause's.
+type redacted struct {
+	text string
+	err  error
+}
+
+func (e *redacted) Error() string { return e.text }
+func (e *redacted) Unwrap() error { return e.err }
 
 // The members of an introspection response that Identity has fields for
 // (RFC 7662 §2.2); the others go to Identity.Claims.
@@ -228,6 +263,11 @@ func readIntrospection(body []byte, now time.Time, skew time.Duration) (*Identit
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(body, &members); err != nil || members == nil {
 		return nil, unavailable("the response is not a JSON object")
+	}
+	if name, ok := twice(body); ok {
+		// encoding/json keeps the last; another reader, the first: which
+		// "active" is meant is not for this server to guess.
+		return nil, unavailable("the response has two %q members", name)
 	}
 	var active bool
 	switch string(bytes.TrimSpace(members["active"])) {
@@ -250,7 +290,9 @@ func readIntrospection(body []byte, now time.Time, skew time.Duration) (*Identit
 			return nil, unavailable("the response's %q is not a string", f.name)
 		}
 	}
-	if scopes := strings.Fields(scope); len(scopes) > 0 {
+	// Split on SP alone (RFC 6749 §3.3): strings.Fields would split at
+	// a tab or a Unicode space too, making "x\u00a0mcp" the scope mcp.
+	if scopes := strings.FieldsFunc(scope, func(r rune) bool { return r == ' ' }); len(scopes) > 0 {
 		id.Scopes = scopes
 	}
 	if raw, ok := members["aud"]; ok && string(raw) != "null" {
@@ -285,6 +327,32 @@ func readIntrospection(body []byte, now time.Time, skew time.Duration) (*Identit
 		}
 	}
 	return id, nil
+}
+
+// twice returns the first name that the JSON object body (valid JSON)
+// holds twice among its members, if any.
+func twice(body []byte) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if _, err := dec.Token(); err != nil { // {
+		return "", false
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		name, _ := t.(string)
+		if seen[name] {
+			return name, true
+		}
+		seen[name] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return "", false
+		}
+	}
+	return "", false
 }
 
 // optional decodes raw into to if it is a string, leaves to as it is if

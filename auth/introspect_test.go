@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -52,6 +53,8 @@ var introspection = map[string]string{
 	"numaud-secret":   `{"active":true,"aud":5}`,
 	"numsub-secret":   `{"active":true,"sub":5}`,
 	"trunc-secret":    `{"active":true,"scope":"mc`,
+	"spaces-secret":   "{\"active\":true,\"scope\":\"  mcp  read \\u00a0admin\\tx\\u2003write\\ny \"}",
+	"twice-secret":    `{"active":false,"scope":"mcp","active":true}`,
 }
 
 func newEndpoint(t *testing.T) *endpoint {
@@ -111,6 +114,18 @@ func newEndpoint(t *testing.T) *endpoint {
 		case "500-secret":
 			w.WriteHeader(500)
 			fmt.Fprint(w, `{"active":true}`)
+		case "reflect-secret":
+			// A broken endpoint that writes the token and the request's
+			// credentials back in its header: net/http quotes the line in
+			// its error.
+			hj, _, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			fmt.Fprintf(hj, "HTTP/1.1 200 OK\r\nX: %s\r\n%s %s\r\n\r\n", r.Header.Get("Authorization"), token, r.Header.Get("Authorization"))
+			_ = hj.Close()
+			return
 		case "401-secret":
 			w.WriteHeader(401)
 		case "redirect-secret":
@@ -169,6 +184,7 @@ func TestIntrospector(t *testing.T) {
 		{token: "auds-secret", want: &auth.Identity{Audience: []string{"a", "https://mcp.example.com/mcp"}, Expiry: hour.Add(time.Second / 2)}},
 		{token: "skewed-secret", want: &auth.Identity{}, claims: map[string]string{"nbf": fmt.Sprint(e.now + 30)}},
 		{token: "atbound-secret", want: &auth.Identity{}},
+		{token: "spaces-secret", want: &auth.Identity{Scopes: []string{"mcp", "read", "\u00a0admin\tx\u2003write\ny"}}},
 		{token: "inactive-secret", err: auth.ErrInvalidToken, text: "invalid token: introspection: the token is not active"},
 		{token: "unknown-secret", err: auth.ErrInvalidToken, text: "invalid token: introspection: the token is not active"},
 		{token: "expired-secret", err: auth.ErrInvalidToken, text: "invalid token: introspection: the token expired"},
@@ -179,6 +195,7 @@ func TestIntrospector(t *testing.T) {
 		{token: "null-secret", err: auth.ErrUnavailable, text: "verifier unavailable: introspection: the response is not a JSON object"},
 		{token: "array-secret", err: auth.ErrUnavailable, text: "verifier unavailable: introspection: the response is not a JSON object"},
 		{token: "trunc-secret", err: auth.ErrUnavailable, text: "verifier unavailable: introspection: the response is not a JSON object"},
+		{token: "twice-secret", err: auth.ErrUnavailable, text: `verifier unavailable: introspection: the response has two "active" members`},
 		{token: "scopes-secret", err: auth.ErrUnavailable, text: `verifier unavailable: introspection: the response's "scope" is not a string`},
 		{token: "numsub-secret", err: auth.ErrUnavailable, text: `verifier unavailable: introspection: the response's "sub" is not a string`},
 		{token: "strexp-secret", err: auth.ErrUnavailable, text: `verifier unavailable: introspection: the response's "exp" is not a time`},
@@ -334,3 +351,52 @@ func TestNewIntrospectorRefuses(t *testing.T) {
 
 // quiet is a logger that drops everything.
 func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// An endpoint that writes the token, or this server's credentials, back
+// where net/http quotes it in its error: the error, logged, holds
+// neither; it is still ErrUnavailable, and 503 behind Require.
+func TestIntrospectorRedacts(t *testing.T) {
+	e := newEndpoint(t)
+	v := e.introspector(nil)
+	_, err := v.Verify(context.Background(), "reflect-secret")
+	require.ErrorIs(t, err, auth.ErrUnavailable)
+	assert.EqualError(t, err, `auth: verifier unavailable: introspection: Post "`+e.srv.URL+`/introspect": net/http: HTTP/1.x transport connection broken: `+
+		`malformed MIME header: missing colon: "[token] Basic [credentials]"`)
+	for _, secret := range []string{"reflect-secret", "s%2B%26cret", "s+&cret", "cnMlM0ExOnMlMkIlMjZjcmV0"} {
+		assert.NotContains(t, err.Error(), secret)
+	}
+}
+
+// However many tokens come at once, at most MaxConcurrent introspections
+// are under way: the endpoint lets none go until MaxConcurrent are in,
+// and sees never one more.
+func TestIntrospectorBoundsConcurrency(t *testing.T) {
+	const slots, tokens = 4, 64
+	var in, most atomic.Int64
+	full := make(chan struct{})
+	var once sync.Once
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := in.Add(1)
+		defer in.Add(-1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		if n == slots {
+			once.Do(func() { close(full) })
+		}
+		<-full
+		fmt.Fprint(w, `{"active":true}`)
+	}))
+	defer srv.Close()
+	v, err := auth.NewIntrospector(&auth.IntrospectionOptions{Endpoint: srv.URL, ClientID: "rs", Client: srv.Client(),
+		MaxConcurrent: slots, Timeout: time.Hour})
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	for i := range tokens {
+		wg.Go(func() {
+			_, err := v.Verify(context.Background(), fmt.Sprint("token-", i))
+			assert.NoError(t, err)
+		})
+	}
+	wg.Wait()
+	assert.Equal(t, int64(slots), most.Load())
+}

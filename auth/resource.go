@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,7 +32,8 @@ type Options struct {
 	// canonical URI of an MCP server): the URL clients call it at, such
 	// as "https://mcp.example.com/mcp", and what a token's audience must
 	// name. https, no fragment, no query (http only for a loopback host,
-	// for tests). Required.
+	// for tests), a clean path (no "." or ".." segment, no "//": its
+	// metadata's path would be redirected). Required.
 	Resource string
 	// AuthorizationServers are the issuer identifiers (RFC 8414) of the
 	// authorization servers whose tokens this server accepts, published in
@@ -55,7 +57,7 @@ type Options struct {
 	// Audiences are other values a token's audience may name instead of
 	// Resource: for an authorization server that names its resources by
 	// an identifier of its own (an API identifier, an application id).
-	// Resource is always accepted.
+	// Resource is always accepted. None may be empty.
 	Audiences []string
 	// ResourceName is the metadata's resource_name: the server's name for
 	// people (RFC 9728 RECOMMENDS one). Optional.
@@ -117,6 +119,16 @@ func NewResourceServer(opts *Options) (*ResourceServer, error) {
 	if u.RawQuery != "" || u.ForceQuery {
 		return nil, fmt.Errorf("auth: Resource %q has a query", opts.Resource)
 	}
+	if p := u.EscapedPath(); p != "" {
+		clean := path.Clean(p)
+		if strings.HasSuffix(p, "/") && clean != "/" {
+			clean += "/"
+		}
+		if clean != p {
+			// http.ServeMux would answer MetadataPath with a redirect.
+			return nil, fmt.Errorf("auth: Resource %q has a path that is not clean (its metadata's path would be redirected)", opts.Resource)
+		}
+	}
 	if len(opts.AuthorizationServers) == 0 {
 		return nil, errors.New("auth: AuthorizationServers is empty: the metadata must name one")
 	}
@@ -129,6 +141,9 @@ func NewResourceServer(opts *Options) (*ResourceServer, error) {
 		if _, err := checkURL("ResourceDocumentation", opts.ResourceDocumentation); err != nil {
 			return nil, err
 		}
+	}
+	if slices.Contains(opts.Audiences, "") {
+		return nil, errors.New(`auth: Audiences holds "": a token whose audience is empty would be accepted`)
 	}
 	if opts.Verifier == nil {
 		return nil, errors.New("auth: no Verifier")
@@ -295,7 +310,8 @@ func (rs *ResourceServer) Metadata() http.Handler {
 //   - a token without one of Options.Scopes: 403, error
 //     "insufficient_scope";
 //   - an access_token in the query string (MCP: tokens MUST NOT be sent
-//     there), or two Authorization headers: 400, error "invalid_request"
+//     there; seen after a ';' or a bad escape too), or two Authorization
+//     headers: 400, error "invalid_request"
 //     (RFC 6750 §3.1: "uses more than one method", "repeats the same
 //     parameter");
 //   - a Verifier unavailable (ErrUnavailable, or its context's deadline
@@ -308,7 +324,7 @@ func (rs *ResourceServer) Metadata() http.Handler {
 func (rs *ResourceServer) Require(next http.Handler) http.Handler {
 	missing := challenge(rs.metadataURL, rs.scope, "", "")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Query().Has("access_token") {
+		if queryHasToken(r.URL.RawQuery) {
 			rs.refuse(w, r, http.StatusBadRequest, invalidRequest, "access tokens are not accepted in the query string", nil)
 			return
 		}
@@ -362,6 +378,29 @@ func (rs *ResourceServer) Require(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), grantKey{}, &grant{id: id, rs: rs})))
 	})
+}
+
+// queryHasToken reports whether a query string has an access_token
+// parameter (RFC 6750 §2.3), however the rest is written: url.ParseQuery
+// drops a parameter after a ';' or with a bad escape, and so would let
+// one through unseen.
+func queryHasToken(query string) bool {
+	for query != "" {
+		var param string
+		if i := strings.IndexAny(query, "&;"); i >= 0 {
+			param, query = query[:i], query[i+1:]
+		} else {
+			param, query = query, ""
+		}
+		name, _, _ := strings.Cut(param, "=")
+		if unescaped, err := url.QueryUnescape(name); err == nil {
+			name = unescaped
+		}
+		if name == "access_token" {
+			return true
+		}
+	}
+	return false
 }
 
 // refuse answers a request status with a challenge of code and
