@@ -141,6 +141,22 @@ func TestChunkedBodiesAreCountedAsTheyCome(t *testing.T) {
 	assert.Zero(t, g.held.Load())
 }
 
+// serveBodies serves requests whose bodies g reads, answering 200 to
+// each it could read (and what the gate answers to the others), and
+// sends what each read gave on done.
+func serveBodies(g *Gate) (srv *httptest.Server, done <-chan readResult) {
+	results := make(chan readResult, 1)
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, held, ok := g.ReadBody(w, r)
+		if ok {
+			g.Release(held)
+			w.WriteHeader(200)
+		}
+		results <- readResult{body: body, ok: ok}
+	}))
+	return srv, results
+}
+
 // A body that comes slower than MinRate, after the grace, is answered 408
 // and its connection freed: one byte now and then no longer holds a worker
 // (a 64 MiB announcement and a byte a second, before, held it until the
@@ -148,15 +164,7 @@ func TestChunkedBodiesAreCountedAsTheyCome(t *testing.T) {
 func TestSlowUploadsEndAtTheMinimumRate(t *testing.T) {
 	var g Gate
 	g.Init(quiet, Limits{MaxFrame: 64 << 20, MaxHeld: 256 << 20, MinRate: 1 << 20, Grace: 50 * time.Millisecond})
-	done := make(chan readResult, 1)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, held, ok := g.ReadBody(w, r)
-		if ok {
-			g.Release(held)
-			w.WriteHeader(200)
-		}
-		done <- readResult{body: body, ok: ok}
-	}))
+	srv, done := serveBodies(&g)
 	defer srv.Close()
 	// Announced long, or short (a fast path once read those with no
 	// deadline): one byte, then nothing.
@@ -194,14 +202,7 @@ func TestSlowUploadsEndAtTheMinimumRate(t *testing.T) {
 func TestStalledUploadsEndWithinTheGrace(t *testing.T) {
 	var g Gate
 	g.Init(quiet, Limits{MaxFrame: 64 << 20, MaxHeld: 256 << 20, MinRate: 16 << 10, Grace: 50 * time.Millisecond})
-	done := make(chan readResult, 1)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, held, ok := g.ReadBody(w, r)
-		if ok {
-			g.Release(held)
-		}
-		done <- readResult{body: body, ok: ok}
-	}))
+	srv, done := serveBodies(&g)
 	defer srv.Close()
 	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
 	require.NoError(t, err)
