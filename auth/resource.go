@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"path"
@@ -14,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/toolrpc/toolrpc/internal/rpchttp"
 )
 
 // DefaultMaxTokenBytes is the default of Options.MaxTokenBytes: 8 KiB, a
@@ -217,22 +218,13 @@ func checkURL(what, s string) (*url.URL, error) {
 	switch strings.ToLower(u.Scheme) {
 	case "https":
 	case "http":
-		if !loopback(u.Hostname()) {
+		if !rpchttp.IsLoopbackName(u.Hostname()) { // the rule rpc.HTTPHandler keeps for Host
 			return nil, fmt.Errorf("auth: %s %q is not https (http is for a loopback host only)", what, s)
 		}
 	default:
 		return nil, fmt.Errorf("auth: %s %q is not https", what, s)
 	}
 	return u, nil
-}
-
-// loopback reports whether host is localhost or a loopback address.
-func loopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // canonical returns the form of a resource identifier that audiences are

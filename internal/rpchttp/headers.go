@@ -146,7 +146,7 @@ func (g *Gate) hostAllowed(host string, local net.Addr) bool {
 			return true
 		}
 	}
-	if isLoopbackName(name) {
+	if IsLoopbackName(name) {
 		return true
 	}
 	// Another name: answered where the connection is not to loopback and
@@ -170,10 +170,10 @@ func hostName(host string) string {
 	return host
 }
 
-// isLoopbackName reports whether a host name (no port, no brackets) is
+// IsLoopbackName reports whether a host name (no port, no brackets) is
 // loopback's. Only what can be an address is parsed as one: a name's
 // failed parse would allocate its error.
-func isLoopbackName(name string) bool {
+func IsLoopbackName(name string) bool {
 	if strings.EqualFold(name, "localhost") {
 		return true
 	}
