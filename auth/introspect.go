@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/toolrpc/toolrpc/internal/option"
 )
 
 // The defaults of IntrospectionOptions.
@@ -115,11 +117,11 @@ func NewIntrospector(opts *IntrospectionOptions) (*Introspector, error) {
 	}
 	v := &Introspector{
 		endpoint: opts.Endpoint, id: opts.ClientID, secret: opts.ClientSecret,
-		timeout:  positiveOr(opts.Timeout, DefaultIntrospectionTimeout),
-		maxBytes: positiveOr(opts.MaxResponseBytes, DefaultIntrospectionBytes),
-		slots:    make(chan struct{}, positiveOr(opts.MaxConcurrent, DefaultIntrospections)),
+		timeout:  option.PositiveOr(opts.Timeout, DefaultIntrospectionTimeout),
+		maxBytes: option.PositiveOr(opts.MaxResponseBytes, DefaultIntrospectionBytes),
+		slots:    make(chan struct{}, option.PositiveOr(opts.MaxConcurrent, DefaultIntrospections)),
 		skew:     opts.ClockSkew,
-		ttl:      positiveOr(opts.CacheTTL, DefaultIntrospectionTTL),
+		ttl:      option.PositiveOr(opts.CacheTTL, DefaultIntrospectionTTL),
 	}
 	if opts.ClockSkew == 0 {
 		v.skew = DefaultClockSkew
@@ -134,17 +136,9 @@ func NewIntrospector(opts *IntrospectionOptions) (*Introspector, error) {
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	v.client = &c
 	if opts.CacheSize >= 0 {
-		v.cache = &idCache{max: positiveOr(opts.CacheSize, DefaultIntrospectionCache), m: map[[sha256.Size]byte]cached{}}
+		v.cache = &idCache{max: option.PositiveOr(opts.CacheSize, DefaultIntrospectionCache), m: map[[sha256.Size]byte]cached{}}
 	}
 	return v, nil
-}
-
-// positiveOr returns v, or def when v is not positive.
-func positiveOr[T int | time.Duration](v, def T) T {
-	if v > 0 {
-		return v
-	}
-	return def
 }
 
 // Verify introspects token, or finds it in the cache.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolrpc/toolrpc/codec"
 	"github.com/toolrpc/toolrpc/internal/jsonx"
+	"github.com/toolrpc/toolrpc/internal/option"
 	"github.com/toolrpc/toolrpc/internal/rpchttp"
 	"github.com/toolrpc/toolrpc/rpc"
 )
@@ -238,14 +239,14 @@ func (s *Server) NewHTTPHandler(ctx context.Context, opts *HTTPOptions) *HTTPHan
 	}
 	h := &HTTPHandler{
 		s: s, ctx: ctx, opts: o.RPC,
-		max:       positiveOr(o.MaxSessions, DefaultMaxSessions),
-		idle:      positiveOr(o.SessionIdle, DefaultSessionIdle),
-		keepAlive: positiveOr(o.KeepAlive, DefaultKeepAlive),
-		retry:     positiveOr(o.Retry, DefaultRetry),
-		replay:    positiveOr(o.ReplayBytes, DefaultReplayBytes),
-		initIdle:  positiveOr(o.InitIdle, DefaultInitIdle),
-		detached:  positiveOr(o.Detached, DefaultDetached),
-		maxFrame:  positiveOr(o.RPC.MaxFrameSize, codec.DefaultMaxFrameSize),
+		max:       option.PositiveOr(o.MaxSessions, DefaultMaxSessions),
+		idle:      option.PositiveOr(o.SessionIdle, DefaultSessionIdle),
+		keepAlive: option.PositiveOr(o.KeepAlive, DefaultKeepAlive),
+		retry:     option.PositiveOr(o.Retry, DefaultRetry),
+		replay:    option.PositiveOr(o.ReplayBytes, DefaultReplayBytes),
+		initIdle:  option.PositiveOr(o.InitIdle, DefaultInitIdle),
+		detached:  option.PositiveOr(o.Detached, DefaultDetached),
+		maxFrame:  option.PositiveOr(o.RPC.MaxFrameSize, codec.DefaultMaxFrameSize),
 		sessions:  map[string]*httpSession{},
 	}
 	h.preferJSON = o.PreferJSON
@@ -261,19 +262,11 @@ func (s *Server) NewHTTPHandler(ctx context.Context, opts *HTTPOptions) *HTTPHan
 	h.gateH = rpc.NewHTTPHandler(ctx, &gate, &h.opts)
 	h.gate = gate.Binding.Gate
 	h.modern = s.Handler()
-	h.slots = make(chan struct{}, positiveOr(o.RPC.Concurrency, rpc.DefaultConcurrency))
-	h.perSession = min(positiveOr(o.SessionConcurrency, max(1, cap(h.slots)/2)), cap(h.slots))
+	h.slots = make(chan struct{}, option.PositiveOr(o.RPC.Concurrency, rpc.DefaultConcurrency))
+	h.perSession = min(option.PositiveOr(o.SessionConcurrency, max(1, cap(h.slots)/2)), cap(h.slots))
 	h.batchSlots = make(chan struct{}, 1)
 	h.requests = map[*rpc.HTTPHandler]struct{}{}
 	return h
-}
-
-// positiveOr returns v, or def when v is not positive.
-func positiveOr[T int | time.Duration](v, def T) T {
-	if v > 0 {
-		return v
-	}
-	return def
 }
 
 // Close ends every session and shuts the handler down as
@@ -587,7 +580,7 @@ func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, env env
 	// The client's answers to tools' requests (CreateMessage, Elicit):
 	// each to the call waiting for it, if one is; accepted either way, as
 	// any response (one to a call that ended is dropped).
-	responses, others := clientResponses(env, body, rev, positiveOr(h.opts.MaxBatch, codec.DefaultMaxBatch))
+	responses, others := clientResponses(env, body, rev, option.PositiveOr(h.opts.MaxBatch, codec.DefaultMaxBatch))
 	for _, response := range responses {
 		if !ss.rpc.Deliver(response) {
 			cmp.Or(h.opts.Logger, slog.Default()).Debug("mcp: a response to no request waiting", "id", jsonx.Echo(jsonx.Member(response, "id")))

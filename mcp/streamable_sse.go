@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolrpc/toolrpc/codec"
 	"github.com/toolrpc/toolrpc/internal/jsonx"
+	"github.com/toolrpc/toolrpc/internal/option"
 	"github.com/toolrpc/toolrpc/internal/rpchttp"
 	"github.com/toolrpc/toolrpc/internal/sse"
 	"github.com/toolrpc/toolrpc/rpc"
@@ -435,7 +436,7 @@ func (sts *streams) close() {
 		sts.serving.Wait()
 		close(waited)
 	}()
-	t := time.NewTimer(positiveOr(sts.h.opts.ShutdownGrace, rpc.DefaultShutdownGrace))
+	t := time.NewTimer(option.PositiveOr(sts.h.opts.ShutdownGrace, rpc.DefaultShutdownGrace))
 	defer t.Stop()
 	select {
 	case <-waited:

@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolrpc/toolrpc/codec"
 	"github.com/toolrpc/toolrpc/internal/jsonx"
+	"github.com/toolrpc/toolrpc/internal/option"
 	"github.com/toolrpc/toolrpc/internal/wire"
 )
 
@@ -93,7 +94,7 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Opt
 		r:         newFrameReader(r, &o),
 		w:         newFrameWriter(w, &o),
 		dec:       codec.Decoder{MaxDepth: o.MaxDepth, MaxBatch: min(o.MaxBatch, math.MaxInt32)}, // a batch entry's slot is an int32
-		grace:     positiveOr(o.ShutdownGrace, DefaultShutdownGrace),
+		grace:     option.PositiveOr(o.ShutdownGrace, DefaultShutdownGrace),
 		methods:   methodNames{},
 		inputDone: make(chan struct{}),
 		done:      make(chan struct{}),
@@ -103,7 +104,7 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Opt
 	// A write that fails where no caller sees it (a line queued by a
 	// call whose context can end) ends the connection all the same.
 	c.w.OnFail(func(err error) { _ = c.wrote(err) })
-	c.queue = newWorkQueue(positiveOr(o.QueueSize, DefaultQueueSize), positiveOr(o.MaxQueueBytes, DefaultMaxQueueBytes),
+	c.queue = newWorkQueue(option.PositiveOr(o.QueueSize, DefaultQueueSize), option.PositiveOr(o.MaxQueueBytes, DefaultMaxQueueBytes),
 		c.calls.awaiting)
 	c.graceCtx, c.graceCancel = context.WithCancel(context.Background())
 	if err := o.check(); err != nil {

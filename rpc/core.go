@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolrpc/toolrpc/codec"
 	"github.com/toolrpc/toolrpc/internal/jsonx"
+	"github.com/toolrpc/toolrpc/internal/option"
 )
 
 // core is the dispatch core: it answers the peer's messages with a Handler
@@ -103,7 +104,7 @@ func newCore(ctx context.Context, h Handler, log *slog.Logger, o *Options) *core
 		inflight:   newInflightSet(false),
 		notifying:  map[*inbound]struct{}{},
 		jobs:       make(chan work),
-		sem:        make(chan struct{}, positiveOr(o.Concurrency, DefaultConcurrency)),
+		sem:        make(chan struct{}, option.PositiveOr(o.Concurrency, DefaultConcurrency)),
 		stopCh:     make(chan struct{}),
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/option"
 	"github.com/toolrpc/toolrpc/internal/rpchttp"
 )
 
@@ -98,18 +99,18 @@ func NewHTTPHandler(ctx context.Context, h Handler, opts *Options) *HTTPHandler 
 		log:      log,
 		maxBatch: o.MaxBatch,
 		maxDepth: o.MaxDepth,
-		grace:    positiveOr(o.ShutdownGrace, DefaultShutdownGrace),
+		grace:    option.PositiveOr(o.ShutdownGrace, DefaultShutdownGrace),
 	}
 	s.gate.Init(log, rpchttp.Limits{
-		MaxFrame: positiveOr(o.MaxFrameSize, codec.DefaultMaxFrameSize),
-		MaxHeld:  int64(positiveOr(o.MaxQueueBytes, DefaultMaxQueueBytes)),
+		MaxFrame: option.PositiveOr(o.MaxFrameSize, codec.DefaultMaxFrameSize),
+		MaxHeld:  int64(option.PositiveOr(o.MaxQueueBytes, DefaultMaxQueueBytes)),
 		Origins:  o.AllowedOrigins,
 		Hosts:    o.AllowedHosts,
 		MinRate:  uploadRate(o.MinUploadRate),
 	})
 	s.streamAfter = max(o.EventStreamAfter, 0)
 	if o.WriteTimeout >= 0 {
-		s.writeTime = positiveOr(o.WriteTimeout, DefaultWriteTimeout)
+		s.writeTime = option.PositiveOr(o.WriteTimeout, DefaultWriteTimeout)
 	}
 	if b, ok := h.(rpchttp.Binder); ok { // a transport of this module built on the handler
 		// Its requests are one client's (an MCP session's): one id space,
@@ -225,5 +226,5 @@ func uploadRate(r int) int {
 	if r < 0 {
 		return 0
 	}
-	return positiveOr(r, DefaultMinUploadRate)
+	return option.PositiveOr(r, DefaultMinUploadRate)
 }

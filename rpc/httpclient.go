@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolrpc/toolrpc/codec"
 	"github.com/toolrpc/toolrpc/internal/jsonx"
+	"github.com/toolrpc/toolrpc/internal/option"
 	"github.com/toolrpc/toolrpc/internal/scan"
 	"github.com/toolrpc/toolrpc/internal/sse"
 )
@@ -69,7 +70,7 @@ func NewHTTPClient(url string, opts *HTTPClientOptions) *HTTPClient {
 	if opts != nil {
 		o = *opts
 	}
-	c := &HTTPClient{url: url, client: o.Client, header: o.Header, max: positiveOr(o.MaxFrameSize, codec.DefaultMaxFrameSize)}
+	c := &HTTPClient{url: url, client: o.Client, header: o.Header, max: option.PositiveOr(o.MaxFrameSize, codec.DefaultMaxFrameSize)}
 	if c.client == nil {
 		c.client = http.DefaultClient
 	}

@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/toolrpc/toolrpc/internal/option"
 )
 
 // The timeouts of the HTTP server [ServeListener] runs, against clients
@@ -70,7 +72,7 @@ func ServeListener(ctx context.Context, ln net.Listener, h ClosableHandler, opts
 		_ = h.Close()
 		close(closed)
 	}()
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), positiveOr(o.ShutdownGrace, DefaultShutdownGrace))
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), option.PositiveOr(o.ShutdownGrace, DefaultShutdownGrace))
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
 		_ = srv.Close()

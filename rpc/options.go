@@ -175,11 +175,3 @@ func (o *Options) check() error {
 	return fmt.Errorf("rpc: Options.CancelNotification is %q: want rpc.CancelRequest (%q) or rpc.CancelledNotification (%q)",
 		o.CancelNotification, CancelRequest, CancelledNotification)
 }
-
-// positiveOr is v, or d when v is zero or negative (an option's default).
-func positiveOr[T int | time.Duration](v, d T) T {
-	if v <= 0 {
-		return d
-	}
-	return v
-}

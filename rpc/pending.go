@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+
+	"github.com/toolrpc/toolrpc/internal/option"
 )
 
 // pendingCalls is the outbound side of a connection: the calls of ours
@@ -37,7 +39,7 @@ func (p *pendingCalls) init(log *slog.Logger, o *Options) {
 	}
 	p.pending = make(map[int64]*outbound)
 	p.batches = make(map[*outBatch]struct{})
-	p.slots.max = positiveOr(o.MaxPendingCalls, DefaultMaxPendingCalls)
+	p.slots.max = option.PositiveOr(o.MaxPendingCalls, DefaultMaxPendingCalls)
 }
 
 // awaiting reports whether a call of ours awaits a response.

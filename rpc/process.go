@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"sync"
 	"time"
+
+	"github.com/toolrpc/toolrpc/internal/option"
 )
 
 // DefaultProcessGrace is how long [Process.Close] waits for a tool server to
@@ -91,7 +93,7 @@ func StartProcess(ctx context.Context, cmd *exec.Cmd, h Handler, opts *ProcessOp
 	if err := o.Options.check(); err != nil {
 		return nil, err
 	}
-	o.Grace = positiveOr(o.Grace, DefaultProcessGrace)
+	o.Grace = option.PositiveOr(o.Grace, DefaultProcessGrace)
 	logger := o.Options.Logger
 	if logger == nil {
 		logger = slog.Default()
@@ -174,7 +176,7 @@ func StartProcess(ctx context.Context, cmd *exec.Cmd, h Handler, opts *ProcessOp
 	}()
 	go func() {
 		defer close(p.stderrDone)
-		forwardStderr(p.stderr, o.Stderr, pid, positiveOr(o.MaxStderrLine, DefaultMaxStderrLine), stderrBufferSize)
+		forwardStderr(p.stderr, o.Stderr, pid, option.PositiveOr(o.MaxStderrLine, DefaultMaxStderrLine), stderrBufferSize)
 	}()
 	p.Conn = NewConn(ctx, p.stdout, inW, h, &o.Options)
 	close(connected)

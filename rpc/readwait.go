@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"time"
+
+	"github.com/toolrpc/toolrpc/internal/option"
 )
 
 // The read wait. A response written while the peer has not yet read the
@@ -49,7 +51,7 @@ func (c *Conn) newReadWait(w io.Writer, o *Options) {
 	if o.ReadWait < 0 {
 		return
 	}
-	c.readWait = positiveOr(o.ReadWait, DefaultReadWait)
+	c.readWait = option.PositiveOr(o.ReadWait, DefaultReadWait)
 	c.unread = unreadOf(w)
 }
 
