@@ -66,3 +66,6 @@ func OnUpdate(s *Server, f func()) {
 		c.onUpdate = f
 	}
 }
+
+// SlotsHeld is how many of h's slots (RPC.Concurrency) requests hold.
+func SlotsHeld(h *HTTPHandler) int { return len(h.slots) }

@@ -87,6 +87,19 @@ func (at *attackerState) evicted() (string, error) {
 	return "session evicted", nil
 }
 
+// primedOnly is the event stream of a legacy session's POST that ended
+// after its priming event, of the stream of got.
+func primedOnly(got string) string {
+	return "id: " + streamNo(got) + "-0\nretry: 1000\ndata: \n\n"
+}
+
+// sessionGone reports whether the session of the headers in is gone: a
+// ping with them is answered 404.
+func sessionGone(ctx context.Context, url string, hc *http.Client, in map[string]string) bool {
+	status, _, _, err := soakHTTP{url, hc}.post(ctx, in, `{"jsonrpc":"2.0","id":0,"method":"ping"}`)
+	return err == nil && status == http.StatusNotFound
+}
+
 // soakAttacks are the attacks against the soak's servers, and what they
 // got.
 type soakAttacks struct {
@@ -245,6 +258,10 @@ func newSoakAttacks(ss *soakServers, cfg soakConfig) *soakAttacks {
 				at.sid = "" // subscribed to what it cannot tell: the next round starts afresh
 				return "cut", nil
 			case status == 404:
+				return at.evicted()
+			case status == 200 && got == primedOnly(got) && sessionGone(ctx, ss.mcpSrv.URL, at.hc, in):
+				// Its session, busy, was ended by a newcomer's initialize:
+				// the attackers hold the most sessions.
 				return at.evicted()
 			case status != 200 || got != legacyEvents(streamNo(got), fmt.Sprintf(want, id)):
 				at.sid = ""
@@ -513,6 +530,10 @@ func attackSession(ctx context.Context, hc *http.Client, url, revision, capabili
 	switch {
 	case err != nil:
 		return "", "cut", nil
+	case status == http.StatusServiceUnavailable && strings.Contains(string(got), "too many sessions"):
+		// Every session busy, none of a client holding two more than the
+		// attackers: the flood is refused, as it should be.
+		return "", "503", nil
 	case status != 200 || hd.Get("Mcp-Session-Id") == "":
 		return "", fmt.Sprint(status), fmt.Errorf("initialize: %d %.300q", status, got)
 	}

@@ -92,7 +92,11 @@ type HTTPOptions struct {
 	// and its calls run at most SessionConcurrency at once. A request past either
 	// bound waits whether its client stays or not, and a
 	// notifications/cancelled reaches it only once it runs; notifications
-	// and responses never wait.
+	// and responses never wait. A call waiting for its client's answer
+	// (an elicitation, a sampling, roots) lends its slot of RPC.Concurrency
+	// back meanwhile, keeping its session's: a client gone for
+	// HTTPOptions.Detached does not keep the others' requests out, and its
+	// session's slots still bound how many of its calls wait.
 	SessionConcurrency int
 	// MaxSessions is the most legacy sessions kept at once. An initialize
 	// past it, once the sessions idle past SessionIdle are ended, ends a
@@ -100,11 +104,15 @@ type HTTPOptions struct {
 	// initializes anew: one of the client that holds the most sessions
 	// (see ClientKey; the initializing client's own among equals), the
 	// least recently used of them (those never used after their
-	// initialize first). So a peer that fills the table locks no newcomer
-	// out, and one that goes on initializing ends its own sessions, not
-	// others'; only while every session has a request under way is an
-	// initialize answered 503 Service Unavailable. Default:
-	// DefaultMaxSessions.
+	// initialize first). A client that holds at least two more sessions
+	// than the initializing one and has none idle loses its least
+	// recently used busy one (its calls cancelled), so that keeping each
+	// session busy locks no newcomer out either; a session of a client
+	// holding fewer than the initializing client will is never ended. So a
+	// peer that fills the table locks no newcomer out, and one that goes
+	// on initializing ends its own sessions, not others'; only when no
+	// session may be ended is an initialize answered 503 Service
+	// Unavailable. Default: DefaultMaxSessions.
 	MaxSessions int
 	// ClientKey names the client a request comes from, for sharing the
 	// sessions fairly when the table is full (MaxSessions). Default: the
@@ -652,19 +660,25 @@ func (h *HTTPHandler) sweep() {
 	}
 }
 
-// evict makes room for a session of client's when the table is full: it
-// ends a session with no request under way, of the client that holds
-// the most sessions (client itself among equals), the least recently
-// used of them, those never used after their initialize first (a client
-// that opens sessions to fill the table uses them least); it reports
-// whether there was one. A session so ended gets 404, which tells its
-// client to initialize anew; only when every session has a request under
-// way is a newcomer refused. h.mu is held.
+// evict makes room for a session of client's when the table is full,
+// ending a session of the client that holds the most: one of its
+// sessions with no request under way if it holds at least as many as
+// client will (one more than now), or client itself; else, if it holds
+// at least two more, the least recently used of its busy sessions (their
+// calls cancelled), so that a client keeping each of its sessions busy
+// (calls waiting for answers it never gives) locks no newcomer out. Of a
+// client's idle sessions, those never used after their initialize go
+// first (a client that opens sessions to fill the table uses them
+// least), then the least recently used. Never is a session ended of a
+// client that holds fewer than client will. It reports whether it ended
+// one. A session so ended gets 404, which tells its client to initialize
+// anew; a newcomer is refused only when no session may be ended. h.mu is
+// held.
 func (h *HTTPHandler) evict(client string) bool {
 	type holder struct {
-		held   int
-		victim *httpSession
-		id     string
+		held           int
+		idle, busy     *httpSession // the first to end of its sessions with no request under way, and of the others
+		idleID, busyID string
 	}
 	holders := map[string]*holder{}
 	for sid, ss := range h.sessions {
@@ -674,26 +688,54 @@ func (h *HTTPHandler) evict(client string) bool {
 			holders[ss.client] = c
 		}
 		c.held++
-		if ss.active == 0 && (c.victim == nil || ss.evictsBefore(c.victim)) {
-			c.id, c.victim = sid, ss
+		switch {
+		case ss.active == 0 && (c.idle == nil || ss.evictsBefore(c.idle)):
+			c.idleID, c.idle = sid, ss
+		case ss.active > 0 && (c.busy == nil || ss.evictsBefore(c.busy)):
+			c.busyID, c.busy = sid, ss
 		}
 	}
-	var pick *holder
+	own := 0
+	if c := holders[client]; c != nil {
+		own = c.held
+	}
+	// The candidate session of each client, and the best of them: of the
+	// client that holds the most; among equals, an idle one first, then
+	// client's own, then the one to end first.
+	var pick *httpSession
+	var pickID string
+	var pickHeld int
 	var pickOwn bool
 	for name, c := range holders {
-		if c.victim == nil {
+		self := name == client
+		victim, id := c.idle, c.idleID
+		switch {
+		case victim != nil && (self || c.held >= own+1):
+		case c.busy != nil && !self && c.held >= own+2:
+			victim, id = c.busy, c.busyID
+		default:
 			continue
 		}
-		own := name == client
-		if pick == nil || c.held > pick.held || (c.held == pick.held && own && !pickOwn) ||
-			(c.held == pick.held && own == pickOwn && c.victim.evictsBefore(pick.victim)) {
-			pick, pickOwn = c, own
+		better := pick == nil || c.held > pickHeld
+		if !better && c.held == pickHeld {
+			idle, pickIdle := victim.active == 0, pick.active == 0
+			switch {
+			case idle != pickIdle:
+				better = idle
+			case self != pickOwn:
+				better = self
+			default:
+				better = victim.evictsBefore(pick)
+			}
+		}
+		if better {
+			pick, pickID, pickHeld, pickOwn = victim, id, c.held, self
 		}
 	}
 	if pick == nil {
 		return false
 	}
-	h.end(pick.id, pick.victim)
+	h.end(pickID, pick)
 	return true
 }
 

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/toolrpc/toolrpc/codec"
@@ -585,6 +586,35 @@ type postWriter struct {
 	done   bool
 	cancel context.CancelCauseFunc // ends the POST's calls
 	orphan *time.Timer             // cancels them, once the POST's connection is gone (Detached)
+	// The handler's slots (RPC.Concurrency) the POST's calls hold, less
+	// those lent by calls waiting for the client (see Lend).
+	held atomic.Int64
+	h    *HTTPHandler
+}
+
+// Lend gives back one of the handler's slots the POST holds, for a call
+// that waits for the client's response (rpchttp.Lender): it runs nothing
+// meanwhile, and the client may be gone for HTTPOptions.Detached, which
+// would keep out everyone's requests that long if a few sessions' calls
+// all waited. The session's own slots (SessionConcurrency) stay held: they
+// bound how many of its calls wait.
+func (p *postWriter) Lend() bool {
+	if p.held.Add(-1) < 0 {
+		p.held.Add(1)
+		return false
+	}
+	<-p.h.slots
+	return true
+}
+
+// Reclaim takes a slot of the handler's back for a call whose wait for
+// the client ended, waiting for one until ctx ends (rpchttp.Lender).
+func (p *postWriter) Reclaim(ctx context.Context) {
+	select {
+	case p.h.slots <- struct{}{}:
+		p.held.Add(1)
+	case <-ctx.Done():
+	}
 }
 
 // errDetached is the cause of the cancellation of calls that ran
@@ -685,7 +715,7 @@ func (p *postWriter) finish() {
 func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *httpSession, env envelope, body []byte, held int64) {
 	sts := ss.streams
 	accept := r.Header.Values("Accept")
-	p := &postWriter{sts: sts, sse: len(accept) > 0 && rpchttp.AcceptsEventStream(accept), wake: make(chan struct{}, 1)}
+	p := &postWriter{sts: sts, h: h, sse: len(accept) > 0 && rpchttp.AcceptsEventStream(accept), wake: make(chan struct{}, 1)}
 	sts.mu.Lock()
 	if sts.closed {
 		sts.mu.Unlock()
@@ -750,16 +780,16 @@ func (h *HTTPHandler) postSession(w http.ResponseWriter, r *http.Request, ss *ht
 				// A batch runs up to SessionConcurrency calls at once
 				// (its session's handler's bound): it takes a slot of
 				// the handler's for each, one batch at a time.
-				taken := h.takeSlots(slots, sts.done)
+				p.held.Store(int64(h.takeSlots(slots, sts.done)))
 				defer func() {
-					for range taken {
+					for range p.held.Load() {
 						<-h.slots
 					}
 				}()
 			case <-sts.done:
 			}
 		}
-		p.x = rpchttp.Exchange{Ctx: ctx, R: r, Body: body, Sink: p} // ended with the session, or Detached after the client
+		p.x = rpchttp.Exchange{Ctx: ctx, R: r, Body: body, Sink: p, Lender: p} // ended with the session, or Detached after the client
 		ss.rpc.Serve(&p.x)
 		p.finish()
 	}()

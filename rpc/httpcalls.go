@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/rpchttp"
 )
 
 // The calls of an HTTPHandler's to its clients, for a transport bound to
@@ -46,6 +47,9 @@ func (b *boundHandler) Call(ctx context.Context, method string, params json.RawM
 		p.forget(o)
 		return nil, false, err
 	}
+	if l := lenderOf(ctx); l != nil && l.Lend() {
+		defer l.Reclaim(ctx)
+	}
 	select {
 	case <-o.done:
 	case <-ctx.Done():
@@ -55,6 +59,19 @@ func (b *boundHandler) Call(ctx context.Context, method string, params json.RawM
 		<-o.done // answered at the same moment: take the answer
 	}
 	return o.result, true, o.err
+}
+
+// lenderOf is the Lender of the exchange of the call ctx belongs to, or
+// nil.
+func lenderOf(ctx context.Context) rpchttp.Lender {
+	in := callFrom(ctx)
+	if in == nil {
+		return nil
+	}
+	if r, ok := in.out.(*httpReply); ok && r.ext != nil {
+		return r.ext.x.Lender
+	}
+	return nil
 }
 
 // Deliver hands a client's response to the call of the handler's waiting

@@ -85,6 +85,26 @@ type Exchange struct {
 	// Sink, when not nil, takes the response instead of W: the events
 	// and the answer as messages, for the transport to hold and write.
 	Sink Sink
+	// Lender, when not nil, is told when a call of Body waits for its
+	// client's response (Server.Call), to lend what the call holds of
+	// the transport's bounds meanwhile.
+	Lender Lender
+}
+
+// A Lender lends what a call holds of a transport's bounds while the call
+// waits for its client: MCP's legacy sessions give back the call's slot of
+// the handler's concurrency, since a call waiting for a client that may be
+// gone for minutes runs nothing, and would otherwise keep others out that
+// long. Its methods are called concurrently by the calls of an exchange.
+type Lender interface {
+	// Lend is called as a call starts to wait; it reports whether it
+	// lent anything, for Reclaim to take back.
+	Lend() bool
+	// Reclaim is called as the wait of a call Lend lent for ends; it
+	// returns once the call may go on: its share taken back, or ctx
+	// ended (the call then ends without it, and the transport counts it
+	// out).
+	Reclaim(ctx context.Context)
 }
 
 // A Hook is told of a response before its header is written.
