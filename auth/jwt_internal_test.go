@@ -2,11 +2,16 @@ package auth
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/rsa"
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
+	"maps"
+	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -179,4 +184,267 @@ func hmacConfusion(t *testing.T, claims map[string]any) string {
 	token, err := obj.CompactSerialize()
 	require.NoError(t, err)
 	return token
+}
+
+// Types: by default at+jwt, JWT and none; Types narrows it.
+func TestJWTTypes(t *testing.T) {
+	ec := NewECKey("ec-1")
+	as := NewFakeAS(t, ec)
+	lenient := NewFakeVerifier(t, as, nil)
+	strict := NewFakeVerifier(t, as, func(o *JWTOptions) { o.Types = []string{"application/at+jwt"} })
+	for _, tc := range []struct {
+		typ             any // nil: none
+		lenient, strict bool
+	}{
+		{nil, true, false}, {"at+jwt", true, true}, {"application/at+jwt", true, true}, {"AT+JWT", true, true},
+		{"JWT", true, false}, {"jwt", true, false}, {"application/jwt", true, false},
+		{"id+jwt", false, false}, {"", true, false}, {"secevent+jwt", false, false},
+	} {
+		headers := map[jose.HeaderKey]any{}
+		if tc.typ != nil {
+			headers["typ"] = tc.typ
+		}
+		token := Sign(t, ec, as.Claims(), headers)
+		for _, v := range []struct {
+			v    *JWTVerifier
+			want bool
+		}{{lenient, tc.lenient}, {strict, tc.strict}} {
+			_, err := v.v.Verify(context.Background(), token)
+			if v.want {
+				assert.NoError(t, err, "typ %v", tc.typ)
+			} else {
+				assert.ErrorIs(t, err, ErrInvalidToken, "typ %v", tc.typ)
+			}
+		}
+	}
+}
+
+// The scopes come from scope (a string), else scp (a string or an array,
+// as Entra ID and Okta write it); client_id, else azp; aud a string or
+// an array.
+func TestJWTClaimForms(t *testing.T) {
+	ec := NewECKey("ec-1")
+	as := NewFakeAS(t, ec)
+	v := NewFakeVerifier(t, as, nil)
+	for _, tc := range []struct {
+		name    string
+		change  func(map[string]any)
+		scopes  []string
+		client  string
+		aud     []string
+		claims  []string // the names in Claims
+		invalid string
+	}{
+		{"scope", func(map[string]any) {}, []string{"mcp", "read"}, "cli", []string{"https://mcp.example.com/mcp"}, []string{"iat", "jti"}, ""},
+		{"scope split at SP alone", func(c map[string]any) { c["scope"] = " a  b\tc\u00a0d " }, []string{"a", "b\tc\u00a0d"}, "cli", []string{"https://mcp.example.com/mcp"}, []string{"iat", "jti"}, ""},
+		{"scope empty", func(c map[string]any) { c["scope"] = "" }, nil, "cli", []string{"https://mcp.example.com/mcp"}, []string{"iat", "jti"}, ""},
+		{"scp an array", func(c map[string]any) { delete(c, "scope"); c["scp"] = []string{"mcp", "files:write"} },
+			[]string{"mcp", "files:write"}, "cli", []string{"https://mcp.example.com/mcp"}, []string{"iat", "jti", "scp"}, ""},
+		{"scp a string", func(c map[string]any) { delete(c, "scope"); c["scp"] = "mcp read" },
+			[]string{"mcp", "read"}, "cli", []string{"https://mcp.example.com/mcp"}, []string{"iat", "jti", "scp"}, ""},
+		{"scope wins over scp", func(c map[string]any) { c["scp"] = []string{"admin"} },
+			[]string{"mcp", "read"}, "cli", []string{"https://mcp.example.com/mcp"}, []string{"iat", "jti", "scp"}, ""},
+		{"scp neither", func(c map[string]any) { delete(c, "scope"); c["scp"] = map[string]any{"a": 1} }, nil, "", nil, nil,
+			`auth: invalid token: jwt: the claim "scp" is neither a string nor an array of strings`},
+		{"scope an array", func(c map[string]any) { c["scope"] = []string{"mcp"} }, nil, "", nil, nil,
+			`auth: invalid token: jwt: the claim "scope" is not a string`},
+		{"azp", func(c map[string]any) { delete(c, "client_id"); c["azp"] = "web" },
+			[]string{"mcp", "read"}, "web", []string{"https://mcp.example.com/mcp"}, []string{"azp", "iat", "jti"}, ""},
+		{"client_id wins over azp", func(c map[string]any) { c["azp"] = "web" },
+			[]string{"mcp", "read"}, "cli", []string{"https://mcp.example.com/mcp"}, []string{"azp", "iat", "jti"}, ""},
+		{"aud an array", func(c map[string]any) { c["aud"] = []string{"api://x", "https://mcp.example.com/mcp"} },
+			[]string{"mcp", "read"}, "cli", []string{"api://x", "https://mcp.example.com/mcp"}, []string{"iat", "jti"}, ""},
+		{"no aud", func(c map[string]any) { delete(c, "aud") }, []string{"mcp", "read"}, "cli", nil, []string{"iat", "jti"}, ""},
+		{"others kept", func(c map[string]any) { c["nbf"] = 1; c["roles"] = []string{"admin"}; c["acr"] = nil },
+			[]string{"mcp", "read"}, "cli", []string{"https://mcp.example.com/mcp"}, []string{"acr", "iat", "jti", "nbf", "roles"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			id, err := v.Verify(context.Background(), Sign(t, ec, changed(as, tc.change), nil))
+			if tc.invalid != "" {
+				assert.ErrorIs(t, err, ErrInvalidToken)
+				assert.EqualError(t, err, tc.invalid)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.scopes, id.Scopes)
+			assert.Equal(t, tc.client, id.ClientID)
+			assert.Equal(t, tc.aud, id.Audience)
+			assert.ElementsMatch(t, tc.claims, slices.Collect(maps.Keys(id.Claims)))
+		})
+	}
+}
+
+// A token signed by a key the set lacks makes the verifier fetch the set
+// again: a key the authorization server added is accepted, one it
+// removed is refused.
+func TestJWTKeyRotation(t *testing.T) {
+	old, next := NewECKey("2025"), NewECKey("2026")
+	as := NewFakeAS(t, old)
+	v := NewFakeVerifier(t, as, func(o *JWTOptions) { o.MinRefreshInterval = time.Nanosecond })
+	_, err := v.Verify(context.Background(), Sign(t, old, as.Claims(), nil))
+	require.NoError(t, err)
+	assert.Equal(t, int32(1), as.Fetches.Load())
+
+	as.SetKeys(old, next)
+	_, err = v.Verify(context.Background(), Sign(t, next, as.Claims(), nil))
+	require.NoError(t, err, "a new key is fetched")
+	assert.Equal(t, int32(2), as.Fetches.Load())
+	_, err = v.Verify(context.Background(), Sign(t, old, as.Claims(), nil))
+	require.NoError(t, err, "the old one still serves")
+	_, err = v.Verify(context.Background(), Sign(t, &FakeKey{KID: "-", Alg: jose.ES256, priv: next.priv}, as.Claims(), nil))
+	assert.EqualError(t, err, "auth: invalid token: jwt: the token has no kid, and not exactly one key of the key set fits its alg")
+	assert.Equal(t, int32(3), as.Fetches.Load(), "two keys fit: fetched again, to no avail")
+
+	as.SetKeys(next)
+	_, err = v.Verify(context.Background(), Sign(t, NewECKey("2027"), as.Claims(), nil))
+	assert.ErrorIs(t, err, ErrInvalidToken, "a kid never published")
+	assert.Equal(t, int32(4), as.Fetches.Load())
+	_, err = v.Verify(context.Background(), Sign(t, old, as.Claims(), nil))
+	assert.EqualError(t, err, `auth: invalid token: jwt: no key of the key set has the token's kid "2025" (and fits its alg)`, "the old key is gone")
+	_, err = v.Verify(context.Background(), Sign(t, next, as.Claims(), nil))
+	assert.NoError(t, err)
+	_, err = v.Verify(context.Background(), Sign(t, &FakeKey{KID: "-", Alg: jose.ES256, priv: next.priv}, as.Claims(), nil))
+	assert.NoError(t, err, "no kid, and one key fits")
+	assert.Equal(t, int32(1), as.Discoveries.Load())
+}
+
+// An authorization server that hangs, floods, redirects, fails or
+// answers nonsense leaves the verifier unavailable, never hanging,
+// saying why; a document of another issuer is not used (mix-up); a key
+// set of no usable key is not either.
+func TestJWTVerifierHostileServers(t *testing.T) {
+	meta := func(w http.ResponseWriter, r *http.Request, body string) bool {
+		if strings.HasPrefix(r.URL.Path, "/.well-known/") {
+			_, _ = w.Write([]byte(body))
+			return true
+		}
+		return false
+	}
+	jwks := func(w http.ResponseWriter, r *http.Request, body string) bool {
+		if r.URL.Path == "/jwks" {
+			_, _ = w.Write([]byte(body))
+			return true
+		}
+		return false
+	}
+	const wk, oidc = "AS/.well-known/oauth-authorization-server: ", "; AS/.well-known/openid-configuration: "
+	both := func(why string) string {
+		return `auth: verifier unavailable: jwks: no metadata of "AS": ` + wk + why + oidc + why
+	}
+	for _, tc := range []struct {
+		name    string
+		hostile func(as *FakeAS) func(w http.ResponseWriter, r *http.Request) bool
+		err     string
+	}{
+		{"never answers", func(as *FakeAS) func(w http.ResponseWriter, r *http.Request) bool {
+			return func(w http.ResponseWriter, r *http.Request) bool {
+				select {
+				case <-as.release:
+				case <-r.Context().Done():
+				}
+				return true
+			}
+		}, `auth: verifier unavailable: jwks: no metadata of "AS": ` + wk + `Get "AS/.well-known/oauth-authorization-server": context deadline exceeded`},
+		{"a huge metadata", func(*FakeAS) func(w http.ResponseWriter, r *http.Request) bool {
+			return func(w http.ResponseWriter, r *http.Request) bool {
+				_, _ = w.Write([]byte(`{"issuer":"` + strings.Repeat("x", 1<<20) + `"}`))
+				return true
+			}
+		}, both("the answer is longer than 4096 bytes")},
+		{"a huge key set", func(*FakeAS) func(w http.ResponseWriter, r *http.Request) bool {
+			return func(w http.ResponseWriter, r *http.Request) bool {
+				return jwks(w, r, `{"keys":[`+strings.Repeat(" ", 1<<20)+`]}`)
+			}
+		}, "auth: verifier unavailable: jwks: AS/jwks: the answer is longer than 4096 bytes"},
+		{"garbage metadata", func(*FakeAS) func(w http.ResponseWriter, r *http.Request) bool {
+			return func(w http.ResponseWriter, r *http.Request) bool { return meta(w, r, "<html>") }
+		}, both("the metadata is not a JSON object")},
+		{"metadata with a member twice", func(as *FakeAS) func(w http.ResponseWriter, r *http.Request) bool {
+			return func(w http.ResponseWriter, r *http.Request) bool {
+				return meta(w, r, `{"issuer":"`+as.URL+`","jwks_uri":"`+as.URL+`/jwks","jwks_uri":"https://evil.example.com/jwks"}`)
+			}
+		}, both(`the metadata has two "jwks_uri" members`)},
+		{"garbage key set", func(*FakeAS) func(w http.ResponseWriter, r *http.Request) bool {
+			return func(w http.ResponseWriter, r *http.Request) bool { return jwks(w, r, `{"keys":{}}`) }
+		}, `auth: verifier unavailable: jwks: AS/jwks: the key set's "keys" is not an array`},
+		{"no usable key", func(*FakeAS) func(w http.ResponseWriter, r *http.Request) bool {
+			return func(w http.ResponseWriter, r *http.Request) bool { return jwks(w, r, string(unusableKeys())) }
+		}, `auth: verifier unavailable: jwks: AS/jwks: the key set has no key to verify signatures with`},
+		{"too many keys", func(*FakeAS) func(w http.ResponseWriter, r *http.Request) bool {
+			return func(w http.ResponseWriter, r *http.Request) bool {
+				return jwks(w, r, `{"keys":[`+strings.Repeat(`{},`, 64)+`{}]}`)
+			}
+		}, `auth: verifier unavailable: jwks: AS/jwks: the key set has 65 keys, more than 64`},
+		{"500", func(*FakeAS) func(w http.ResponseWriter, r *http.Request) bool {
+			return func(w http.ResponseWriter, r *http.Request) bool { w.WriteHeader(500); return true }
+		}, both("answered 500")},
+		{"a redirect loop", func(*FakeAS) func(w http.ResponseWriter, r *http.Request) bool {
+			return func(w http.ResponseWriter, r *http.Request) bool {
+				if r.URL.Path == "/jwks" {
+					http.Redirect(w, r, "/jwks", http.StatusFound)
+					return true
+				}
+				return false
+			}
+		}, `auth: verifier unavailable: jwks: AS/jwks: answered 302`},
+		{"another issuer's metadata", func(*FakeAS) func(w http.ResponseWriter, r *http.Request) bool {
+			return func(w http.ResponseWriter, r *http.Request) bool {
+				return meta(w, r, `{"issuer":"https://evil.example.com","jwks_uri":"https://evil.example.com/jwks"}`)
+			}
+		}, both(`the metadata's issuer "https://evil.example.com" is not "AS" (RFC 8414 §3.3)`)},
+		{"a jwks_uri not https", func(as *FakeAS) func(w http.ResponseWriter, r *http.Request) bool {
+			return func(w http.ResponseWriter, r *http.Request) bool {
+				return meta(w, r, `{"issuer":"`+as.URL+`","jwks_uri":"http://keys.example.com/jwks"}`)
+			}
+		}, both(`auth: the metadata's jwks_uri "http://keys.example.com/jwks" is not https (http is for a loopback host only)`)},
+		{"no jwks_uri", func(as *FakeAS) func(w http.ResponseWriter, r *http.Request) bool {
+			return func(w http.ResponseWriter, r *http.Request) bool { return meta(w, r, `{"issuer":"`+as.URL+`"}`) }
+		}, both(`the metadata has no "jwks_uri"`)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ec := NewECKey("ec-1")
+			as := NewFakeAS(t, ec)
+			as.SetHostile(tc.hostile(as))
+			v := NewFakeVerifier(t, as, func(o *JWTOptions) {
+				o.Timeout = 200 * time.Millisecond
+				o.MaxResponseBytes = 4096
+			})
+			token := Sign(t, ec, as.Claims(), nil)
+			_, err := v.Verify(context.Background(), token)
+			require.Error(t, err)
+			assert.ErrorIs(t, err, ErrUnavailable)
+			assert.Equal(t, tc.err, strings.ReplaceAll(err.Error(), as.URL, "AS"))
+			_, again := v.Verify(context.Background(), token)
+			assert.Equal(t, err, again, "the next token within MinRefreshInterval fetches nothing")
+
+			as.SetHostile(nil) // the server mends: Refresh fetches at once
+			require.NoError(t, v.Refresh(context.Background()))
+			_, err = v.Verify(context.Background(), token)
+			assert.NoError(t, err)
+		})
+	}
+}
+
+// unusableKeys is a key set of keys the verifier must leave out: a
+// symmetric key, a key for encryption, one for HS256, RSA of 1024 bits,
+// a private key, an unknown type.
+func unusableKeys() []byte {
+	small, err := rsa.GenerateKey(rand.Reader, 1024)
+	if err != nil {
+		panic(err)
+	}
+	ec := NewECKey("x")
+	keys := []jose.JSONWebKey{
+		{Key: []byte("0123456789abcdef0123456789abcdef"), KeyID: "oct"},
+		{Key: ec.priv.Public(), KeyID: "enc", Use: "enc"},
+		{Key: ec.priv.Public(), KeyID: "hs", Algorithm: "HS256"},
+		{Key: small.Public(), KeyID: "small"},
+		{Key: ec.priv, KeyID: "private"},
+	}
+	var raws []json.RawMessage
+	for _, k := range keys {
+		raws = append(raws, mustJSON(k))
+	}
+	raws = append(raws, json.RawMessage(`{"kty":"AKP","alg":"ML-DSA-44","pub":"AAAA"}`), json.RawMessage(`"a string"`))
+	return mustJSON(map[string]any{"keys": raws})
 }
