@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -447,4 +448,220 @@ func unusableKeys() []byte {
 	}
 	raws = append(raws, json.RawMessage(`{"kty":"AKP","alg":"ML-DSA-44","pub":"AAAA"}`), json.RawMessage(`"a string"`))
 	return mustJSON(map[string]any{"keys": raws})
+}
+
+// fakeClock is a clock the tests move.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *fakeClock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// idle waits until v has no fetch under way.
+func idle(t *testing.T, v *JWTVerifier) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		return v.inflight == nil
+	}, 10*time.Second, time.Millisecond)
+}
+
+// verifyAll verifies tokens at once, and returns their errors.
+func verifyAll(v *JWTVerifier, tokens []string) []error {
+	errs := make([]error, len(tokens))
+	var wg sync.WaitGroup
+	for i, token := range tokens {
+		wg.Go(func() { _, errs[i] = v.Verify(context.Background(), token) })
+	}
+	wg.Wait()
+	return errs
+}
+
+// A flood of tokens naming keys the set lacks costs the authorization
+// server one fetch per MinRefreshInterval; the keys keep serving while
+// it is down, refreshed after RefreshInterval in the background; while
+// the last fetch failed, an unknown key is unavailable, not invalid.
+func TestJWTFetchesAreBounded(t *testing.T) {
+	ec := NewECKey("ec-1")
+	as := NewFakeAS(t, ec)
+	clock := &fakeClock{now: time.Now()}
+	v := NewFakeVerifier(t, as, nil)
+	v.now = clock.Now
+	good := Sign(t, ec, as.Claims(), nil)
+	_, err := v.Verify(context.Background(), good)
+	require.NoError(t, err)
+	require.Equal(t, int32(1), as.Fetches.Load())
+
+	var flood []string
+	for i := range 200 {
+		flood = append(flood, Sign(t, NewECKey(fmt.Sprint("junk-", i)), as.Claims(), nil))
+	}
+	for _, err := range verifyAll(v, flood) {
+		assert.ErrorIs(t, err, ErrInvalidToken)
+	}
+	assert.Equal(t, int32(1), as.Fetches.Load(), "within MinRefreshInterval of the last fetch: none")
+	clock.Add(DefaultJWKSMinInterval)
+	for _, err := range verifyAll(v, flood) {
+		assert.ErrorIs(t, err, ErrInvalidToken)
+	}
+	idle(t, v)
+	assert.Equal(t, int32(2), as.Fetches.Load(), "an interval later: one for the whole flood")
+
+	// The server goes down; the keys serve on, past RefreshInterval.
+	as.SetHostile(func(w http.ResponseWriter, r *http.Request) bool { w.WriteHeader(503); return true })
+	clock.Add(DefaultJWKSRefresh)
+	_, err = v.Verify(context.Background(), good)
+	assert.NoError(t, err, "stale keys serve while they are fetched anew")
+	idle(t, v)
+	assert.Equal(t, int32(3), as.Fetches.Load())
+	_, err = v.Verify(context.Background(), good)
+	assert.NoError(t, err, "and after the fetch failed")
+	_, err = v.Verify(context.Background(), flood[0])
+	assert.EqualError(t, err, "auth: verifier unavailable: jwks: "+as.URL+"/jwks: answered 503", "the key may be new: cannot tell")
+	assert.Equal(t, int32(3), as.Fetches.Load())
+
+	// It mends, with a new key only: the next refresh drops the old one.
+	next := NewECKey("ec-2")
+	as.SetHostile(nil)
+	as.SetKeys(next)
+	clock.Add(DefaultJWKSMinInterval)
+	_, err = v.Verify(context.Background(), good)
+	assert.NoError(t, err, "served while the set is fetched")
+	idle(t, v)
+	_, err = v.Verify(context.Background(), good)
+	assert.ErrorIs(t, err, ErrInvalidToken, "the key removed")
+	_, err = v.Verify(context.Background(), Sign(t, next, as.Claims(), nil))
+	assert.NoError(t, err)
+	assert.Equal(t, int32(4), as.Fetches.Load())
+}
+
+// Tokens that wait for the key set at once wait for one fetch; one
+// whose context ends stops waiting, unavailable.
+func TestJWTConcurrentMissesAreMerged(t *testing.T) {
+	ec := NewECKey("ec-1")
+	as := NewFakeAS(t, ec)
+	held := make(chan struct{})
+	as.SetHostile(func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path == "/jwks" {
+			<-held
+		}
+		return false
+	})
+	v := NewFakeVerifier(t, as, nil)
+	tokens := make([]string, 50)
+	for i := range tokens {
+		tokens[i] = Sign(t, ec, as.Claims(), nil)
+	}
+	done := make(chan []error)
+	go func() { done <- verifyAll(v, tokens) }()
+	require.Eventually(t, func() bool {
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		return v.waiting == len(tokens)
+	}, 10*time.Second, time.Millisecond)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := v.Verify(ctx, tokens[0])
+	assert.EqualError(t, err, "auth: verifier unavailable: jwks: waiting for the key set: context canceled")
+	assert.EqualError(t, v.Refresh(ctx), "auth: verifier unavailable: jwks: waiting for the key set: context canceled")
+
+	close(held)
+	for _, err := range <-done {
+		assert.NoError(t, err)
+	}
+	assert.Equal(t, int32(1), as.Fetches.Load())
+	assert.Equal(t, int32(1), as.Discoveries.Load())
+	assert.Equal(t, 0, v.waiting)
+}
+
+// The metadata is looked for where MCP's discovery says, in its order.
+func TestMetadataURLs(t *testing.T) {
+	for issuer, want := range map[string][]string{
+		"https://as.example.com":  {"https://as.example.com/.well-known/oauth-authorization-server", "https://as.example.com/.well-known/openid-configuration"},
+		"https://as.example.com/": {"https://as.example.com/.well-known/oauth-authorization-server", "https://as.example.com/.well-known/openid-configuration"},
+		"https://as.example.com:8443/tenant1": {"https://as.example.com:8443/.well-known/oauth-authorization-server/tenant1",
+			"https://as.example.com:8443/.well-known/openid-configuration/tenant1", "https://as.example.com:8443/tenant1/.well-known/openid-configuration"},
+		"https://as.example.com/realms/x/": {"https://as.example.com/.well-known/oauth-authorization-server/realms/x",
+			"https://as.example.com/.well-known/openid-configuration/realms/x", "https://as.example.com/realms/x/.well-known/openid-configuration"},
+	} {
+		assert.Equal(t, want, metadataURLs(issuer), issuer)
+	}
+}
+
+// An issuer under a path (Keycloak's realms) whose metadata is at
+// OpenID Connect's appended URL alone is found there, the other two
+// tried first.
+func TestJWTDiscoveryUnderAPath(t *testing.T) {
+	ec := NewECKey("ec-1")
+	as := NewFakeAS(t, ec)
+	var mu sync.Mutex
+	var asked []string
+	as.SetHostile(func(w http.ResponseWriter, r *http.Request) bool {
+		mu.Lock()
+		asked = append(asked, r.URL.Path)
+		mu.Unlock()
+		if r.URL.Path == "/realms/x/.well-known/openid-configuration" {
+			_, _ = w.Write([]byte(`{"issuer":"` + as.URL + `/realms/x","jwks_uri":"` + as.URL + `/jwks"}`))
+			return true
+		}
+		return false
+	})
+	v := NewFakeVerifier(t, as, func(o *JWTOptions) { o.Issuer = as.URL + "/realms/x" })
+	_, err := v.Verify(context.Background(), Sign(t, ec, changed(as, func(c map[string]any) { c["iss"] = as.URL + "/realms/x" }), nil))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"/.well-known/oauth-authorization-server/realms/x", "/.well-known/openid-configuration/realms/x",
+		"/realms/x/.well-known/openid-configuration", "/jwks"}, asked)
+
+	// With JWKSURL, no discovery.
+	v = NewFakeVerifier(t, as, func(o *JWTOptions) { o.JWKSURL = as.URL + "/jwks" })
+	_, err = v.Verify(context.Background(), Sign(t, ec, as.Claims(), nil))
+	require.NoError(t, err)
+	assert.Len(t, asked, 5)
+}
+
+// NewJWTVerifier refuses options that would accept forged tokens, or
+// none.
+func TestNewJWTVerifierRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		opts JWTOptions
+		err  string
+	}{
+		{JWTOptions{}, `auth: Issuer "" is not an absolute URL with a host`},
+		{JWTOptions{Issuer: "http://as.example.com"}, `auth: Issuer "http://as.example.com" is not https (http is for a loopback host only)`},
+		{JWTOptions{Issuer: "https://as.example.com?x=1"}, `auth: Issuer "https://as.example.com?x=1" has a query (RFC 8414 §2: an issuer has none)`},
+		{JWTOptions{Issuer: "https://as.example.com", JWKSURL: "http://keys.example.com"}, `auth: JWKSURL "http://keys.example.com" is not https (http is for a loopback host only)`},
+		{JWTOptions{Issuer: "https://as.example.com", Algorithms: []string{"RS256", "none"}}, `auth: Algorithms holds "none": a resource server accepts no unsigned or HMAC token (it holds no secret of its authorization server)`},
+		{JWTOptions{Issuer: "https://as.example.com", Algorithms: []string{"HS256"}}, `auth: Algorithms holds "HS256": a resource server accepts no unsigned or HMAC token (it holds no secret of its authorization server)`},
+		{JWTOptions{Issuer: "https://as.example.com", Algorithms: []string{"rs256"}}, `auth: Algorithms holds "rs256", which is not one of RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, ES512, EdDSA`},
+		{JWTOptions{Issuer: "https://as.example.com", Algorithms: []string{}}, `auth: Algorithms is empty: no token could be accepted`},
+		{JWTOptions{Issuer: "https://as.example.com", Types: []string{}}, `auth: Types is empty: no token could be accepted (a header without typ is "")`},
+		{JWTOptions{Issuer: "https://as.example.com", ClockSkew: time.Hour}, `auth: ClockSkew 1h0m0s is more than 5m0s`},
+	} {
+		_, err := NewJWTVerifier(&tc.opts)
+		assert.EqualError(t, err, tc.err)
+	}
+	_, err := NewJWTVerifier(nil)
+	assert.Error(t, err)
+}
+
+// Algorithms narrows what is accepted: an ES256 token to a verifier of
+// RS256 alone is refused, though its key is in the set.
+func TestJWTAlgorithms(t *testing.T) {
+	ec := NewECKey("ec-1")
+	as := NewFakeAS(t, ec, RSAKey("rsa-1", jose.RS256))
+	v := NewFakeVerifier(t, as, func(o *JWTOptions) { o.Algorithms = []string{"RS256"} })
+	_, err := v.Verify(context.Background(), Sign(t, ec, as.Claims(), nil))
+	assert.EqualError(t, err, `auth: invalid token: jwt: the token's alg "ES256" is not one this verifier accepts`)
+	_, err = v.Verify(context.Background(), Sign(t, RSAKey("rsa-1", jose.RS256), as.Claims(), nil))
+	assert.NoError(t, err)
+	_, err = v.Verify(context.Background(), Sign(t, RSAKey("rsa-1", jose.PS256), as.Claims(), nil))
+	assert.EqualError(t, err, `auth: invalid token: jwt: the token's alg "PS256" is not one this verifier accepts`)
 }
