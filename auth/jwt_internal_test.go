@@ -665,3 +665,42 @@ func TestJWTAlgorithms(t *testing.T) {
 	_, err = v.Verify(context.Background(), Sign(t, RSAKey("rsa-1", jose.PS256), as.Claims(), nil))
 	assert.EqualError(t, err, `auth: invalid token: jwt: the token's alg "PS256" is not one this verifier accepts`)
 }
+
+// BenchmarkJWTVerify: a token of 8 KiB (the default MaxTokenBytes),
+// its key cached.
+func BenchmarkJWTVerify(b *testing.B) {
+	for _, k := range []*FakeKey{RSAKey("rsa-1", jose.RS256), NewECKey("ec-1"), EdKey("ed-1")} {
+		b.Run(string(k.Alg), func(b *testing.B) {
+			as := NewFakeAS(b, k)
+			v := NewFakeVerifier(b, as, nil)
+			claims := as.Claims()
+			headers := map[jose.HeaderKey]any{"typ": "at+jwt"}
+			claims["pad"] = ""
+			short := Sign(b, k, claims, headers)
+			claims["pad"] = strings.Repeat("x", (DefaultMaxTokenBytes-len(short))*3/4-2)
+			token := Sign(b, k, claims, headers)
+			require.InDelta(b, DefaultMaxTokenBytes, len(token), 8)
+			require.LessOrEqual(b, len(token), DefaultMaxTokenBytes)
+			_, err := v.Verify(context.Background(), token)
+			require.NoError(b, err)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := v.Verify(context.Background(), token); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	b.Run("garbage", func(b *testing.B) {
+		as := NewFakeAS(b, EdKey("ed-1"))
+		v := NewFakeVerifier(b, as, nil)
+		token := RawToken(`{"alg":"EdDSA","kid":"ed-1"}`, `{"x":"`+strings.Repeat("x", 6000)+`"}`)
+		token = token[:len(token)-4] + "AAAA"
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := v.Verify(context.Background(), token); err == nil {
+				b.Fatal("accepted")
+			}
+		}
+	})
+}
