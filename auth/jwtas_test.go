@@ -77,9 +77,9 @@ type FakeAS struct {
 	*httptest.Server
 	mu      sync.Mutex
 	keys    []*FakeKey
-	jwks    []byte                                         // served instead of keys' set, if not nil
+	jwks    []byte                                            // served instead of keys' set, if not nil
 	hostile func(w http.ResponseWriter, r *http.Request) bool // answers first, if set: true if it did
-	release chan struct{}                                   // closed as the test ends
+	release chan struct{}                                     // closed as the test ends
 	// Fetches counts the requests for the key set, Discoveries those for
 	// the metadata.
 	Fetches, Discoveries atomic.Int32
