@@ -64,3 +64,28 @@ func TestDependenciesPointOneWay(t *testing.T) {
 	}
 	assert.Greater(t, checked, 8)
 }
+
+// go-jose is package auth's alone (its JWT verifier): no other package
+// of the module imports it, so a program of the root package, rpc, mcp
+// or service links none of it (and, go-jose having no dependency of its
+// own, a module that requires toolrpc gains no module but it, only if it
+// imports auth).
+func TestJOSEIsAuthsAlone(t *testing.T) {
+	const module, jose = "github.com/toolrpc/toolrpc", "github.com/go-jose/go-jose/v4"
+	for _, pkg := range []string{".", "./codec", "./rpc", "./service", "./mcp", "./middleware", "./schema"} {
+		out, err := exec.Command("go", "list", "-deps", pkg).Output()
+		require.NoError(t, err, pkg)
+		assert.NotContains(t, string(out), jose, "%s imports go-jose", pkg)
+	}
+	out, err := exec.Command("go", "list", "-deps", "./auth").Output()
+	require.NoError(t, err)
+	assert.Contains(t, string(out), jose+"\n", "the check would see it")
+	out, err = exec.Command("go", "mod", "graph").Output()
+	require.NoError(t, err)
+	for _, line := range strings.Split(string(out), "\n") {
+		from, to, _ := strings.Cut(line, " ")
+		if strings.HasPrefix(from, jose+"@") && !strings.HasPrefix(to, "go@") && !strings.HasPrefix(to, "toolchain@") {
+			t.Errorf("go-jose requires a module: %s", line)
+		}
+	}
+}

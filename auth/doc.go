@@ -16,7 +16,10 @@
 //     RequireScopes checks a tool's own scopes, its *ScopeError being
 //     what Challenge turns into a 403 step-up.
 //   - A Verifier turns a token into an Identity: Introspector asks the
-//     authorization server (RFC 7662), with a bounded cache.
+//     authorization server (RFC 7662), with a bounded cache; JWTVerifier
+//     checks JWT access tokens (RFC 9068) against the authorization
+//     server's key set, found through its metadata (RFC 8414), with
+//     go-jose.
 //
 // Tokens are never logged, never put in an error's text, and never
 // passed on. See docs/auth.md.
