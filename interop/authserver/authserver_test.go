@@ -114,7 +114,7 @@ func jwks(t *testing.T, s *authserver.Server, token string) (kids []string, veri
 	require.Equal(t, 200, status)
 	var set jose.JSONWebKeySet
 	require.NoError(t, json.Unmarshal(b, &set))
-	sig, err := jose.ParseSigned(token, []jose.SignatureAlgorithm{jose.RS256})
+	sig, err := jose.ParseSignedCompact(token, []jose.SignatureAlgorithm{jose.RS256})
 	require.NoError(t, err)
 	for _, k := range set.Keys {
 		kids = append(kids, k.KeyID)

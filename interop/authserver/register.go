@@ -75,14 +75,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		registrationFailed(w, http.StatusBadRequest, code, why)
 		return
 	}
-	s.storage.mu.Lock()
-	full := s.storage.registered >= s.cfg.MaxRegistrations
-	if !full {
-		s.storage.registered++
-		s.storage.clients[c.ID] = newClient(c, &s.cfg)
-	}
-	s.storage.mu.Unlock()
-	if full {
+	if !s.storage.register(c, s.cfg.MaxRegistrations) {
 		registrationFailed(w, http.StatusServiceUnavailable, "temporarily_unavailable", "no more clients may register")
 		return
 	}

@@ -187,10 +187,24 @@ func (s *storage) approve(id string) error {
 	if !ok {
 		return errors.New("no such authorization request")
 	}
-	a.subject = s.cfg.User
-	a.authTime = time.Now()
-	a.done = true
+	// A copy: zitadel reads the requests the storage returned without
+	// its lock, so a stored request is never modified.
+	c := *a
+	c.subject, c.authTime, c.done = s.cfg.User, time.Now(), true
+	s.authRequests[id] = &c
 	return nil
+}
+
+// register adds a client registered dynamically, unless max are.
+func (s *storage) register(c Client, max int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.registered >= max {
+		return false
+	}
+	s.registered++
+	s.clients[c.ID] = newClient(c, s.cfg)
+	return true
 }
 
 func (s *storage) AuthRequestByID(_ context.Context, id string) (op.AuthRequest, error) {
