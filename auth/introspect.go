@@ -312,15 +312,23 @@ func readIntrospection(body []byte, now time.Time, skew time.Duration) (*Identit
 		return nil, invalid("the token is not valid yet")
 	}
 	id.Expiry = exp
-	for name, raw := range members {
-		if !introspectionFields[name] {
-			if id.Claims == nil {
-				id.Claims = map[string]json.RawMessage{}
+	id.Claims = otherClaims(members, introspectionFields)
+	return id, nil
+}
+
+// otherClaims are the members of claims not among known (those an
+// Identity has fields for), for Identity.Claims; nil when there are none.
+func otherClaims(claims map[string]json.RawMessage, known map[string]bool) map[string]json.RawMessage {
+	var other map[string]json.RawMessage
+	for name, raw := range claims {
+		if !known[name] {
+			if other == nil {
+				other = map[string]json.RawMessage{}
 			}
-			id.Claims[name] = raw
+			other[name] = raw
 		}
 	}
-	return id, nil
+	return other
 }
 
 // twice returns the first name that the JSON object body (valid JSON)

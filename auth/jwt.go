@@ -385,14 +385,7 @@ func (v *JWTVerifier) readClaims(payload []byte, now time.Time) (*Identity, erro
 			id.Scopes = append(id.Scopes, splitScope(s)...)
 		}
 	}
-	for name, raw := range members {
-		if !jwtFields[name] {
-			if id.Claims == nil {
-				id.Claims = map[string]json.RawMessage{}
-			}
-			id.Claims[name] = raw
-		}
-	}
+	id.Claims = otherClaims(members, jwtFields)
 	return id, nil
 }
 
