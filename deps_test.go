@@ -65,19 +65,19 @@ func TestDependenciesPointOneWay(t *testing.T) {
 	assert.Greater(t, checked, 8)
 }
 
-// go-jose is package auth's alone (its JWT verifier): no other package
-// of the module imports it, so a program of the root package, rpc, mcp
-// or service links none of it (and, go-jose having no dependency of its
-// own, a module that requires toolrpc gains no module but it, only if it
-// imports auth).
-func TestJOSEIsAuthsAlone(t *testing.T) {
+// go-jose is package auth/jwt's alone (the JWT verifier): no other
+// package of the module imports it, so a program of the root package,
+// rpc, mcp, service or auth links none of it (and, go-jose having no
+// dependency of its own, a module that requires toolrpc gains no module
+// but it, only if it imports auth/jwt).
+func TestJOSEIsJWTsAlone(t *testing.T) {
 	const module, jose = "github.com/toolrpc/toolrpc", "github.com/go-jose/go-jose/v4"
-	for _, pkg := range []string{".", "./codec", "./rpc", "./service", "./mcp", "./middleware", "./schema"} {
+	for _, pkg := range []string{".", "./codec", "./rpc", "./service", "./mcp", "./middleware", "./schema", "./auth"} {
 		out, err := exec.Command("go", "list", "-deps", pkg).Output()
 		require.NoError(t, err, pkg)
 		assert.NotContains(t, string(out), jose, "%s imports go-jose", pkg)
 	}
-	out, err := exec.Command("go", "list", "-deps", "./auth").Output()
+	out, err := exec.Command("go", "list", "-deps", "./auth/jwt").Output()
 	require.NoError(t, err)
 	assert.Contains(t, string(out), jose+"\n", "the check would see it")
 	out, err = exec.Command("go", "mod", "graph").Output()

@@ -109,6 +109,7 @@ var snippetImports = map[string]string{
 	"github.com/toolrpc/toolrpc/middleware": "middleware.Default",
 	"github.com/toolrpc/toolrpc/mcp":        "mcp.New",
 	"github.com/toolrpc/toolrpc/auth":       "auth.IdentityFrom",
+	"github.com/toolrpc/toolrpc/auth/jwt":   "jwt.NewVerifier",
 	"github.com/toolrpc/toolrpc/examples/calculator/calc": "calc.Server",
 }
 

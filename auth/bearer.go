@@ -74,20 +74,6 @@ func isTokenChar(c byte) bool {
 	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
 }
 
-// isScopeToken reports whether s is a scope-token (RFC 6749 §3.3):
-// 1*( %x21 / %x23-5B / %x5D-7E ), which a quoted-string holds as it is.
-func isScopeToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x21 || c > 0x7e || c == '"' || c == '\\' {
-			return false
-		}
-	}
-	return true
-}
-
 // The error codes of a challenge (RFC 6750 §3.1).
 const (
 	invalidRequest    = "invalid_request"

@@ -16,10 +16,14 @@
 //     RequireScopes checks a tool's own scopes, its *ScopeError being
 //     what Challenge turns into a 403 step-up.
 //   - A Verifier turns a token into an Identity: Introspector asks the
-//     authorization server (RFC 7662), with a bounded cache; JWTVerifier
-//     checks JWT access tokens (RFC 9068) against the authorization
-//     server's key set, found through its metadata (RFC 8414), with
-//     go-jose.
+//     authorization server (RFC 7662), with a bounded cache; package
+//     auth/jwt's Verifier checks JWT access tokens (RFC 9068) against the
+//     authorization server's key set, found through its metadata
+//     (RFC 8414), with go-jose.
+//
+// Package auth depends on the standard library alone, so that package
+// mcp can read a call's identity without growing a stdio server's
+// dependencies; auth/jwt holds the JOSE library.
 //
 // Tokens are never logged, never put in an error's text, and never
 // passed on. See docs/auth.md.

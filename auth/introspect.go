@@ -9,13 +9,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/toolrpc/toolrpc/internal/oauth"
 	"github.com/toolrpc/toolrpc/internal/option"
 )
 
@@ -258,7 +258,7 @@ func readIntrospection(body []byte, now time.Time, skew time.Duration) (*Identit
 	if err := json.Unmarshal(body, &members); err != nil || members == nil {
 		return nil, unavailable("the response is not a JSON object")
 	}
-	if name, ok := twice(body); ok {
+	if name, ok := oauth.Twice(body); ok {
 		// encoding/json keeps the last; another reader, the first: which
 		// "active" is meant is not for this server to guess.
 		return nil, unavailable("the response has two %q members", name)
@@ -280,7 +280,7 @@ func readIntrospection(body []byte, now time.Time, skew time.Duration) (*Identit
 		name string
 		to   *string
 	}{{"scope", &scope}, {"client_id", &id.ClientID}, {"sub", &id.Subject}, {"iss", &id.Issuer}} {
-		if err := optional(members[f.name], f.to); err != nil {
+		if err := oauth.Optional(members[f.name], f.to); err != nil {
 			return nil, unavailable("the response's %q is not a string", f.name)
 		}
 	}
@@ -297,11 +297,11 @@ func readIntrospection(body []byte, now time.Time, skew time.Duration) (*Identit
 			return nil, unavailable(`the response's "aud" is neither a string nor an array of strings`)
 		}
 	}
-	exp, err := numericDate(members["exp"])
+	exp, err := oauth.NumericDate(members["exp"])
 	if err != nil {
 		return nil, unavailable(`the response's "exp" is not a time`)
 	}
-	nbf, err := numericDate(members["nbf"])
+	nbf, err := oauth.NumericDate(members["nbf"])
 	if err != nil {
 		return nil, unavailable(`the response's "nbf" is not a time`)
 	}
@@ -312,76 +312,8 @@ func readIntrospection(body []byte, now time.Time, skew time.Duration) (*Identit
 		return nil, invalid("the token is not valid yet")
 	}
 	id.Expiry = exp
-	id.Claims = otherClaims(members, introspectionFields)
+	id.Claims = oauth.OtherClaims(members, introspectionFields)
 	return id, nil
-}
-
-// otherClaims are the members of claims not among known (those an
-// Identity has fields for), for Identity.Claims; nil when there are none.
-func otherClaims(claims map[string]json.RawMessage, known map[string]bool) map[string]json.RawMessage {
-	var other map[string]json.RawMessage
-	for name, raw := range claims {
-		if !known[name] {
-			if other == nil {
-				other = map[string]json.RawMessage{}
-			}
-			other[name] = raw
-		}
-	}
-	return other
-}
-
-// twice returns the first name that the JSON object body (valid JSON)
-// holds twice among its members, if any.
-func twice(body []byte) (string, bool) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if _, err := dec.Token(); err != nil { // {
-		return "", false
-	}
-	seen := map[string]bool{}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return "", false
-		}
-		name, _ := t.(string)
-		if seen[name] {
-			return name, true
-		}
-		seen[name] = true
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return "", false
-		}
-	}
-	return "", false
-}
-
-// optional decodes raw into to if it is a string, leaves to as it is if
-// raw is absent or null, and fails otherwise.
-func optional(raw json.RawMessage, to *string) error {
-	if raw == nil || string(raw) == "null" {
-		return nil
-	}
-	return json.Unmarshal(raw, to)
-}
-
-// numericDate reads a NumericDate (RFC 7519 §2: seconds since the epoch,
-// perhaps with a fraction): zero if raw is absent or null, an error if
-// it is not a number from 0 to the year 9999.
-func numericDate(raw json.RawMessage) (time.Time, error) {
-	if raw == nil || string(raw) == "null" {
-		return time.Time{}, nil
-	}
-	var f float64
-	if err := json.Unmarshal(raw, &f); err != nil {
-		return time.Time{}, err
-	}
-	if math.IsNaN(f) || f < 0 || f > 253402300799 {
-		return time.Time{}, errors.New("out of range")
-	}
-	sec, frac := math.Modf(f)
-	return time.Unix(int64(sec), int64(frac*1e9)), nil
 }
 
 // idCache remembers the identities of active tokens by their SHA-256,

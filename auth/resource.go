@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolrpc/toolrpc/internal/rpchttp"
+	"github.com/toolrpc/toolrpc/internal/oauth"
 )
 
 // DefaultMaxTokenBytes is the default of Options.MaxTokenBytes: 8 KiB, a
@@ -150,7 +150,7 @@ func NewResourceServer(opts *Options) (*ResourceServer, error) {
 		return nil, errors.New("auth: no Verifier")
 	}
 	for _, s := range slices.Concat(opts.Scopes, opts.ScopesSupported) {
-		if !isScopeToken(s) {
+		if !oauth.IsScopeToken(s) {
 			return nil, fmt.Errorf("auth: %q is not a scope (RFC 6749 §3.3: printable ASCII, no space, '\"' or '\\')", s)
 		}
 	}
@@ -197,32 +197,11 @@ func NewResourceServer(opts *Options) (*ResourceServer, error) {
 	return rs, nil
 }
 
-// checkURL checks that s is an absolute https URL with a host, no
-// fragment and no user, that a quoted-string holds as it is (http is
-// allowed for a loopback host).
+// checkURL is oauth.CheckURL, its errors auth's.
 func checkURL(what, s string) (*url.URL, error) {
-	u, err := url.Parse(s)
+	u, err := oauth.CheckURL(what, s)
 	if err != nil {
-		return nil, fmt.Errorf("auth: %s %q is not a URL: %w", what, s, err)
-	}
-	switch {
-	case u.Scheme == "" || u.Host == "" || u.Opaque != "":
-		return nil, fmt.Errorf("auth: %s %q is not an absolute URL with a host", what, s)
-	case u.Fragment != "" || strings.Contains(s, "#"):
-		return nil, fmt.Errorf("auth: %s %q has a fragment", what, s)
-	case u.User != nil:
-		return nil, fmt.Errorf("auth: %s %q has user information", what, s)
-	case !isScopeToken(s): // printable ASCII, no '"' or '\'
-		return nil, fmt.Errorf("auth: %s %q has a character a URL cannot", what, s)
-	}
-	switch strings.ToLower(u.Scheme) {
-	case "https":
-	case "http":
-		if !rpchttp.IsLoopbackName(u.Hostname()) { // the rule rpc.HTTPHandler keeps for Host
-			return nil, fmt.Errorf("auth: %s %q is not https (http is for a loopback host only)", what, s)
-		}
-	default:
-		return nil, fmt.Errorf("auth: %s %q is not https", what, s)
+		return nil, fmt.Errorf("auth: %w", err)
 	}
 	return u, nil
 }
@@ -436,7 +415,7 @@ func Challenge(ctx context.Context, err error) (status int, wwwAuthenticate stri
 	}
 	scopes := slices.Clone(g.rs.scopes)
 	for _, s := range se.Scopes {
-		if !slices.Contains(scopes, s) && isScopeToken(s) {
+		if !slices.Contains(scopes, s) && oauth.IsScopeToken(s) {
 			scopes = append(scopes, s)
 		}
 	}

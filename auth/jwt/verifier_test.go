@@ -1,4 +1,4 @@
-package auth
+package jwt
 
 import (
 	"context"
@@ -20,12 +20,13 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/toolrpc/toolrpc/auth"
 )
 
 // aliceOf is the identity of as.Claims() changed by change, as a
-// JWTVerifier reads it.
-func aliceOf(as *FakeAS, claims map[string]any) *Identity {
-	id := &Identity{Subject: "alice", Issuer: as.URL, ClientID: "cli", Scopes: []string{"mcp", "read"},
+// Verifier reads it.
+func aliceOf(as *FakeAS, claims map[string]any) *auth.Identity {
+	id := &auth.Identity{Subject: "alice", Issuer: as.URL, ClientID: "cli", Scopes: []string{"mcp", "read"},
 		Expiry: time.Unix(claims["exp"].(int64), 0), Audience: []string{"https://mcp.example.com/mcp"},
 		Claims: map[string]json.RawMessage{"iat": json.RawMessage(fmt.Sprint(claims["iat"])), "jti": json.RawMessage(`"j-1"`)}}
 	return id
@@ -53,7 +54,7 @@ func TestJWTVerifier(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		token string
-		want  *Identity // nil: refused with err
+		want  *auth.Identity // nil: refused with err
 		err   string
 	}{
 		{"RS256", Sign(t, rsa, good, nil), aliceOf(as, good), ""},
@@ -65,7 +66,7 @@ func TestJWTVerifier(t *testing.T) {
 		{"typ JWT", Sign(t, ec, good, map[jose.HeaderKey]any{"typ": "JWT"}), aliceOf(as, good), ""},
 		{"no kid, one key fits", Sign(t, EdKey("-"), good, nil), aliceOf(as, good), ""},
 		{"nbf within the skew", Sign(t, ec, changed(as, func(c map[string]any) { c["nbf"] = now.Add(30 * time.Second).Unix() }),
-			nil), func() *Identity {
+			nil), func() *auth.Identity {
 			c := changed(as, func(c map[string]any) {})
 			id := aliceOf(as, c)
 			id.Claims["nbf"] = json.RawMessage(fmt.Sprint(now.Add(30 * time.Second).Unix()))
@@ -150,8 +151,8 @@ func TestJWTVerifier(t *testing.T) {
 			require.Error(t, err)
 			assert.Nil(t, id)
 			assert.Equal(t, tc.err, err.Error())
-			assert.ErrorIs(t, err, ErrInvalidToken)
-			assert.NotErrorIs(t, err, ErrUnavailable)
+			assert.ErrorIs(t, err, auth.ErrInvalidToken)
+			assert.NotErrorIs(t, err, auth.ErrUnavailable)
 			if tc.token != "" {
 				assert.NotContains(t, err.Error(), tc.token)
 			}
@@ -192,7 +193,7 @@ func TestJWTTypes(t *testing.T) {
 	ec := NewECKey("ec-1")
 	as := NewFakeAS(t, ec)
 	lenient := NewFakeVerifier(t, as, nil)
-	strict := NewFakeVerifier(t, as, func(o *JWTOptions) { o.Types = []string{"application/at+jwt"} })
+	strict := NewFakeVerifier(t, as, func(o *Options) { o.Types = []string{"application/at+jwt"} })
 	for _, tc := range []struct {
 		typ             any // nil: none
 		lenient, strict bool
@@ -207,14 +208,14 @@ func TestJWTTypes(t *testing.T) {
 		}
 		token := Sign(t, ec, as.Claims(), headers)
 		for _, v := range []struct {
-			v    *JWTVerifier
+			v    *Verifier
 			want bool
 		}{{lenient, tc.lenient}, {strict, tc.strict}} {
 			_, err := v.v.Verify(context.Background(), token)
 			if v.want {
 				assert.NoError(t, err, "typ %v", tc.typ)
 			} else {
-				assert.ErrorIs(t, err, ErrInvalidToken, "typ %v", tc.typ)
+				assert.ErrorIs(t, err, auth.ErrInvalidToken, "typ %v", tc.typ)
 			}
 		}
 	}
@@ -262,7 +263,7 @@ func TestJWTClaimForms(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			id, err := v.Verify(context.Background(), Sign(t, ec, changed(as, tc.change), nil))
 			if tc.invalid != "" {
-				assert.ErrorIs(t, err, ErrInvalidToken)
+				assert.ErrorIs(t, err, auth.ErrInvalidToken)
 				assert.EqualError(t, err, tc.invalid)
 				return
 			}
@@ -281,7 +282,7 @@ func TestJWTClaimForms(t *testing.T) {
 func TestJWTKeyRotation(t *testing.T) {
 	old, next := NewECKey("2025"), NewECKey("2026")
 	as := NewFakeAS(t, old)
-	v := NewFakeVerifier(t, as, func(o *JWTOptions) { o.MinRefreshInterval = time.Nanosecond })
+	v := NewFakeVerifier(t, as, func(o *Options) { o.MinRefreshInterval = time.Nanosecond })
 	_, err := v.Verify(context.Background(), Sign(t, old, as.Claims(), nil))
 	require.NoError(t, err)
 	assert.Equal(t, int32(1), as.Fetches.Load())
@@ -298,7 +299,7 @@ func TestJWTKeyRotation(t *testing.T) {
 
 	as.SetKeys(next)
 	_, err = v.Verify(context.Background(), Sign(t, NewECKey("2027"), as.Claims(), nil))
-	assert.ErrorIs(t, err, ErrInvalidToken, "a kid never published")
+	assert.ErrorIs(t, err, auth.ErrInvalidToken, "a kid never published")
 	assert.Equal(t, int32(4), as.Fetches.Load())
 	_, err = v.Verify(context.Background(), Sign(t, old, as.Claims(), nil))
 	assert.EqualError(t, err, `auth: invalid token: jwt: no key of the key set has the token's kid "2025" (and fits its alg)`, "the old key is gone")
@@ -397,7 +398,7 @@ func TestJWTVerifierHostileServers(t *testing.T) {
 			return func(w http.ResponseWriter, r *http.Request) bool {
 				return meta(w, r, `{"issuer":"`+as.URL+`","jwks_uri":"http://keys.example.com/jwks"}`)
 			}
-		}, both(`auth: the metadata's jwks_uri "http://keys.example.com/jwks" is not https (http is for a loopback host only)`)},
+		}, both(`the metadata's jwks_uri "http://keys.example.com/jwks" is not https (http is for a loopback host only)`)},
 		{"no jwks_uri", func(as *FakeAS) func(w http.ResponseWriter, r *http.Request) bool {
 			return func(w http.ResponseWriter, r *http.Request) bool { return meta(w, r, `{"issuer":"`+as.URL+`"}`) }
 		}, both(`the metadata has no "jwks_uri"`)},
@@ -406,14 +407,14 @@ func TestJWTVerifierHostileServers(t *testing.T) {
 			ec := NewECKey("ec-1")
 			as := NewFakeAS(t, ec)
 			as.SetHostile(tc.hostile(as))
-			v := NewFakeVerifier(t, as, func(o *JWTOptions) {
+			v := NewFakeVerifier(t, as, func(o *Options) {
 				o.Timeout = 200 * time.Millisecond
 				o.MaxResponseBytes = 4096
 			})
 			token := Sign(t, ec, as.Claims(), nil)
 			_, err := v.Verify(context.Background(), token)
 			require.Error(t, err)
-			assert.ErrorIs(t, err, ErrUnavailable)
+			assert.ErrorIs(t, err, auth.ErrUnavailable)
 			assert.Equal(t, tc.err, strings.ReplaceAll(err.Error(), as.URL, "AS"))
 			_, again := v.Verify(context.Background(), token)
 			assert.Equal(t, err, again, "the next token within MinRefreshInterval fetches nothing")
@@ -464,7 +465,7 @@ func (c *fakeClock) Add(d time.Duration) {
 }
 
 // idle waits until v has no fetch under way.
-func idle(t *testing.T, v *JWTVerifier) {
+func idle(t *testing.T, v *Verifier) {
 	t.Helper()
 	require.Eventually(t, func() bool {
 		v.mu.Lock()
@@ -474,7 +475,7 @@ func idle(t *testing.T, v *JWTVerifier) {
 }
 
 // verifyAll verifies tokens at once, and returns their errors.
-func verifyAll(v *JWTVerifier, tokens []string) []error {
+func verifyAll(v *Verifier, tokens []string) []error {
 	errs := make([]error, len(tokens))
 	var wg sync.WaitGroup
 	for i, token := range tokens {
@@ -504,12 +505,12 @@ func TestJWTFetchesAreBounded(t *testing.T) {
 		flood = append(flood, Sign(t, NewECKey(fmt.Sprint("junk-", i)), as.Claims(), nil))
 	}
 	for _, err := range verifyAll(v, flood) {
-		assert.ErrorIs(t, err, ErrInvalidToken)
+		assert.ErrorIs(t, err, auth.ErrInvalidToken)
 	}
 	assert.Equal(t, int32(1), as.Fetches.Load(), "within MinRefreshInterval of the last fetch: none")
 	clock.Add(DefaultJWKSMinInterval)
 	for _, err := range verifyAll(v, flood) {
-		assert.ErrorIs(t, err, ErrInvalidToken)
+		assert.ErrorIs(t, err, auth.ErrInvalidToken)
 	}
 	idle(t, v)
 	assert.Equal(t, int32(2), as.Fetches.Load(), "an interval later: one for the whole flood")
@@ -536,7 +537,7 @@ func TestJWTFetchesAreBounded(t *testing.T) {
 	assert.NoError(t, err, "served while the set is fetched")
 	idle(t, v)
 	_, err = v.Verify(context.Background(), good)
-	assert.ErrorIs(t, err, ErrInvalidToken, "the key removed")
+	assert.ErrorIs(t, err, auth.ErrInvalidToken, "the key removed")
 	_, err = v.Verify(context.Background(), Sign(t, next, as.Claims(), nil))
 	assert.NoError(t, err)
 	assert.Equal(t, int32(4), as.Fetches.Load())
@@ -614,41 +615,41 @@ func TestJWTDiscoveryUnderAPath(t *testing.T) {
 		}
 		return false
 	})
-	v := NewFakeVerifier(t, as, func(o *JWTOptions) { o.Issuer = as.URL + "/realms/x" })
+	v := NewFakeVerifier(t, as, func(o *Options) { o.Issuer = as.URL + "/realms/x" })
 	_, err := v.Verify(context.Background(), Sign(t, ec, changed(as, func(c map[string]any) { c["iss"] = as.URL + "/realms/x" }), nil))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"/.well-known/oauth-authorization-server/realms/x", "/.well-known/openid-configuration/realms/x",
 		"/realms/x/.well-known/openid-configuration", "/jwks"}, asked)
 
 	// With JWKSURL, no discovery.
-	v = NewFakeVerifier(t, as, func(o *JWTOptions) { o.JWKSURL = as.URL + "/jwks" })
+	v = NewFakeVerifier(t, as, func(o *Options) { o.JWKSURL = as.URL + "/jwks" })
 	_, err = v.Verify(context.Background(), Sign(t, ec, as.Claims(), nil))
 	require.NoError(t, err)
 	assert.Len(t, asked, 5)
 }
 
-// NewJWTVerifier refuses options that would accept forged tokens, or
+// NewVerifier refuses options that would accept forged tokens, or
 // none.
 func TestNewJWTVerifierRefuses(t *testing.T) {
 	for _, tc := range []struct {
-		opts JWTOptions
+		opts Options
 		err  string
 	}{
-		{JWTOptions{}, `auth: Issuer "" is not an absolute URL with a host`},
-		{JWTOptions{Issuer: "http://as.example.com"}, `auth: Issuer "http://as.example.com" is not https (http is for a loopback host only)`},
-		{JWTOptions{Issuer: "https://as.example.com?x=1"}, `auth: Issuer "https://as.example.com?x=1" has a query (RFC 8414 §2: an issuer has none)`},
-		{JWTOptions{Issuer: "https://as.example.com", JWKSURL: "http://keys.example.com"}, `auth: JWKSURL "http://keys.example.com" is not https (http is for a loopback host only)`},
-		{JWTOptions{Issuer: "https://as.example.com", Algorithms: []string{"RS256", "none"}}, `auth: Algorithms holds "none": a resource server accepts no unsigned or HMAC token (it holds no secret of its authorization server)`},
-		{JWTOptions{Issuer: "https://as.example.com", Algorithms: []string{"HS256"}}, `auth: Algorithms holds "HS256": a resource server accepts no unsigned or HMAC token (it holds no secret of its authorization server)`},
-		{JWTOptions{Issuer: "https://as.example.com", Algorithms: []string{"rs256"}}, `auth: Algorithms holds "rs256", which is not one of RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, ES512, EdDSA`},
-		{JWTOptions{Issuer: "https://as.example.com", Algorithms: []string{}}, `auth: Algorithms is empty: no token could be accepted`},
-		{JWTOptions{Issuer: "https://as.example.com", Types: []string{}}, `auth: Types is empty: no token could be accepted (a header without typ is "")`},
-		{JWTOptions{Issuer: "https://as.example.com", ClockSkew: time.Hour}, `auth: ClockSkew 1h0m0s is more than 5m0s`},
+		{Options{}, `jwt: Issuer "" is not an absolute URL with a host`},
+		{Options{Issuer: "http://as.example.com"}, `jwt: Issuer "http://as.example.com" is not https (http is for a loopback host only)`},
+		{Options{Issuer: "https://as.example.com?x=1"}, `jwt: Issuer "https://as.example.com?x=1" has a query (RFC 8414 §2: an issuer has none)`},
+		{Options{Issuer: "https://as.example.com", JWKSURL: "http://keys.example.com"}, `jwt: JWKSURL "http://keys.example.com" is not https (http is for a loopback host only)`},
+		{Options{Issuer: "https://as.example.com", Algorithms: []string{"RS256", "none"}}, `jwt: Algorithms holds "none": a resource server accepts no unsigned or HMAC token (it holds no secret of its authorization server)`},
+		{Options{Issuer: "https://as.example.com", Algorithms: []string{"HS256"}}, `jwt: Algorithms holds "HS256": a resource server accepts no unsigned or HMAC token (it holds no secret of its authorization server)`},
+		{Options{Issuer: "https://as.example.com", Algorithms: []string{"rs256"}}, `jwt: Algorithms holds "rs256", which is not one of RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, ES512, EdDSA`},
+		{Options{Issuer: "https://as.example.com", Algorithms: []string{}}, `jwt: Algorithms is empty: no token could be accepted`},
+		{Options{Issuer: "https://as.example.com", Types: []string{}}, `jwt: Types is empty: no token could be accepted (a header without typ is "")`},
+		{Options{Issuer: "https://as.example.com", ClockSkew: time.Hour}, `jwt: ClockSkew 1h0m0s is more than 5m0s`},
 	} {
-		_, err := NewJWTVerifier(&tc.opts)
+		_, err := NewVerifier(&tc.opts)
 		assert.EqualError(t, err, tc.err)
 	}
-	_, err := NewJWTVerifier(nil)
+	_, err := NewVerifier(nil)
 	assert.Error(t, err)
 }
 
@@ -657,7 +658,7 @@ func TestNewJWTVerifierRefuses(t *testing.T) {
 func TestJWTAlgorithms(t *testing.T) {
 	ec := NewECKey("ec-1")
 	as := NewFakeAS(t, ec, RSAKey("rsa-1", jose.RS256))
-	v := NewFakeVerifier(t, as, func(o *JWTOptions) { o.Algorithms = []string{"RS256"} })
+	v := NewFakeVerifier(t, as, func(o *Options) { o.Algorithms = []string{"RS256"} })
 	_, err := v.Verify(context.Background(), Sign(t, ec, as.Claims(), nil))
 	assert.EqualError(t, err, `auth: invalid token: jwt: the token's alg "ES256" is not one this verifier accepts`)
 	_, err = v.Verify(context.Background(), Sign(t, RSAKey("rsa-1", jose.RS256), as.Claims(), nil))
@@ -677,10 +678,10 @@ func BenchmarkJWTVerify(b *testing.B) {
 			headers := map[jose.HeaderKey]any{"typ": "at+jwt"}
 			claims["pad"] = ""
 			short := Sign(b, k, claims, headers)
-			claims["pad"] = strings.Repeat("x", (DefaultMaxTokenBytes-len(short))*3/4-2)
+			claims["pad"] = strings.Repeat("x", (auth.DefaultMaxTokenBytes-len(short))*3/4-2)
 			token := Sign(b, k, claims, headers)
-			require.InDelta(b, DefaultMaxTokenBytes, len(token), 8)
-			require.LessOrEqual(b, len(token), DefaultMaxTokenBytes)
+			require.InDelta(b, auth.DefaultMaxTokenBytes, len(token), 8)
+			require.LessOrEqual(b, len(token), auth.DefaultMaxTokenBytes)
 			_, err := v.Verify(context.Background(), token)
 			require.NoError(b, err)
 			b.ReportAllocs()

@@ -1,4 +1,4 @@
-package auth
+package jwt
 
 import (
 	"bytes"
@@ -15,33 +15,35 @@ import (
 
 	jose "github.com/go-jose/go-jose/v4"
 
+	"github.com/toolrpc/toolrpc/auth"
+	"github.com/toolrpc/toolrpc/internal/oauth"
 	"github.com/toolrpc/toolrpc/internal/option"
 )
 
-// The defaults and bounds of JWTOptions.
+// The defaults and bounds of Options.
 const (
 	DefaultJWKSTimeout     = 5 * time.Second
 	DefaultJWKSBytes       = 256 << 10
 	DefaultJWKSKeys        = 64
 	DefaultJWKSRefresh     = 15 * time.Minute
 	DefaultJWKSMinInterval = 10 * time.Second
-	// MaxClockSkew is the largest JWTOptions.ClockSkew accepted.
+	// MaxClockSkew is the largest Options.ClockSkew accepted.
 	MaxClockSkew = 5 * time.Minute
 )
 
-// The signature algorithms a JWTVerifier can accept, and does by
+// The signature algorithms a Verifier can accept, and does by
 // default: every asymmetric one of RFC 7518 and EdDSA (RFC 8037).
 var jwtAlgorithms = []jose.SignatureAlgorithm{
 	jose.RS256, jose.RS384, jose.RS512, jose.PS256, jose.PS384, jose.PS512,
 	jose.ES256, jose.ES384, jose.ES512, jose.EdDSA,
 }
 
-// The token types (typ) a JWTVerifier accepts by default, in the form
+// The token types (typ) a Verifier accepts by default, in the form
 // they are compared in: RFC 9068's, JWT, and none.
 var defaultJWTTypes = []string{"at+jwt", "jwt", ""}
 
-// JWTOptions configure a JWTVerifier.
-type JWTOptions struct {
+// Options configure a Verifier.
+type Options struct {
 	// Issuer is the authorization server's issuer identifier (RFC 8414
 	// §2), as it writes it: every token's iss must be exactly it, and its
 	// metadata's issuer too. https (http for a loopback host only), no
@@ -76,7 +78,7 @@ type JWTOptions struct {
 	// server's clock. Its exp is taken as it is, as Introspector does: a
 	// token stops being accepted at its exp by this server's clock (and
 	// ResourceServer.Require refuses an identity past its Expiry by its
-	// own). Default DefaultClockSkew (1 min); negative: none; at most
+	// own). Default auth.DefaultClockSkew (1 min); negative: none; at most
 	// MaxClockSkew.
 	ClockSkew time.Duration
 	// Client sends the requests for the metadata and the key set (its
@@ -107,7 +109,7 @@ type JWTOptions struct {
 	MinRefreshInterval time.Duration
 }
 
-// JWTVerifier is a Verifier of JWT access tokens (RFC 9068's profile of
+// Verifier is a Verifier of JWT access tokens (RFC 9068's profile of
 // RFC 7519), signed (JWS compact serialization) by a key of the
 // authorization server's key set (JWKS, RFC 7517). It checks the
 // signature (alg among Algorithms, the key found by kid, or the one key
@@ -115,12 +117,12 @@ type JWTOptions struct {
 // cty), and the claims: iss is Issuer exactly, sub is there, exp is there
 // and has not passed, nbf and iat are not ahead of this server's clock by
 // more than ClockSkew, and the registered claims have their types. It
-// fills the Identity from iss, sub, client_id (else azp), scope (else
+// fills the auth.Identity from iss, sub, client_id (else azp), scope (else
 // scp, a string or an array), exp and aud (a string or an array), every
 // other claim in Claims. The audience and the scopes are
 // ResourceServer.Require's to check.
 //
-// The key set is fetched at the first token (never by NewJWTVerifier: a
+// The key set is fetched at the first token (never by NewVerifier: a
 // server starts while its authorization server is down; Refresh fetches
 // at once), then again after RefreshInterval, and when a token names a
 // key the set lacks, at most once per MinRefreshInterval, one fetch
@@ -130,9 +132,9 @@ type JWTOptions struct {
 // or a set with no key this verifier can use) leaves the keys it had
 // serving. A token whose key is not in a set just fetched is invalid;
 // with no key set yet, or while the last fetch failed, Verify is
-// unavailable (ErrUnavailable: 503), never a hang. No error holds the
+// unavailable (auth.ErrUnavailable: 503), never a hang. No error holds the
 // token. It is safe for concurrent use.
-type JWTVerifier struct {
+type Verifier struct {
 	issuer      string
 	algs        []jose.SignatureAlgorithm
 	types       []string // in the form compared
@@ -162,25 +164,25 @@ type keysFetch struct {
 	err  error
 }
 
-// NewJWTVerifier checks opts and returns the verifier they describe. It
+// NewVerifier checks opts and returns the verifier they describe. It
 // fetches nothing: the first token does (or Refresh).
-func NewJWTVerifier(opts *JWTOptions) (*JWTVerifier, error) {
+func NewVerifier(opts *Options) (*Verifier, error) {
 	if opts == nil {
-		opts = &JWTOptions{}
+		opts = &Options{}
 	}
-	u, err := checkURL("Issuer", opts.Issuer)
+	u, err := oauth.CheckURL("Issuer", opts.Issuer)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("jwt: %w", err)
 	}
 	if u.RawQuery != "" || u.ForceQuery {
-		return nil, fmt.Errorf("auth: Issuer %q has a query (RFC 8414 §2: an issuer has none)", opts.Issuer)
+		return nil, fmt.Errorf("jwt: Issuer %q has a query (RFC 8414 §2: an issuer has none)", opts.Issuer)
 	}
 	if opts.JWKSURL != "" {
-		if _, err := checkURL("JWKSURL", opts.JWKSURL); err != nil {
-			return nil, err
+		if _, err := oauth.CheckURL("JWKSURL", opts.JWKSURL); err != nil {
+			return nil, fmt.Errorf("jwt: %w", err)
 		}
 	}
-	v := &JWTVerifier{
+	v := &Verifier{
 		issuer:      opts.Issuer,
 		jwksURL:     opts.JWKSURL,
 		algs:        slices.Clone(jwtAlgorithms),
@@ -195,16 +197,16 @@ func NewJWTVerifier(opts *JWTOptions) (*JWTVerifier, error) {
 	}
 	if opts.Algorithms != nil {
 		if len(opts.Algorithms) == 0 {
-			return nil, errors.New("auth: Algorithms is empty: no token could be accepted")
+			return nil, errors.New("jwt: Algorithms is empty: no token could be accepted")
 		}
 		v.algs = nil
 		for _, a := range opts.Algorithms {
 			alg := jose.SignatureAlgorithm(a)
 			switch {
 			case a == "none" || strings.HasPrefix(a, "HS"):
-				return nil, fmt.Errorf("auth: Algorithms holds %q: a resource server accepts no unsigned or HMAC token (it holds no secret of its authorization server)", a)
+				return nil, fmt.Errorf("jwt: Algorithms holds %q: a resource server accepts no unsigned or HMAC token (it holds no secret of its authorization server)", a)
 			case !slices.Contains(jwtAlgorithms, alg):
-				return nil, fmt.Errorf("auth: Algorithms holds %q, which is not one of RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, ES512, EdDSA", a)
+				return nil, fmt.Errorf("jwt: Algorithms holds %q, which is not one of RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, ES512, EdDSA", a)
 			}
 			if !slices.Contains(v.algs, alg) {
 				v.algs = append(v.algs, alg)
@@ -213,7 +215,7 @@ func NewJWTVerifier(opts *JWTOptions) (*JWTVerifier, error) {
 	}
 	if opts.Types != nil {
 		if len(opts.Types) == 0 {
-			return nil, errors.New(`auth: Types is empty: no token could be accepted (a header without typ is "")`)
+			return nil, errors.New(`jwt: Types is empty: no token could be accepted (a header without typ is "")`)
 		}
 		v.types = nil
 		for _, t := range opts.Types {
@@ -222,9 +224,9 @@ func NewJWTVerifier(opts *JWTOptions) (*JWTVerifier, error) {
 	}
 	switch {
 	case opts.ClockSkew > MaxClockSkew:
-		return nil, fmt.Errorf("auth: ClockSkew %v is more than %v", opts.ClockSkew, MaxClockSkew)
+		return nil, fmt.Errorf("jwt: ClockSkew %v is more than %v", opts.ClockSkew, MaxClockSkew)
 	case opts.ClockSkew == 0:
-		v.skew = DefaultClockSkew
+		v.skew = auth.DefaultClockSkew
 	case opts.ClockSkew < 0:
 		v.skew = 0
 	}
@@ -244,15 +246,15 @@ func tokenType(t string) string {
 	return strings.TrimPrefix(t, "application/")
 }
 
-// jwtInvalid returns an error that is ErrInvalidToken, with why.
+// jwtInvalid returns an error that is auth.ErrInvalidToken, with why.
 func jwtInvalid(format string, args ...any) error {
-	return fmt.Errorf("%w: jwt: %s", ErrInvalidToken, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%w: jwt: %s", auth.ErrInvalidToken, fmt.Sprintf(format, args...))
 }
 
 // shown is s quoted if it is short printable ASCII, for an error's text:
 // a header's value is the sender's to choose.
 func shown(s string) string {
-	if len(s) > 32 || !isScopeToken(s) {
+	if len(s) > 32 || !oauth.IsScopeToken(s) {
 		return "(not shown)"
 	}
 	return fmt.Sprintf("%q", s)
@@ -260,7 +262,7 @@ func shown(s string) string {
 
 // Verify checks token and returns what its claims say. It fetches the
 // key set first if it has none, or none with the token's key.
-func (v *JWTVerifier) Verify(ctx context.Context, token string) (*Identity, error) {
+func (v *Verifier) Verify(ctx context.Context, token string) (*auth.Identity, error) {
 	jws, err := jose.ParseSignedCompact(token, v.algs)
 	if err != nil {
 		if e := (*jose.ErrUnexpectedSignatureAlgorithm)(nil); errors.As(err, &e) {
@@ -289,7 +291,7 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (*Identity, erro
 // serialization go-jose parsed): a JSON object with each member once, a
 // typ among v.types, and neither crit (no extension is understood here)
 // nor cty (a nested JWT is not an access token).
-func (v *JWTVerifier) checkHeader(token string) error {
+func (v *Verifier) checkHeader(token string) error {
 	head, _, _ := strings.Cut(token, ".")
 	raw, err := base64.RawURLEncoding.DecodeString(head)
 	if err != nil {
@@ -299,7 +301,7 @@ func (v *JWTVerifier) checkHeader(token string) error {
 	if err := json.Unmarshal(raw, &members); err != nil || members == nil {
 		return jwtInvalid("the header is not a JSON object")
 	}
-	if name, ok := twice(raw); ok {
+	if name, ok := oauth.Twice(raw); ok {
 		return jwtInvalid("the header has two %s members", shown(name))
 	}
 	for _, name := range []string{"crit", "cty", "b64"} {
@@ -308,7 +310,7 @@ func (v *JWTVerifier) checkHeader(token string) error {
 		}
 	}
 	var typ string
-	if err := optional(members["typ"], &typ); err != nil {
+	if err := oauth.Optional(members["typ"], &typ); err != nil {
 		return jwtInvalid(`the header's "typ" is not a string`)
 	}
 	if !slices.Contains(v.types, tokenType(typ)) {
@@ -317,30 +319,30 @@ func (v *JWTVerifier) checkHeader(token string) error {
 	return nil
 }
 
-// The claims Identity has fields for; the others go to Identity.Claims.
+// The claims auth.Identity has fields for; the others go to auth.Identity.Claims.
 // azp and scp, read when client_id and scope are absent, stay there too.
 var jwtFields = map[string]bool{
 	"iss": true, "sub": true, "exp": true, "aud": true, "client_id": true, "scope": true,
 }
 
 // readClaims reads a verified payload at now: the identity, or
-// ErrInvalidToken for claims that are not an access token's, or not
+// auth.ErrInvalidToken for claims that are not an access token's, or not
 // valid now.
-func (v *JWTVerifier) readClaims(payload []byte, now time.Time) (*Identity, error) {
+func (v *Verifier) readClaims(payload []byte, now time.Time) (*auth.Identity, error) {
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(payload, &members); err != nil || members == nil {
 		return nil, jwtInvalid("the claims are not a JSON object")
 	}
-	if name, ok := twice(payload); ok {
+	if name, ok := oauth.Twice(payload); ok {
 		return nil, jwtInvalid("the claims have two %s members", shown(name))
 	}
-	id := &Identity{}
+	id := &auth.Identity{}
 	var scope, azp string
 	for _, f := range []struct {
 		name string
 		to   *string
 	}{{"iss", &id.Issuer}, {"sub", &id.Subject}, {"client_id", &id.ClientID}, {"azp", &azp}, {"scope", &scope}} {
-		if err := optional(members[f.name], f.to); err != nil {
+		if err := oauth.Optional(members[f.name], f.to); err != nil {
 			return nil, jwtInvalid("the claim %q is not a string", f.name)
 		}
 	}
@@ -355,7 +357,7 @@ func (v *JWTVerifier) readClaims(payload []byte, now time.Time) (*Identity, erro
 	}
 	dates := map[string]time.Time{}
 	for _, name := range []string{"exp", "nbf", "iat"} {
-		t, err := numericDate(members[name])
+		t, err := oauth.NumericDate(members[name])
 		if err != nil {
 			return nil, jwtInvalid("the claim %q is not a time", name)
 		}
@@ -385,7 +387,7 @@ func (v *JWTVerifier) readClaims(payload []byte, now time.Time) (*Identity, erro
 			id.Scopes = append(id.Scopes, splitScope(s)...)
 		}
 	}
-	id.Claims = otherClaims(members, jwtFields)
+	id.Claims = oauth.OtherClaims(members, jwtFields)
 	return id, nil
 }
 

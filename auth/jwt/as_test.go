@@ -1,4 +1,4 @@
-package auth
+package jwt
 
 // An authorization server for the JWT verifier's tests: its metadata, its
 // key set, and tokens signed by its keys. Its exported names serve the
@@ -204,13 +204,13 @@ func RawToken(header, payload string) string {
 
 // NewFakeVerifier returns a verifier of as's tokens, with opts changed
 // by change (if not nil).
-func NewFakeVerifier(t testing.TB, as *FakeAS, change func(*JWTOptions)) *JWTVerifier {
+func NewFakeVerifier(t testing.TB, as *FakeAS, change func(*Options)) *Verifier {
 	t.Helper()
-	opts := &JWTOptions{Issuer: as.Issuer(), Timeout: 10 * time.Second}
+	opts := &Options{Issuer: as.Issuer(), Timeout: 10 * time.Second}
 	if change != nil {
 		change(opts)
 	}
-	v, err := NewJWTVerifier(opts)
+	v, err := NewVerifier(opts)
 	require.NoError(t, err)
 	return v
 }

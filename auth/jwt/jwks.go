@@ -1,4 +1,4 @@
-package auth
+package jwt
 
 import (
 	"context"
@@ -16,6 +16,8 @@ import (
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
+	"github.com/toolrpc/toolrpc/auth"
+	"github.com/toolrpc/toolrpc/internal/oauth"
 )
 
 // jwtKey is a public key of the key set, and what it is for.
@@ -65,9 +67,9 @@ func match(set []jwtKey, kid string, alg jose.SignatureAlgorithm) []jwtKey {
 	return found
 }
 
-// jwksUnavailable returns an error that is ErrUnavailable, with why.
+// jwksUnavailable returns an error that is auth.ErrUnavailable, with why.
 func jwksUnavailable(format string, args ...any) error {
-	return fmt.Errorf("%w: jwks: %w", ErrUnavailable, fmt.Errorf(format, args...))
+	return fmt.Errorf("%w: jwks: %w", auth.ErrUnavailable, fmt.Errorf(format, args...))
 }
 
 // keysFor returns the keys that may verify a token of kid and alg,
@@ -75,7 +77,7 @@ func jwksUnavailable(format string, args ...any) error {
 // started MinRefreshInterval ago or more), waiting for the fetch within
 // ctx. With a set fetched RefreshInterval ago, it starts a fetch and
 // returns at once.
-func (v *JWTVerifier) keysFor(ctx context.Context, kid string, alg jose.SignatureAlgorithm) ([]jwtKey, error) {
+func (v *Verifier) keysFor(ctx context.Context, kid string, alg jose.SignatureAlgorithm) ([]jwtKey, error) {
 	v.mu.Lock()
 	now := v.now()
 	if found := match(v.keys, kid, alg); found != nil {
@@ -115,7 +117,7 @@ func (v *JWTVerifier) keysFor(ctx context.Context, kid string, alg jose.Signatur
 // the last fetch of which ended in err: unavailable if there is no set or
 // the last fetch failed (the key may be one the set has gained since),
 // else an invalid token.
-func (v *JWTVerifier) missing(keys []jwtKey, err error, kid string) error {
+func (v *Verifier) missing(keys []jwtKey, err error, kid string) error {
 	switch {
 	case keys == nil && err == nil:
 		return jwksUnavailable("no key set fetched yet")
@@ -131,7 +133,7 @@ func (v *JWTVerifier) missing(keys []jwtKey, err error, kid string) error {
 // startLocked returns the fetch under way, else starts one, unless
 // force is false and the last started within MinRefreshInterval of now:
 // then it returns nil. v.mu is held.
-func (v *JWTVerifier) startLocked(now time.Time, force bool) *keysFetch {
+func (v *Verifier) startLocked(now time.Time, force bool) *keysFetch {
 	if v.inflight != nil {
 		return v.inflight
 	}
@@ -146,11 +148,11 @@ func (v *JWTVerifier) startLocked(now time.Time, force bool) *keysFetch {
 
 // Refresh fetches the key set now (the metadata first, if the key set's
 // URL is not known yet), or waits for the fetch under way, whatever
-// MinRefreshInterval says, and returns its error (ErrUnavailable), or
+// MinRefreshInterval says, and returns its error (auth.ErrUnavailable), or
 // ctx's. A server that would rather not start while its authorization
 // server is unreachable calls it before serving; Verify needs no call of
 // it.
-func (v *JWTVerifier) Refresh(ctx context.Context) error {
+func (v *Verifier) Refresh(ctx context.Context) error {
 	v.mu.Lock()
 	f := v.startLocked(v.now(), true)
 	v.mu.Unlock()
@@ -165,7 +167,7 @@ func (v *JWTVerifier) Refresh(ctx context.Context) error {
 // fetch fetches the key set from jwksURL (found by discovery if it is
 // ""), within Timeout, and ends f with the outcome: the new set replaces
 // the old one only if it was fetched and has a key to use.
-func (v *JWTVerifier) fetch(f *keysFetch, jwksURL string) {
+func (v *Verifier) fetch(f *keysFetch, jwksURL string) {
 	ctx, cancel := context.WithTimeout(context.Background(), v.timeout)
 	defer cancel()
 	var keys []jwtKey
@@ -215,7 +217,7 @@ func metadataURLs(issuer string) []string {
 // discover reads the authorization server's metadata at the first of
 // its URLs that serves it, and returns its jwks_uri. A document whose
 // issuer is not Issuer exactly (RFC 8414 §3.3: a mix-up) is not used.
-func (v *JWTVerifier) discover(ctx context.Context) (string, error) {
+func (v *Verifier) discover(ctx context.Context) (string, error) {
 	var why []string
 	for _, u := range metadataURLs(v.issuer) {
 		body, err := v.get(ctx, u)
@@ -240,11 +242,11 @@ func readMetadata(body []byte, issuer string) (string, error) {
 	if err := json.Unmarshal(body, &members); err != nil || members == nil {
 		return "", errors.New("the metadata is not a JSON object")
 	}
-	if name, ok := twice(body); ok {
+	if name, ok := oauth.Twice(body); ok {
 		return "", fmt.Errorf("the metadata has two %s members", shown(name))
 	}
 	var iss, jwksURL string
-	if optional(members["issuer"], &iss) != nil || optional(members["jwks_uri"], &jwksURL) != nil {
+	if oauth.Optional(members["issuer"], &iss) != nil || oauth.Optional(members["jwks_uri"], &jwksURL) != nil {
 		return "", errors.New(`the metadata's "issuer" or "jwks_uri" is not a string`)
 	}
 	if iss != issuer {
@@ -253,7 +255,7 @@ func readMetadata(body []byte, issuer string) (string, error) {
 	if jwksURL == "" {
 		return "", errors.New(`the metadata has no "jwks_uri"`)
 	}
-	if _, err := checkURL("the metadata's jwks_uri", jwksURL); err != nil {
+	if _, err := oauth.CheckURL("the metadata's jwks_uri", jwksURL); err != nil {
 		return "", err
 	}
 	return jwksURL, nil
@@ -261,7 +263,7 @@ func readMetadata(body []byte, issuer string) (string, error) {
 
 // get fetches url, and returns its body: at most MaxResponseBytes, of a
 // 200 answer.
-func (v *JWTVerifier) get(ctx context.Context, url string) ([]byte, error) {
+func (v *Verifier) get(ctx context.Context, url string) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
@@ -286,7 +288,7 @@ func (v *JWTVerifier) get(ctx context.Context, url string) ([]byte, error) {
 }
 
 // fetchKeys fetches the key set at url and returns the keys it can use.
-func (v *JWTVerifier) fetchKeys(ctx context.Context, url string) ([]jwtKey, error) {
+func (v *Verifier) fetchKeys(ctx context.Context, url string) ([]jwtKey, error) {
 	body, err := v.get(ctx, url)
 	if err == nil {
 		var keys []jwtKey
