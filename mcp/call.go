@@ -9,6 +9,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/toolrpc/toolrpc/auth"
 	"github.com/toolrpc/toolrpc/internal/jsonx"
 	"github.com/toolrpc/toolrpc/internal/recovery"
 	"github.com/toolrpc/toolrpc/rpc"
@@ -91,6 +92,12 @@ func (s *Server) runTool(ctx context.Context, r revision, req *rpc.Request) (any
 	t := s.cat.Load().items[string(name)]
 	if t == nil {
 		return nil, rpc.NewError(rpc.InvalidParams, "Unknown tool: "+jsonx.Echo(name))
+	}
+	if len(t.scopes) > 0 { // before its arguments are bound (Scoped)
+		var se *auth.ScopeError
+		if errors.As(auth.RequireScopes(ctx, t.scopes...), &se) {
+			return s.errorResult(r, scopeErrorText(t, se)), nil
+		}
 	}
 	if (members[2] != nil || members[3] != nil) && r.modern { // a retry (Multi Round-Trip Requests)
 		var err error

@@ -4,7 +4,8 @@
 // A tool is a method, registered as package service registers it: its name
 // is the method's name (lowerCamelCase by default), its inputSchema the
 // JSON Schema of its params, its title and description those of
-// [service.Documented], its annotations those of [Annotated]. A method needs
+// [service.Documented], its annotations those of [Annotated], the OAuth
+// scopes it needs over protected HTTP those of [Scoped]. A method needs
 // nothing MCP-specific to be a tool:
 //
 //	type Tools struct{}

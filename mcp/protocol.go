@@ -306,8 +306,8 @@ var serverMethods = byName([]methodInfo{
 			return c.s.listen(ctx, r, req)
 		}},
 	{name: methodToolsList, revs: allRevs,
-		serve: func(c *session, _ context.Context, r revision, req *rpc.Request, _ []byte) (any, error) {
-			return c.s.listTools(r, req.Params)
+		serve: func(c *session, ctx context.Context, r revision, req *rpc.Request, _ []byte) (any, error) {
+			return c.s.listTools(ctx, r, req.Params)
 		}},
 	{name: methodToolsCall, revs: allRevs, nameMember: "name", argHeaders: true,
 		serve: (*session).callTool},

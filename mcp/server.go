@@ -72,6 +72,13 @@ type Options struct {
 	// authorization (cacheScope "private"); the default is "public".
 	Private bool
 
+	// FilterByScope lists, in tools/list, only the tools whose scopes
+	// (Scoped) the request's verified identity has (SEP-1881's
+	// scope-filtered discovery); a request with no verified identity
+	// sees them all. A tool left out is still answered, if called, with
+	// the 403 that lets the client step up. It implies Private.
+	FilterByScope bool
+
 	// Middleware wraps the protocol's handler inside the default stack
 	// (middleware.Default), the first outermost.
 	Middleware []middleware.Middleware
@@ -129,7 +136,7 @@ func New(opts *Options) *Server {
 	s.info.without = mustJSON(implementation{Name: name, Version: version})
 	s.info.with = mustJSON(implementation{Name: name, Title: s.opts.Title, Version: version})
 	scope := "public"
-	if s.opts.Private {
+	if s.opts.Private || s.opts.FilterByScope {
 		scope = "private"
 	}
 	s.listTail = fmt.Appendf(nil, `,"ttlMs":%d,"cacheScope":%q`, s.opts.ListTTL.Milliseconds(), scope)
@@ -185,7 +192,9 @@ func mustJSON(v any) []byte {
 //   - it must take its params by name (arguments are an object): one
 //     struct, one map, one json.RawMessage, or nothing;
 //   - everything service.Service.Register checks, and the keys of
-//     [Annotated].ToolAnnotations, which must name its tools' Go methods.
+//     [Annotated].ToolAnnotations and [Scoped].ToolScopes, which must
+//     name its tools' Go methods, and the scopes, which must be
+//     scope-tokens.
 //
 // Register fails, and adds no tool, if any of them is not met.
 func (s *Server) Register(namespace string, value any) error {
@@ -203,16 +212,21 @@ func (s *Server) Register(namespace string, value any) error {
 	if err != nil {
 		return err
 	}
+	scopes, err := scopesOf(value)
+	if err != nil {
+		return err
+	}
 	infos := svc.Describe()
 	added := make([]*tool, 0, len(infos))
 	goNames := map[string]bool{}
 	_, annotated := value.(Annotated)
+	_, scoped := value.(Scoped)
 	for _, info := range infos {
-		if annotated && info.GoName == "ToolAnnotations" {
+		if annotated && info.GoName == "ToolAnnotations" || scoped && info.GoName == "ToolScopes" {
 			continue // served by the Service, never called: not a tool
 		}
 		goNames[info.GoName] = true
-		t, err := newTool(info, notes[info.GoName], svc)
+		t, err := newTool(info, notes[info.GoName], scopes[info.GoName], svc)
 		if err != nil {
 			return err
 		}
@@ -221,6 +235,11 @@ func (s *Server) Register(namespace string, value any) error {
 	for goName := range notes {
 		if !goNames[goName] {
 			return fmt.Errorf("mcp: ToolAnnotations annotates %q, which is not a tool of %T", goName, value)
+		}
+	}
+	for goName := range scopes {
+		if !goNames[goName] {
+			return fmt.Errorf("mcp: ToolScopes gives scopes to %q, which is not a tool of %T", goName, value)
 		}
 	}
 	s.mu.Lock()

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/toolrpc/toolrpc/auth"
 	"github.com/toolrpc/toolrpc/codec"
 	"github.com/toolrpc/toolrpc/internal/jsonx"
 	"github.com/toolrpc/toolrpc/rpc"
@@ -375,20 +376,25 @@ func (s *Server) discover(r revision) json.RawMessage {
 }
 
 // listTools answers tools/list: a page of tools in the order of their names,
-// from the one after the cursor's (base64url of the last name sent).
-func (s *Server) listTools(r revision, params json.RawMessage) (any, error) {
+// from the one after the cursor's (base64url of the last name sent); with
+// Options.FilterByScope, of those ctx's verified identity may call.
+func (s *Server) listTools(ctx context.Context, r revision, params json.RawMessage) (any, error) {
 	cat := s.cat.Load()
-	start, end, err := s.page(cat.names, params)
+	names := cat.names
+	if id := auth.IdentityFrom(ctx); s.opts.FilterByScope && id != nil {
+		names = slices.DeleteFunc(slices.Clone(names), func(name string) bool { return !permitted(id, cat.items[name].scopes) })
+	}
+	start, end, err := s.page(names, params)
 	if err != nil {
 		return nil, err
 	}
 	b := append(s.openResult(r), `"tools":[`...)
-	for i, name := range cat.names[start:end] {
+	for i, name := range names[start:end] {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = append(b, cat.items[name].entryFor(r)...)
 	}
 	b = append(b, ']')
-	return s.closePage(r, b, cat.names, end), nil
+	return s.closePage(r, b, names, end), nil
 }

@@ -411,6 +411,9 @@ func (h *HTTPHandler) servePost(w http.ResponseWriter, r *http.Request) {
 			WithData(unsupported{Supported: Versions(), Requested: jsonx.Echo(name)}))
 		return
 	}
+	if h.refuseScope(w, r, env) {
+		return
+	}
 	if rev.modern {
 		h.postModern(w, r, env, body, rev)
 		return

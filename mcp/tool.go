@@ -76,6 +76,7 @@ type tool struct {
 	structured bool             // the result is a struct: structuredContent, outputSchema
 	hasResult  bool
 	headers    []paramHeader // its arguments mirrored in Mcp-Param headers (paramheader.go)
+	scopes     []string      // the OAuth scopes it needs (Scoped), sorted
 	// entry is its tools/list entry as the revisions have it (entryFor):
 	// bare (2024-11-05), with annotations (2025-03-26), with its title and
 	// outputSchema too (2025-06-18 and later).
@@ -98,12 +99,13 @@ func (t *tool) key() string { return t.name }
 
 // toolEntry is a tools/list entry, in the order its members are written.
 type toolEntry struct {
-	Name         string          `json:"name"`
-	Title        string          `json:"title,omitempty"`
-	Description  string          `json:"description,omitempty"`
-	InputSchema  json.RawMessage `json:"inputSchema"`
-	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
-	Annotations  *annotations    `json:"annotations,omitempty"`
+	Name         string           `json:"name"`
+	Title        string           `json:"title,omitempty"`
+	Description  string           `json:"description,omitempty"`
+	InputSchema  json.RawMessage  `json:"inputSchema"`
+	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
+	Annotations  *annotations     `json:"annotations,omitempty"`
+	Meta         *securitySchemes `json:"_meta,omitempty"`
 }
 
 // annotations are Annotations with the title, as written.
@@ -113,7 +115,7 @@ type annotations struct {
 }
 
 // newTool checks a method as a tool and makes its entries.
-func newTool(info service.MethodInfo, notes Annotations, svc *service.Service) (*tool, error) {
+func newTool(info service.MethodInfo, notes Annotations, scopes []string, svc *service.Service) (*tool, error) {
 	if err := checkName(info.Name); err != nil {
 		return nil, err
 	}
@@ -121,7 +123,7 @@ func newTool(info service.MethodInfo, notes Annotations, svc *service.Service) (
 	if err != nil {
 		return nil, fmt.Errorf("mcp: tool %s: %w", info.Name, err)
 	}
-	t := &tool{name: info.Name, svc: svc, hasResult: info.Result != nil}
+	t := &tool{name: info.Name, svc: svc, hasResult: info.Result != nil, scopes: scopes}
 	if t.headers, err = paramHeaders(info.Params); err != nil {
 		return nil, fmt.Errorf("mcp: tool %s: %w", info.Name, err)
 	}
@@ -145,6 +147,9 @@ func newTool(info service.MethodInfo, notes Annotations, svc *service.Service) (
 	e.Annotations = a
 	t.entry.annotated = mustJSON(e)
 	e.Title, e.OutputSchema = info.Title, out
+	if len(scopes) > 0 { // _meta: 2025-06-18 and later
+		e.Meta = &securitySchemes{Schemes: []securityScheme{{Type: "oauth2", Scopes: scopes}}}
+	}
 	t.entry.full = mustJSON(e)
 	return t, nil
 }
