@@ -111,18 +111,26 @@ func TestInputRequired(t *testing.T) {
 	assert.JSONEq(t, `{"code":-32021,"message":"Missing required client capability: sampling","data":{"requiredCapabilities":{"sampling":{}}}}`, string(b))
 }
 
-// A requestState is honored until it expires, and not a second after.
+// A requestState is honored until it expires, and not a second after; by
+// the server that sealed it, for the principal, tool and arguments it was
+// sealed for, and no other.
 func TestRequestStateExpires(t *testing.T) {
 	s := mcp.New(nil)
 	now := time.Unix(1_800_000_000, 0)
-	sealed := mcp.Seal(s, "t", []byte(`{}`), "st", now.Add(mcp.InputStateTTL))
-	state, ok := mcp.Unseal(s, "t", []byte(`{}`), sealed, now.Add(mcp.InputStateTTL))
+	sealed := mcp.Seal(s, "alice", "t", []byte(`{}`), "st", now.Add(mcp.InputStateTTL))
+	state, ok := mcp.Unseal(s, "alice", "t", []byte(`{}`), sealed, now.Add(mcp.InputStateTTL))
 	assert.True(t, ok)
 	assert.Equal(t, "st", state)
-	_, ok = mcp.Unseal(s, "t", []byte(`{}`), sealed, now.Add(mcp.InputStateTTL+time.Second))
+	_, ok = mcp.Unseal(s, "alice", "t", []byte(`{}`), sealed, now.Add(mcp.InputStateTTL+time.Second))
 	assert.False(t, ok)
-	_, ok = mcp.Unseal(mcp.New(nil), "t", []byte(`{}`), sealed, now) // another server's key
+	_, ok = mcp.Unseal(mcp.New(nil), "alice", "t", []byte(`{}`), sealed, now) // another server's key
 	assert.False(t, ok)
+	for _, other := range [][3]string{{"bob", "t", `{}`}, {"", "t", `{}`}, {"alice", "u", `{}`}, {"alice", "t", `{"a":1}`}} {
+		_, ok = mcp.Unseal(s, other[0], other[1], []byte(other[2]), sealed, now)
+		assert.False(t, ok, "%v", other)
+	}
+	_, ok = mcp.Unseal(s, "alice", "t", []byte(` { } `), sealed, now) // the same arguments, spaced
+	assert.True(t, ok)
 }
 
 // askingPrompts is a prompt that asks first.

@@ -230,7 +230,7 @@ func (s *Server) getPrompt(ctx context.Context, r revision, req *rpc.Request) (a
 		}
 	}
 	res, err := p.svc.Handle(ctx, &rpc.Request{ID: req.ID, Method: p.name, Params: args, Meta: req.Meta})
-	if answer, ok, err := s.asked(r, "prompt "+p.name, args, req.Meta, err); ok {
+	if answer, ok, err := s.asked(ctx, r, "prompt "+p.name, args, req.Meta, err); ok {
 		return answer, err // it asks the client first, or needs what the client cannot give
 	}
 	if err != nil {

@@ -554,7 +554,7 @@ func (s *Server) readResource(ctx context.Context, r revision, req *rpc.Request)
 		}
 	}
 	contents, err := res.Read(ctx, uri, vars)
-	if answer, ok, err := s.asked(r, what, args, req.Meta, err); ok {
+	if answer, ok, err := s.asked(ctx, r, what, args, req.Meta, err); ok {
 		return answer, err // it asks the client first, or needs what the client cannot give
 	}
 	if errors.Is(err, ErrResourceNotFound) {

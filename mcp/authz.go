@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -97,6 +98,20 @@ func permitted(id *auth.Identity, scopes []string) bool {
 		}
 	}
 	return true
+}
+
+// principalOf names the principal of r's verified identity (callerOf).
+func principalOf(r *http.Request) string { return callerOf(r.Context()) }
+
+// callerOf names the principal of ctx's verified identity, its issuer and
+// subject (auth.Identity: two tokens of one issuer and subject are one
+// principal's); "" when it has none.
+func callerOf(ctx context.Context) string {
+	id := auth.IdentityFrom(ctx)
+	if id == nil {
+		return ""
+	}
+	return id.Issuer + "\x00" + id.Subject
 }
 
 // refuseScope answers, before it is served, a lone tools/call (env) of a

@@ -44,23 +44,27 @@ const (
 	scopedMetadata = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
 )
 
-// tokenOf is the bearer token whose identity has scopes, for scopeTokens.
-func tokenOf(scopes ...string) string {
-	return "t." + strings.NewReplacer(":", "-").Replace(strings.Join(scopes, "."))
+// tokenOf is a bearer token of alice's whose identity has scopes, for
+// scopeTokens.
+func tokenOf(scopes ...string) string { return tokenFor("alice", "a", scopes...) }
+
+// tokenFor is a bearer token of subject, of the authorization server iss
+// ("a" or "b"), whose identity has scopes.
+func tokenFor(subject, iss string, scopes ...string) string {
+	return subject + "." + iss + "." + strings.NewReplacer(":", "-").Replace(strings.Join(scopes, "."))
 }
 
-// scopeTokens verifies the tokens tokenOf makes: subject alice, for
-// scopedResource.
+// scopeTokens verifies the tokens tokenFor makes, for scopedResource.
 var scopeTokens = auth.VerifierFunc(func(_ context.Context, token string) (*auth.Identity, error) {
-	list, ok := strings.CutPrefix(token, "t.")
-	if !ok {
+	parts := strings.Split(strings.ReplaceAll(token, "-", ":"), ".")
+	if len(parts) < 3 {
 		return nil, auth.ErrInvalidToken
 	}
 	var scopes []string
-	if list != "" {
-		scopes = strings.Split(strings.ReplaceAll(list, "-", ":"), ".")
+	if len(parts) > 3 || parts[2] != "" {
+		scopes = parts[2:]
 	}
-	return &auth.Identity{Subject: "alice", Scopes: scopes, Audience: []string{scopedResource}}, nil
+	return &auth.Identity{Subject: parts[0], Issuer: "https://" + parts[1] + ".example.com", Scopes: scopes, Audience: []string{scopedResource}}, nil
 })
 
 // protectedVault serves s over Streamable HTTP behind a resource server
@@ -306,4 +310,73 @@ func TestToolScopesRefused(t *testing.T) {
 	require.NoError(t, s.Register("", badScopes{}))
 	assert.Equal(t, []string{"run"}, s.Tools(), "ToolScopes is not a tool")
 	assert.Empty(t, s.Scopes())
+}
+
+// confirmer has a tool that asks the client first (2026-07-28: an
+// input_required answer with a requestState).
+type confirmer struct{}
+
+// Confirm asks first, then says what came back.
+func (confirmer) Confirm(ctx context.Context) (string, error) {
+	if state, ok := mcp.RequestState(ctx); ok {
+		return "confirmed " + state, nil
+	}
+	return "", &mcp.InputRequired{State: "st-1"}
+}
+
+// A legacy session belongs to the principal that opened it (its token's
+// issuer and subject): presented with another's token it is no session
+// (404, as one unknown), for a POST, a GET and a DELETE alike, and it
+// lives on for its own, whose token may change (a refresh, a step-up).
+func TestSessionsBelongToTheirPrincipal(t *testing.T) {
+	url := protectedVault(t, newVault(t, nil))
+	alice := "Bearer " + tokenFor("alice", "a", "mcp")
+	resp, _ := do(t, url, exchange{body: initBody, header: map[string]string{"Authorization": alice}})
+	require.Equal(t, 200, resp.StatusCode)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	session := func(token string) map[string]string {
+		return map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25", "Authorization": token, "Accept": "application/json"}
+	}
+	check(t, url, exchange{body: `{"jsonrpc":"2.0","method":"notifications/initialized"}`, header: session(alice), status: 202})
+	unknown := invalid("no such session: initialize opens a new one")
+	for _, other := range []string{tokenFor("bob", "a", "mcp"), tokenFor("alice", "b", "mcp")} {
+		check(t, url, exchange{body: `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"peek"}}`, header: session("Bearer " + other), status: 404, want: unknown})
+		get := session("Bearer " + other)
+		get["Accept"] = "text/event-stream"
+		check(t, url, exchange{method: "GET", header: get, status: 404, want: unknown})
+		check(t, url, exchange{method: "DELETE", header: session("Bearer " + other), status: 404, want: unknown})
+	}
+	check(t, url, exchange{body: `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"open","arguments":{"code":1}}}`,
+		header: session("Bearer " + tokenFor("alice", "a", "mcp", "vault:open")), status: 200,
+		want: `{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"open"}]},"id":3}` + "\n"})
+	check(t, url, exchange{method: "DELETE", header: session(alice), status: 204})
+}
+
+// A 2026-07-28 requestState is bound to the principal of the call that
+// got it: a retry with another principal's token is refused -32602, and
+// with the same principal's it runs.
+func TestRequestStateBelongsToItsPrincipal(t *testing.T) {
+	s := newVault(t, nil)
+	require.NoError(t, s.Register("", confirmer{}))
+	url := protectedVault(t, s)
+	body, header := modernCall("confirm", `{}`, tokenFor("alice", "a", "mcp"))
+	resp, answer := do(t, url, exchange{body: body, header: header})
+	require.Equal(t, 200, resp.StatusCode)
+	var first struct {
+		Result struct {
+			ResultType   string
+			RequestState string
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(answer), &first), answer)
+	require.Equal(t, "input_required", first.Result.ResultType)
+	require.NotEmpty(t, first.Result.RequestState)
+	retry := strings.Replace(body, `"arguments":{}`, `"arguments":{},"requestState":`+quote(first.Result.RequestState), 1)
+	refused := `{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"requestState","rule":"requestState","message":"requestState is not one this server sent for this call, or it expired: call again without it"}]},"id":7}` + "\n"
+	for _, other := range []string{tokenFor("bob", "a", "mcp"), tokenFor("alice", "b", "mcp")} {
+		_, header := modernCall("confirm", `{}`, other)
+		check(t, url, exchange{body: retry, header: header, status: 200, want: refused})
+	}
+	_, header = modernCall("confirm", `{}`, tokenFor("alice", "a", "mcp", "vault:open"))
+	check(t, url, exchange{body: retry, header: header, status: 200, want: modernText("confirmed st-1")})
 }
