@@ -11,6 +11,7 @@ import (
 	"github.com/toolrpc/toolrpc/auth"
 	"github.com/toolrpc/toolrpc/internal/jsonx"
 	"github.com/toolrpc/toolrpc/internal/oauth"
+	"github.com/toolrpc/toolrpc/rpc"
 )
 
 // Scoped is implemented by a registered value whose tools need OAuth
@@ -37,29 +38,86 @@ type Scoped interface {
 	ToolScopes() map[string][]string
 }
 
+// ScopedPrompts is [Scoped] for a value registered by
+// [Server.RegisterPrompts]: PromptScopes gives the scopes its prompts
+// need, by Go method name; prompts/get with a token that lacks one is
+// answered 403 over HTTP (InsufficientScope in a batch), and the
+// prompt's prompts/list entry publishes them as a tool's does.
+type ScopedPrompts interface {
+	PromptScopes() map[string][]string
+}
+
+// InsufficientScope (403) is the JSON-RPC error of a prompts/get or
+// resources/read refused for a scope its token lacks where no HTTP
+// status can say so (one request of a batch): an application code, out
+// of JSON-RPC's reserved range, after HTTP's 403. Its data names the
+// scopes needed ("scopes") and those the token lacks ("missing").
+const InsufficientScope rpc.Code = 403
+
 // scopesOf returns the scopes of value's tools, if it declares any,
 // each list sorted and without repeats.
-func scopesOf(value any) (scopes map[string][]string, err error) {
+func scopesOf(value any) (map[string][]string, error) {
 	sc, ok := value.(Scoped)
 	if !ok {
 		return nil, nil
 	}
+	return declaredScopes(value, "ToolScopes", sc.ToolScopes)
+}
+
+// promptScopesOf is scopesOf for prompts.
+func promptScopesOf(value any) (map[string][]string, error) {
+	sc, ok := value.(ScopedPrompts)
+	if !ok {
+		return nil, nil
+	}
+	return declaredScopes(value, "PromptScopes", sc.PromptScopes)
+}
+
+// declaredScopes calls value's method (called name), checks what it
+// declares, and returns it, each list sorted and without repeats.
+func declaredScopes(value any, name string, method func() map[string][]string) (scopes map[string][]string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			scopes, err = nil, fmt.Errorf("mcp: %T.ToolScopes panicked: %v", value, r)
+			scopes, err = nil, fmt.Errorf("mcp: %T.%s panicked: %v", value, name, r)
 		}
 	}()
-	declared := sc.ToolScopes()
+	declared := method()
 	scopes = make(map[string][]string, len(declared))
 	for goName, list := range declared {
 		for _, s := range list {
 			if !oauth.IsScopeToken(s) {
-				return nil, fmt.Errorf("mcp: ToolScopes gives %s the scope %q, which is not a scope-token (RFC 6749 §3.3: printable ASCII, no space, '\"' or '\\')", goName, s)
+				return nil, fmt.Errorf("mcp: %s gives %s the scope %q, which is not a scope-token (RFC 6749 §3.3: printable ASCII, no space, '\"' or '\\')", name, goName, s)
 			}
 		}
 		scopes[goName] = slices.Compact(slices.Sorted(slices.Values(list)))
 	}
 	return scopes, nil
+}
+
+// appendSchemes appends to an entry of a list, of revision r, the
+// _meta.securitySchemes of scopes, a comma first, if there are scopes
+// and r has _meta (2025-06-18 and later, as titles).
+func appendSchemes(b []byte, r revision, scopes []string) []byte {
+	if len(scopes) == 0 || !r.titles {
+		return b
+	}
+	b = append(b, `,"_meta":`...)
+	return append(b, mustJSON(securitySchemes{Schemes: []securityScheme{{Type: "oauth2", Scopes: scopes}}})...)
+}
+
+// lacking returns the InsufficientScope error of a call, in ctx, of what
+// (a prompt, a resource) that needs scopes, if ctx's verified identity
+// lacks one of them; nil if it has them all, or has none.
+func lacking(ctx context.Context, what string, scopes []string) error {
+	if len(scopes) == 0 {
+		return nil
+	}
+	var se *auth.ScopeError
+	if !errors.As(auth.RequireScopes(ctx, scopes...), &se) {
+		return nil
+	}
+	return rpc.NewError(InsufficientScope, "Insufficient scope: "+jsonx.Shorten(what, 256)+" needs the scope "+strings.Join(se.Scopes, " ")).
+		WithData(map[string][]string{"scopes": se.Scopes, "missing": se.Missing})
 }
 
 // securitySchemes is the _meta of a tools/list entry of a tool that needs
@@ -74,14 +132,29 @@ type securityScheme struct {
 	Scopes []string `json:"scopes"`
 }
 
-// Scopes returns every scope a tool declares (Scoped), sorted: with the
-// scopes every request needs, what a protected server publishes as its
+// Scopes returns every scope a tool, prompt or resource declares
+// ([Scoped], [ScopedPrompts], Resource.Scopes), sorted: with the scopes
+// every request needs, what a protected server publishes as its
 // metadata's scopes_supported (auth.Options.ScopesSupported).
 func (s *Server) Scopes() []string {
 	var all []string
 	cat := s.cat.Load()
 	for _, name := range cat.names {
 		all = append(all, cat.items[name].scopes...)
+	}
+	if prompts := s.feat.prompts.Load(); prompts != nil {
+		for _, name := range prompts.names {
+			all = append(all, prompts.items[name].scopes...)
+		}
+	}
+	if set := s.feat.resources.Load(); set != nil {
+		for _, c := range []*catalog[*resource]{set.static, set.templates} {
+			if c != nil {
+				for _, key := range c.names {
+					all = append(all, c.items[key].Scopes...)
+				}
+			}
+		}
 	}
 	return slices.Compact(slices.Sorted(slices.Values(all)))
 }
@@ -114,27 +187,20 @@ func callerOf(ctx context.Context) string {
 	return id.Issuer + "\x00" + id.Subject
 }
 
-// refuseScope answers, before it is served, a lone tools/call (env) of a
-// tool whose scopes the request's verified identity lacks: 403 and the
-// step-up challenge (auth.Challenge), an empty body, as
+// refuseScope answers, before it is served, a lone tools/call,
+// prompts/get or resources/read (env) of a tool, prompt or resource whose
+// scopes the request's verified identity lacks: 403 and the step-up
+// challenge (auth.Challenge), an empty body, as
 // auth.ResourceServer.Require refuses. It reports whether it answered.
 func (h *HTTPHandler) refuseScope(w http.ResponseWriter, r *http.Request, env envelope) bool {
-	if env.name == nil || env.id == nil {
+	if env.id == nil || auth.IdentityFrom(r.Context()) == nil {
 		return false
 	}
-	method, _ := stringValue(env.method)
-	if string(method) != methodToolsCall {
+	scopes := h.s.scopesOfCall(env)
+	if len(scopes) == 0 {
 		return false
 	}
-	name, ok := stringValue(env.name)
-	if !ok {
-		return false
-	}
-	t := h.s.cat.Load().items[string(name)]
-	if t == nil || len(t.scopes) == 0 {
-		return false
-	}
-	err := auth.RequireScopes(r.Context(), t.scopes...)
+	err := auth.RequireScopes(r.Context(), scopes...)
 	var se *auth.ScopeError
 	if !errors.As(err, &se) {
 		return false // granted, or no identity to check
@@ -146,6 +212,34 @@ func (h *HTTPHandler) refuseScope(w http.ResponseWriter, r *http.Request, env en
 	w.Header().Set("WWW-Authenticate", challenge)
 	w.WriteHeader(status)
 	return true
+}
+
+// scopesOfCall returns the scopes of what the request env calls, if it is
+// a tools/call, prompts/get or resources/read of something that needs
+// some.
+func (s *Server) scopesOfCall(env envelope) []string {
+	method, _ := stringValue(env.method)
+	switch string(method) {
+	case methodToolsCall:
+		if name, ok := stringValue(env.name); ok {
+			if t := s.cat.Load().items[string(name)]; t != nil {
+				return t.scopes
+			}
+		}
+	case methodPromptsGet:
+		if name, ok := stringValue(env.name); ok {
+			if p, ok := s.feat.prompts.Load().get(string(name)); ok {
+				return p.scopes
+			}
+		}
+	case methodResourcesRead:
+		if uri, ok := stringValue(env.uri); ok && len(uri) <= MaxURI {
+			if res, _ := s.feat.resources.Load().lookup(string(uri)); res != nil {
+				return res.Scopes
+			}
+		}
+	}
+	return nil
 }
 
 // scopeErrorText is the text of the error result of a call refused for

@@ -380,3 +380,88 @@ func TestRequestStateBelongsToItsPrincipal(t *testing.T) {
 	_, header = modernCall("confirm", `{}`, tokenFor("alice", "a", "mcp", "vault:open"))
 	check(t, url, exchange{body: retry, header: header, status: 200, want: modernText("confirmed st-1")})
 }
+
+// ledger has prompts, one of which needs a scope.
+type ledger struct{}
+
+// Summary needs no scope.
+func (ledger) Summary() string { return "summary" }
+
+// Audit needs ledger:audit.
+func (ledger) Audit() string { return "audit" }
+
+func (ledger) PromptScopes() map[string][]string {
+	return map[string][]string{"Audit": {"ledger:audit"}}
+}
+
+// ledgerServer has the ledger's prompts and a resource and a template
+// that need ledger:read.
+func ledgerServer(t *testing.T) *mcp.Server {
+	t.Helper()
+	s := mcp.New(&mcp.Options{Name: "vault", Version: "1"})
+	require.NoError(t, s.RegisterPrompts("", ledger{}))
+	read := read("rows")
+	require.NoError(t, s.AddResources(
+		mcp.Resource{URI: "ledger://all", Name: "all", Read: read, Scopes: []string{"ledger:read"}},
+		mcp.Resource{Template: "ledger://day/{day}", Name: "day", Read: read, Scopes: []string{"ledger:read", "ledger:read"}},
+		mcp.Resource{URI: "ledger://about", Name: "about", Read: read}))
+	return s
+}
+
+// A prompt's and a resource's scopes are published and checked as a
+// tool's: 403 and the step-up challenge over HTTP, before anything runs;
+// InsufficientScope (403) for one request of a batch.
+func TestPromptAndResourceScopes(t *testing.T) {
+	s := ledgerServer(t)
+	assert.Equal(t, []string{"ledger:audit", "ledger:read"}, s.Scopes())
+	url := protectedVault(t, s)
+	modern := func(method, name, params, token string) (string, map[string]string) {
+		h := modernHeaders(method, name)
+		h["Accept"], h["Authorization"] = "application/json", "Bearer "+token
+		return `{"jsonrpc":"2.0","id":7,"method":"` + method + `","params":{` + params + `,` + modernMeta + `}}`, h
+	}
+	for _, c := range []struct {
+		method, name, params string
+		token                string
+		status               int
+		challenge            string
+	}{
+		{"prompts/get", "audit", `"name":"audit"`, tokenOf("mcp"), 403, stepUp("mcp ledger:audit")},
+		{"prompts/get", "audit", `"name":"audit"`, tokenOf("mcp", "ledger:audit"), 200, ""},
+		{"prompts/get", "summary", `"name":"summary"`, tokenOf("mcp"), 200, ""},
+		{"resources/read", "ledger://all", `"uri":"ledger://all"`, tokenOf("mcp"), 403, stepUp("mcp ledger:read")},
+		{"resources/read", "ledger://day/2", `"uri":"ledger://day/2"`, tokenOf("mcp", "ledger:audit"), 403, stepUp("mcp ledger:read")},
+		{"resources/read", "ledger://day/2", `"uri":"ledger://day/2"`, tokenOf("mcp", "ledger:read"), 200, ""},
+		{"resources/read", "ledger://about", `"uri":"ledger://about"`, tokenOf("mcp"), 200, ""},
+	} {
+		body, header := modern(c.method, c.name, c.params, c.token)
+		resp, answer := do(t, url, exchange{body: body, header: header})
+		assert.Equal(t, c.status, resp.StatusCode, "%s %s", c.method, c.name)
+		assert.Equal(t, c.challenge, resp.Header.Get("WWW-Authenticate"), "%s %s", c.method, c.name)
+		if c.status == 403 {
+			assert.Empty(t, answer)
+		} else {
+			assert.Contains(t, answer, `"result"`)
+		}
+	}
+
+	body, header := modern("prompts/list", "", `"_":0`, tokenOf("mcp"))
+	_, answer := do(t, url, exchange{body: strings.Replace(body, `"_":0,`, "", 1), header: header})
+	assert.Contains(t, answer, `{"name":"audit","_meta":{"securitySchemes":[{"type":"oauth2","scopes":["ledger:audit"]}]}}`)
+	assert.Contains(t, answer, `{"name":"summary"}`)
+	body, header = modern("resources/list", "", `"_":0`, tokenOf("mcp"))
+	_, answer = do(t, url, exchange{body: strings.Replace(body, `"_":0,`, "", 1), header: header})
+	assert.Contains(t, answer, `{"uri":"ledger://all","name":"all","_meta":{"securitySchemes":[{"type":"oauth2","scopes":["ledger:read"]}]}}`)
+	assert.Contains(t, answer, `{"uri":"ledger://about","name":"about"}`)
+
+	token := "Bearer " + tokenOf("mcp")
+	resp, _ := do(t, url, exchange{body: strings.Replace(initBody, "2025-11-25", "2025-03-26", 1), header: map[string]string{"Authorization": token}})
+	require.Equal(t, 200, resp.StatusCode)
+	session := map[string]string{"Mcp-Session-Id": resp.Header.Get("Mcp-Session-Id"), "Mcp-Protocol-Version": "2025-03-26",
+		"Authorization": token, "Accept": "application/json"}
+	check(t, url, exchange{body: `{"jsonrpc":"2.0","method":"notifications/initialized"}`, header: session, status: 202})
+	check(t, url, exchange{body: `[{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"audit"}},` +
+		`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"ledger://all"}}]`, header: session, status: 200,
+		want: `[{"jsonrpc":"2.0","error":{"code":403,"message":"Insufficient scope: prompt audit needs the scope ledger:audit","data":{"missing":["ledger:audit"],"scopes":["ledger:audit"]}},"id":1},` +
+			`{"jsonrpc":"2.0","error":{"code":403,"message":"Insufficient scope: resource ledger://all needs the scope ledger:read","data":{"missing":["ledger:read"],"scopes":["ledger:read"]}},"id":2}]` + "\n"})
+}

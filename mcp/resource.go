@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolrpc/toolrpc/internal/jsonx"
+	"github.com/toolrpc/toolrpc/internal/oauth"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/service"
 )
@@ -69,6 +70,13 @@ type Resource struct {
 	MIMEType    string
 	// Size is a static resource's size in bytes, if known; 0 leaves it out.
 	Size int64
+	// Scopes are the OAuth scopes reading it needs beyond those every
+	// request needs, checked and published as a tool's are ([Scoped]):
+	// resources/read with a token that lacks one is answered 403 over
+	// HTTP (InsufficientScope in a batch), and the entry's
+	// _meta.securitySchemes names them (2025-06-18 and later). Each must
+	// be a scope-token.
+	Scopes []string
 	// Read reads the resource: uri is the URI asked for, vars the values
 	// of the template's variables (nil for a static resource), decoded.
 	// A content's URI defaults to uri, its MIME type to MIMEType. Read
@@ -231,7 +239,13 @@ func newResource(r Resource) (*resource, error) {
 	case len(what) > MaxURI:
 		return nil, fmt.Errorf("mcp: resource %q is longer than MaxURI (%d bytes)", jsonx.Shorten(what, 64), MaxURI)
 	}
+	for _, sc := range r.Scopes {
+		if !oauth.IsScopeToken(sc) {
+			return nil, fmt.Errorf("mcp: resource %q has the scope %q, which is not a scope-token (RFC 6749 §3.3)", what, sc)
+		}
+	}
 	res := &resource{Resource: r}
+	res.Scopes = slices.Compact(slices.Sorted(slices.Values(r.Scopes)))
 	if r.Template != "" {
 		t, err := parseTemplate(r.Template)
 		if err != nil {
@@ -476,10 +490,12 @@ func (s *Server) listResources(r revision, req *rpc.Request, templates bool) (an
 			b = append(b, `{"uriTemplate":`...)
 			b = jsonx.AppendString(b, t.Template)
 			b = appendMetadata(b, r.titles, t.Name, t.Title, t.Description, t.MIMEType, 0)
+			b = appendSchemes(b, r, t.Scopes)
 		} else {
 			res := set.static.items[key]
 			b = append(b, '{')
 			b = appendResource(b, r.titles, res.URI, res.Name, res.Title, res.Description, res.MIMEType, res.Size)
+			b = appendSchemes(b, r, res.Scopes)
 		}
 		b = append(b, '}')
 	}
@@ -543,6 +559,9 @@ func (s *Server) readResource(ctx context.Context, r revision, req *rpc.Request)
 	res, vars := s.feat.resources.Load().lookup(uri)
 	if res == nil {
 		return nil, notFound(r, uri)
+	}
+	if err := lacking(ctx, "resource "+uri, res.Scopes); err != nil {
+		return nil, err
 	}
 	what, args := "resource "+uri, json.RawMessage(nil)
 	if r.modern { // a retry (Multi Round-Trip Requests)
