@@ -465,3 +465,24 @@ func TestPromptAndResourceScopes(t *testing.T) {
 		want: `[{"jsonrpc":"2.0","error":{"code":403,"message":"Insufficient scope: prompt audit needs the scope ledger:audit","data":{"missing":["ledger:audit"],"scopes":["ledger:audit"]}},"id":1},` +
 			`{"jsonrpc":"2.0","error":{"code":403,"message":"Insufficient scope: resource ledger://all needs the scope ledger:read","data":{"missing":["ledger:read"],"scopes":["ledger:read"]}},"id":2}]` + "\n"})
 }
+
+// Two instances of one server, behind one load balancer, with the same
+// StateKeys: a 2026-07-28 retry answered by the other instance than the
+// one that asked reaches the tool with its state.
+func TestRetryOnAnotherInstance(t *testing.T) {
+	keys := [][]byte{[]byte("0123456789abcdef0123456789abcdef")}
+	var urls []string
+	for range 2 {
+		s := mcp.New(&mcp.Options{Name: "vault", Version: "1", StateKeys: keys})
+		require.NoError(t, s.Register("", confirmer{}))
+		urls = append(urls, protectedVault(t, s))
+	}
+	body, header := modernCall("confirm", `{}`, tokenFor("alice", "a", "mcp"))
+	resp, answer := do(t, urls[0], exchange{body: body, header: header})
+	require.Equal(t, 200, resp.StatusCode)
+	var first struct{ Result struct{ RequestState string } }
+	require.NoError(t, json.Unmarshal([]byte(answer), &first), answer)
+	require.NotEmpty(t, first.Result.RequestState)
+	retry := strings.Replace(body, `"arguments":{}`, `"arguments":{},"requestState":`+quote(first.Result.RequestState), 1)
+	check(t, urls[1], exchange{body: retry, header: header, status: 200, want: modernText("confirmed st-1")})
+}

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/toolrpc/toolrpc/internal/jsonx"
@@ -34,11 +35,14 @@ const InputStateTTL = 10 * time.Minute
 // questions at once, or keeps state between rounds, with its own.
 //
 // The server seals the state it sends: requestState is State with its
-// expiry ([InputStateTTL]), the name of the tool (or prompt) and a digest
-// of the call's arguments, authenticated (HMAC-SHA256, with a key of the Server's, made
-// at random by New). A retry whose requestState fails that check (altered,
-// expired, another tool's or another call's) is refused with -32602 and
-// never reaches the tool. State is not secret from the client: it is
+// expiry ([InputStateTTL]), authenticated (HMAC-SHA256, with the first of
+// Options.StateKeys, by default a key made at random by New) with the
+// name of the tool (or prompt), a digest of the call's arguments and the
+// caller's principal (its verified identity's issuer and subject, behind
+// auth.ResourceServer.Require). A retry whose requestState fails that
+// check with every key (altered, expired, another tool's, another call's
+// or another principal's) is refused with -32602 and never reaches the
+// tool. State is not secret from the client: it is
 // signed, not encrypted.
 //
 // Each request's method must be one the client declared the capability
@@ -202,17 +206,18 @@ func (s *Server) seal(principal, tool string, args json.RawMessage, state string
 	body := binary.BigEndian.AppendUint64(nil, uint64(expiry.Unix()))
 	body = append(body, state...)
 	enc := base64.RawURLEncoding
-	return enc.EncodeToString(body) + "." + enc.EncodeToString(s.mac(principal, tool, args, body))
+	return enc.EncodeToString(body) + "." + enc.EncodeToString(mac(s.stateKeys[0], principal, tool, args, body))
 }
 
-// mac authenticates body for the principal, the tool and arguments.
-func (s *Server) mac(principal, tool string, args json.RawMessage, body []byte) []byte {
+// mac authenticates body with key for the principal, the tool and
+// arguments.
+func mac(key []byte, principal, tool string, args json.RawMessage, body []byte) []byte {
 	var compact bytes.Buffer
 	if len(args) > 0 && json.Compact(&compact, args) != nil {
 		compact.Reset()
 	}
 	digest := sha256.Sum256(compact.Bytes())
-	m := hmac.New(sha256.New, s.stateKey[:])
+	m := hmac.New(sha256.New, key)
 	m.Write([]byte("toolrpc mcp requestState v2\x00"))
 	m.Write([]byte(principal))
 	m.Write([]byte{0})
@@ -233,8 +238,10 @@ func (s *Server) unseal(principal, tool string, args json.RawMessage, sealed []b
 		return "", false
 	}
 	body, err1 := enc.DecodeString(string(sealed[:i]))
-	mac, err2 := enc.DecodeString(string(sealed[i+1:]))
-	if err1 != nil || err2 != nil || len(body) < 8 || !hmac.Equal(mac, s.mac(principal, tool, args, body)) {
+	sum, err2 := enc.DecodeString(string(sealed[i+1:]))
+	if err1 != nil || err2 != nil || len(body) < 8 || !slices.ContainsFunc(s.stateKeys, func(key []byte) bool {
+		return hmac.Equal(sum, mac(key, principal, tool, args, body))
+	}) {
 		return "", false
 	}
 	if now.Unix() > int64(binary.BigEndian.Uint64(body[:8])) {
