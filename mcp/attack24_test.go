@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -62,4 +63,63 @@ func TestAttack24PercentEscapedURIs(t *testing.T) {
 	body, header = modernRequest("resources/read", uri, `"uri":`+quote(uri), tokenOf("mcp"))
 	check(t, url, exchange{body: body, header: header, status: 200,
 		want: `{"jsonrpc":"2.0","result":{"resultType":"complete","contents":[{"uri":"db://tables/a%2Fb","text":"read a/b"}],"ttlMs":0,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"vault","version":"1"}}},"id":7}` + "\n"})
+}
+
+// board has a prompt that needs hr, whose argument is completed.
+type board struct{}
+
+// Review needs hr.
+func (board) Review(p struct {
+	Account string `json:"account"`
+}) string {
+	return "review " + p.Account
+}
+
+func (board) PromptScopes() map[string][]string { return map[string][]string{"Review": {"hr"}} }
+
+// Completing an argument of a prompt, or a variable of a template, that
+// needs a scope needs it too: the values may be what the scope guards
+// (the accounts, the tables). 403 and the step-up challenge over HTTP,
+// before the CompletionFunc runs; InsufficientScope in a batch.
+func TestAttack24CompletionNeedsTheScopes(t *testing.T) {
+	s := tables(t)
+	require.NoError(t, s.RegisterPrompts("", board{}))
+	var completed []string
+	s.SetCompletion(func(_ context.Context, req mcp.CompleteRequest) ([]string, error) {
+		completed = append(completed, req.Prompt+req.Template)
+		return []string{"acme"}, nil
+	})
+	url := protectedVault(t, s)
+	values := `{"jsonrpc":"2.0","result":{"resultType":"complete","completion":{"values":["acme"],"total":1,"hasMore":false},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"vault","version":"1"}}},"id":7}` + "\n"
+	for _, c := range []struct {
+		ref, argument, token string
+		status               int
+		want                 string
+	}{
+		{`{"type":"ref/prompt","name":"review"}`, "account", tokenOf("mcp"), 403, ""},
+		{`{"type":"ref/prompt","name":"rev\u0069ew"}`, "account", tokenOf("mcp"), 403, ""},
+		{`{"type":"ref/resource","uri":"db://secret/{name}"}`, "name", tokenOf("mcp"), 403, ""},
+		{`{"type":"ref/prompt","name":"review"}`, "account", tokenOf("mcp", "hr"), 200, values},
+		{`{"type":"ref/resource","uri":"db://secret/{name}"}`, "name", tokenOf("mcp", "hr"), 200, values},
+		{`{"type":"ref/resource","uri":"db://tables/{name}"}`, "name", tokenOf("mcp"), 200, values},
+	} {
+		body, header := modernRequest("completion/complete", "", `"ref":`+c.ref+`,"argument":{"name":"`+c.argument+`","value":"a"}`, c.token)
+		challenge := ""
+		if c.status == 403 {
+			challenge = stepUp("mcp hr")
+		}
+		check(t, url, exchange{body: body, header: header, status: c.status, want: c.want, got: map[string]string{"WWW-Authenticate": challenge}})
+	}
+	assert.Equal(t, []string{"review", "db://secret/{name}", "db://tables/{name}"}, completed)
+
+	token := "Bearer " + tokenOf("mcp")
+	resp, _ := do(t, url, exchange{body: strings.Replace(initBody, "2025-11-25", "2025-03-26", 1), header: map[string]string{"Authorization": token}})
+	require.Equal(t, 200, resp.StatusCode)
+	session := map[string]string{"Mcp-Session-Id": resp.Header.Get("Mcp-Session-Id"), "Mcp-Protocol-Version": "2025-03-26",
+		"Authorization": token, "Accept": "application/json"}
+	check(t, url, exchange{body: `{"jsonrpc":"2.0","method":"notifications/initialized"}`, header: session, status: 202})
+	check(t, url, exchange{body: `[{"jsonrpc":"2.0","id":1,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"review"},"argument":{"name":"account","value":"a"}}}]`,
+		header: session, status: 200,
+		want: `[{"jsonrpc":"2.0","error":{"code":403,"message":"Insufficient scope: prompt review needs the scope hr","data":{"missing":["hr"],"scopes":["hr"]}},"id":1}]` + "\n"})
+	assert.Len(t, completed, 3)
 }

@@ -188,7 +188,8 @@ func callerOf(ctx context.Context) string {
 }
 
 // refuseScope answers, before it is served, a lone tools/call,
-// prompts/get or resources/read (env) of a tool, prompt or resource whose
+// prompts/get, resources/read or completion/complete (env) of a tool,
+// prompt or resource (template) whose
 // scopes the request's verified identity lacks: 403 and the step-up
 // challenge (auth.Challenge), an empty body, as
 // auth.ResourceServer.Require refuses. It reports whether it answered.
@@ -214,9 +215,13 @@ func (h *HTTPHandler) refuseScope(w http.ResponseWriter, r *http.Request, env en
 	return true
 }
 
+// refMembers are the members of completion/complete's ref that
+// scopesOfCall reads.
+var refMembers = []string{"type", "name", "uri"}
+
 // scopesOfCall returns the scopes of what the request env calls, if it is
 // a tools/call, prompts/get or resources/read of something that needs
-// some.
+// some, or a completion/complete for a prompt or template that does.
 func (s *Server) scopesOfCall(env envelope) []string {
 	method, _ := stringValue(env.method)
 	switch string(method) {
@@ -236,6 +241,26 @@ func (s *Server) scopesOfCall(env envelope) []string {
 		if uri, ok := stringValue(env.uri); ok && len(uri) <= MaxURI {
 			if res, _ := s.feat.resources.Load().lookup(string(uri)); res != nil {
 				return res.Scopes
+			}
+		}
+	case methodComplete:
+		var ref [3][]byte
+		if !jsonx.Members(env.ref, refMembers, ref[:]) {
+			return nil
+		}
+		kind, _ := stringValue(ref[0])
+		switch name, ok := stringValue(ref[1]); {
+		case string(kind) == "ref/prompt" && ok:
+			if p, ok := s.feat.prompts.Load().get(string(name)); ok {
+				return p.scopes
+			}
+		case string(kind) == "ref/resource":
+			if uri, ok := stringValue(ref[2]); ok {
+				if set := s.feat.resources.Load(); set != nil {
+					if t, ok := set.templates.get(string(uri)); ok {
+						return t.Scopes
+					}
+				}
 			}
 		}
 	}
