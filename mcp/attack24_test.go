@@ -2,13 +2,17 @@ package mcp_test
 
 import (
 	"context"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolrpc/toolrpc/auth"
+	"github.com/toolrpc/toolrpc/internal/wiretest"
 	"github.com/toolrpc/toolrpc/mcp"
+	"github.com/toolrpc/toolrpc/rpc"
 )
 
 // modernRequest is a 2026-07-28 request of method (name: its Mcp-Name)
@@ -122,4 +126,44 @@ func TestAttack24CompletionNeedsTheScopes(t *testing.T) {
 		header: session, status: 200,
 		want: `[{"jsonrpc":"2.0","error":{"code":403,"message":"Insufficient scope: prompt review needs the scope hr","data":{"missing":["hr"],"scopes":["hr"]}},"id":1}]` + "\n"})
 	assert.Len(t, completed, 3)
+}
+
+// identities are the principals of TestAttack24PrincipalsApart, by token.
+var identities = map[string]*auth.Identity{
+	"c1":    {ClientID: "client-1"}, // no subject nor issuer: an introspection response need not have them
+	"c2":    {ClientID: "client-2"},
+	"nul-a": {Issuer: "i\x00s", Subject: "u"},
+	"nul-b": {Issuer: "i", Subject: "s\x00u"},
+}
+
+// Principals whose issuer, subject and client make different strings are
+// different, however those are written: two clients' tokens without a
+// subject, an issuer and subject that run together. One's legacy session
+// is another's 404.
+func TestAttack24PrincipalsApart(t *testing.T) {
+	rs, err := auth.NewResourceServer(&auth.Options{Resource: scopedResource, AuthorizationServers: []string{"https://auth.example.com"},
+		Verifier: auth.VerifierFunc(func(_ context.Context, token string) (*auth.Identity, error) {
+			id := *identities[token]
+			id.Audience = []string{scopedResource}
+			return &id, nil
+		}), Logger: wiretest.Quiet()})
+	require.NoError(t, err)
+	h := newVault(t, nil).NewHTTPHandler(context.Background(), &mcp.HTTPOptions{RPC: rpc.Options{Logger: wiretest.Quiet()}})
+	srv := httptest.NewServer(rs.Require(h))
+	t.Cleanup(func() {
+		srv.Close()
+		_ = h.Close()
+	})
+	for _, pair := range [][2]string{{"c1", "c2"}, {"nul-a", "nul-b"}} {
+		resp, _ := do(t, srv.URL, exchange{body: initBody, header: map[string]string{"Authorization": "Bearer " + pair[0]}})
+		require.Equal(t, 200, resp.StatusCode)
+		session := func(token string) map[string]string {
+			return map[string]string{"Mcp-Session-Id": resp.Header.Get("Mcp-Session-Id"), "Mcp-Protocol-Version": "2025-11-25",
+				"Authorization": "Bearer " + token, "Accept": "application/json"}
+		}
+		check(t, srv.URL, exchange{body: `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"peek"}}`, header: session(pair[1]),
+			status: 404, want: invalid("no such session: initialize opens a new one")})
+		check(t, srv.URL, exchange{body: `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"peek"}}`, header: session(pair[0]),
+			status: 200, want: `{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"peek"}]},"id":2}` + "\n"})
+	}
 }

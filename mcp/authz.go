@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/toolrpc/toolrpc/auth"
@@ -176,15 +177,22 @@ func permitted(id *auth.Identity, scopes []string) bool {
 // principalOf names the principal of r's verified identity (callerOf).
 func principalOf(r *http.Request) string { return callerOf(r.Context()) }
 
-// callerOf names the principal of ctx's verified identity, its issuer and
+// callerOf names the principal of ctx's verified identity: its issuer,
 // subject (auth.Identity: two tokens of one issuer and subject are one
-// principal's); "" when it has none.
+// principal's) and client (for a token that has no subject, the client is
+// who holds it), each after its length, so that no two identities that
+// differ in one make the same name; "" when it has none.
 func callerOf(ctx context.Context) string {
 	id := auth.IdentityFrom(ctx)
 	if id == nil {
 		return ""
 	}
-	return id.Issuer + "\x00" + id.Subject
+	b := make([]byte, 0, len(id.Issuer)+len(id.Subject)+len(id.ClientID)+12)
+	for _, part := range [...]string{id.Issuer, id.Subject, id.ClientID} {
+		b = append(strconv.AppendInt(b, int64(len(part)), 10), ':')
+		b = append(b, part...)
+	}
+	return string(b)
 }
 
 // refuseScope answers, before it is served, a lone tools/call,

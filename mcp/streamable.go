@@ -228,7 +228,7 @@ type httpSession struct {
 	slots   chan struct{}  // a token per request of the session under way: SessionConcurrency
 	client  string         // the client that opened it (HTTPOptions.ClientKey)
 	// principal is who opened it, behind auth.ResourceServer.Require (its
-	// token's issuer and subject, principalOf): every request of the
+	// token's issuer, subject and client, principalOf): every request of the
 	// session must be of the same, or it names no session.
 	principal string
 }
