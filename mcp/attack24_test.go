@@ -2,8 +2,10 @@ package mcp_test
 
 import (
 	"context"
+	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -166,4 +168,104 @@ func TestAttack24PrincipalsApart(t *testing.T) {
 		check(t, srv.URL, exchange{body: `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"peek"}}`, header: session(pair[0]),
 			status: 200, want: `{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"peek"}]},"id":2}` + "\n"})
 	}
+}
+
+// ran counts the runs of guarded's Secret.
+var ran atomic.Int64
+
+// guarded has a tool that needs g:secret, which counts its runs, and one
+// that needs nothing.
+type guarded struct{}
+
+// Secret needs g:secret.
+func (guarded) Secret() string { ran.Add(1); return "secret" }
+
+// Free needs nothing.
+func (guarded) Free() string { return "free" }
+
+func (guarded) ToolScopes() map[string][]string { return map[string][]string{"Secret": {"g:secret"}} }
+
+// What tries to reach a scoped tool without its scope is refused, and the
+// tool never runs: a name with escapes, a member given twice (params,
+// name, method: refuseScope reads the last, as the dispatcher does), a
+// name the Mcp-Name header disagrees with, a notification (no id), a
+// batch of a 2025-03-26 session, a session opened with a token that had
+// the scope, and a handler served both behind Require and without it.
+func TestAttack24Refused(t *testing.T) {
+	s := mcp.New(&mcp.Options{Name: "vault", Version: "1"})
+	require.NoError(t, s.Register("", guarded{}))
+	rs, err := auth.NewResourceServer(&auth.Options{Resource: scopedResource, AuthorizationServers: []string{"https://auth.example.com"},
+		Verifier: scopeTokens, Scopes: []string{"mcp"}, Logger: wiretest.Quiet()})
+	require.NoError(t, err)
+	h := s.NewHTTPHandler(context.Background(), &mcp.HTTPOptions{RPC: rpc.Options{Logger: wiretest.Quiet()}})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", rs.Require(h))
+	mux.Handle("/open", h) // the same handler, unprotected: its sessions are none of the protected one's
+	srv := httptest.NewServer(mux)
+	t.Cleanup(func() {
+		srv.Close()
+		_ = h.Close()
+	})
+	url := srv.URL + "/mcp"
+	token := tokenOf("mcp")
+	call := func(params string) string {
+		return `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{` + params + `,` + modernMeta + `}}`
+	}
+	modern := func(name string) map[string]string {
+		h := modernHeaders("tools/call", name)
+		h["Accept"], h["Authorization"] = "application/json", "Bearer "+token
+		return h
+	}
+	up := stepUp("mcp g:secret")
+	mismatched := func(header string) string {
+		return `{"jsonrpc":"2.0","error":{"code":-32020,"message":"Header mismatch: Mcp-Name header value \"` + header + `\" does not match body value params.name"},"id":7}` + "\n"
+	}
+	for _, c := range []struct {
+		body      string
+		header    map[string]string
+		status    int
+		challenge string
+		want      string
+	}{
+		{call(`"name":"secr\u0065t"`), modern("secret"), 403, up, ""},
+		{call(`"name":"\u0073\u0065\u0063\u0072\u0065\u0074"`), modern("secret"), 403, up, ""},
+		{call(`"name":"free","name":"secret"`), modern("secret"), 403, up, ""},
+		{call(`"name":"free","name":"secret"`), modern("free"), 403, up, ""}, // the body's last name, before the header is compared
+		{call(`"name":"secret","name":"free"`), modern("free"), 200, "", modernText("free")},
+		{call(`"name":"secret","name":"free"`), modern("secret"), 400, "", mismatched("secret")},
+		{call(`"name":"free"`), modern("secret"), 400, "", mismatched("secret")},
+		{call(`"NAME":"secret"`), modern("secret"), 400, "", mismatched("secret")},
+		{`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"free",` + modernMeta + `},"params":{"name":"secret",` + modernMeta + `}}`, modern("free"), 403, up, ""},
+		{`{"jsonrpc":"2.0","id":7,"method":"tools/call","method":"tools/list","params":{"name":"secret",` + modernMeta + `}}`, modern(""), 400, "",
+			`{"jsonrpc":"2.0","error":{"code":-32020,"message":"Header mismatch: Mcp-Method header value \"tools/call\" does not match body value \"tools/list\""},"id":7}` + "\n"},
+		{`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"secret",` + modernMeta + `}}`, modern("secret"), 202, "", ""},
+		{`[` + call(`"name":"secret"`) + `]`, modern("secret"), 200, "",
+			`[{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"MCP 2026-07-28 has no JSON-RPC batches: send each message on its own"}},"id":7}]` + "\n"},
+	} {
+		check(t, url, exchange{body: c.body, header: c.header, status: c.status, want: c.want, got: map[string]string{"WWW-Authenticate": c.challenge}})
+	}
+
+	// A 2025-03-26 session opened with a token that has g:secret, used
+	// with its principal's token that has not: the call's token decides.
+	resp, _ := do(t, url, exchange{body: strings.Replace(initBody, "2025-11-25", "2025-03-26", 1), header: map[string]string{"Authorization": "Bearer " + tokenOf("mcp", "g:secret")}})
+	require.Equal(t, 200, resp.StatusCode)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	session := map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-03-26", "Authorization": "Bearer " + token, "Accept": "application/json"}
+	check(t, url, exchange{body: `{"jsonrpc":"2.0","method":"notifications/initialized"}`, header: session, status: 202})
+	check(t, url, exchange{body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"secret"}}`, header: session, status: 403, got: map[string]string{"WWW-Authenticate": up}})
+	check(t, url, exchange{body: `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"secret"}}`, header: session, status: 202})
+	check(t, url, exchange{body: `[{"jsonrpc":"2.0","method":"tools/call","params":{"name":"secret"}},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"secret"}}]`,
+		header: session, status: 200,
+		want: `[{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"Insufficient scope: tool secret needs the scope g:secret, and the access token lacks g:secret"}],"isError":true},"id":2}]` + "\n"})
+
+	// The protected session is no session of the unprotected route, and
+	// an unprotected one none of the protected route.
+	unknown := invalid("no such session: initialize opens a new one")
+	open := map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-03-26", "Accept": "application/json"}
+	check(t, srv.URL+"/open", exchange{body: `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"secret"}}`, header: open, status: 404, want: unknown})
+	resp, _ = do(t, srv.URL+"/open", exchange{body: initBody})
+	require.Equal(t, 200, resp.StatusCode)
+	session["Mcp-Session-Id"], session["Mcp-Protocol-Version"] = resp.Header.Get("Mcp-Session-Id"), "2025-11-25"
+	check(t, url, exchange{body: `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"free"}}`, header: session, status: 404, want: unknown})
+	assert.Zero(t, ran.Load(), "the scoped tool ran")
 }
