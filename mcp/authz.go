@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/toolrpc/toolrpc/auth"
@@ -176,19 +177,27 @@ func permitted(id *auth.Identity, scopes []string) bool {
 // principalOf names the principal of r's verified identity (callerOf).
 func principalOf(r *http.Request) string { return callerOf(r.Context()) }
 
-// callerOf names the principal of ctx's verified identity, its issuer and
+// callerOf names the principal of ctx's verified identity: its issuer,
 // subject (auth.Identity: two tokens of one issuer and subject are one
-// principal's); "" when it has none.
+// principal's) and client (for a token that has no subject, the client is
+// who holds it), each after its length, so that no two identities that
+// differ in one make the same name; "" when it has none.
 func callerOf(ctx context.Context) string {
 	id := auth.IdentityFrom(ctx)
 	if id == nil {
 		return ""
 	}
-	return id.Issuer + "\x00" + id.Subject
+	b := make([]byte, 0, len(id.Issuer)+len(id.Subject)+len(id.ClientID)+12)
+	for _, part := range [...]string{id.Issuer, id.Subject, id.ClientID} {
+		b = append(strconv.AppendInt(b, int64(len(part)), 10), ':')
+		b = append(b, part...)
+	}
+	return string(b)
 }
 
 // refuseScope answers, before it is served, a lone tools/call,
-// prompts/get or resources/read (env) of a tool, prompt or resource whose
+// prompts/get, resources/read or completion/complete (env) of a tool,
+// prompt or resource (template) whose
 // scopes the request's verified identity lacks: 403 and the step-up
 // challenge (auth.Challenge), an empty body, as
 // auth.ResourceServer.Require refuses. It reports whether it answered.
@@ -214,9 +223,13 @@ func (h *HTTPHandler) refuseScope(w http.ResponseWriter, r *http.Request, env en
 	return true
 }
 
+// refMembers are the members of completion/complete's ref that
+// scopesOfCall reads.
+var refMembers = []string{"type", "name", "uri"}
+
 // scopesOfCall returns the scopes of what the request env calls, if it is
 // a tools/call, prompts/get or resources/read of something that needs
-// some.
+// some, or a completion/complete for a prompt or template that does.
 func (s *Server) scopesOfCall(env envelope) []string {
 	method, _ := stringValue(env.method)
 	switch string(method) {
@@ -236,6 +249,26 @@ func (s *Server) scopesOfCall(env envelope) []string {
 		if uri, ok := stringValue(env.uri); ok && len(uri) <= MaxURI {
 			if res, _ := s.feat.resources.Load().lookup(string(uri)); res != nil {
 				return res.Scopes
+			}
+		}
+	case methodComplete:
+		var ref [3][]byte
+		if !jsonx.Members(env.ref, refMembers, ref[:]) {
+			return nil
+		}
+		kind, _ := stringValue(ref[0])
+		switch name, ok := stringValue(ref[1]); {
+		case string(kind) == "ref/prompt" && ok:
+			if p, ok := s.feat.prompts.Load().get(string(name)); ok {
+				return p.scopes
+			}
+		case string(kind) == "ref/resource":
+			if uri, ok := stringValue(ref[2]); ok {
+				if set := s.feat.resources.Load(); set != nil {
+					if t, ok := set.templates.get(string(uri)); ok {
+						return t.Scopes
+					}
+				}
 			}
 		}
 	}

@@ -228,7 +228,7 @@ type httpSession struct {
 	slots   chan struct{}  // a token per request of the session under way: SessionConcurrency
 	client  string         // the client that opened it (HTTPOptions.ClientKey)
 	// principal is who opened it, behind auth.ResourceServer.Require (its
-	// token's issuer and subject, principalOf): every request of the
+	// token's issuer, subject and client, principalOf): every request of the
 	// session must be of the same, or it names no session.
 	principal string
 }
@@ -351,13 +351,13 @@ func (b *bound) BindHTTP(x rpchttp.Binding) { b.Binding = x }
 // single message, nil when absent (all nil when the body is not one JSON
 // object).
 type envelope struct {
-	object          bool
-	id, method      []byte // raw
-	name, uri, meta []byte // raw, of params
+	object               bool
+	id, method           []byte // raw
+	name, uri, meta, ref []byte // raw, of params
 }
 
 var envelopeMembers = []string{"id", "method", "params"}
-var paramsMembers = []string{"name", "uri", "_meta"}
+var paramsMembers = []string{"name", "uri", "_meta", "ref"}
 
 // readEnvelope reads the envelope of body.
 func readEnvelope(body []byte) envelope {
@@ -370,9 +370,9 @@ func readEnvelope(body []byte) envelope {
 	if len(e.id) > 0 && e.id[0] != '"' && e.id[0] != '-' && (e.id[0] < '0' || e.id[0] > '9') {
 		e.id = nil // not an id to echo
 	}
-	var params [3][]byte
+	var params [4][]byte
 	if jsonx.Members(top[2], paramsMembers, params[:]) {
-		e.name, e.uri, e.meta = params[0], params[1], params[2]
+		e.name, e.uri, e.meta, e.ref = params[0], params[1], params[2], params[3]
 	}
 	return e
 }
