@@ -38,8 +38,8 @@ const InputStateTTL = 10 * time.Minute
 // expiry ([InputStateTTL]), authenticated (HMAC-SHA256, with the first of
 // Options.StateKeys, by default a key made at random by New) with the
 // name of the tool (or prompt), a digest of the call's arguments and the
-// caller's principal (its verified identity's issuer and subject, behind
-// auth.ResourceServer.Require). A retry whose requestState fails that
+// caller's principal (its verified identity's issuer, subject and client
+// id, behind auth.ResourceServer.Require). A retry whose requestState fails that
 // check with every key (altered, expired, another tool's, another call's
 // or another principal's) is refused with -32602 and never reaches the
 // tool. State is not secret from the client: it is
