@@ -100,6 +100,7 @@ func (s *Server) RegisterPrompts(namespace string, value any) error {
 	}
 	s.feat.prompts.Store(next)
 	s.announce(notifyPromptsChanged, kindPrompts)
+	s.publish(EventPrompts, "")
 	return nil
 }
 
@@ -114,6 +115,7 @@ func (s *Server) RemovePrompts(names ...string) int {
 	}
 	s.feat.prompts.Store(next)
 	s.announce(notifyPromptsChanged, kindPrompts)
+	s.publish(EventPrompts, "")
 	return n
 }
 

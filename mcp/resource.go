@@ -160,6 +160,7 @@ func (s *Server) AddResources(rs ...Resource) error {
 	}
 	s.feat.resources.Store(next)
 	s.announce(notifyResourcesChanged, kindResources)
+	s.publish(EventResources, "")
 	return nil
 }
 
@@ -183,6 +184,7 @@ func (s *Server) RemoveResources(uris ...string) int {
 	}
 	s.feat.resources.Store(next)
 	s.announce(notifyResourcesChanged, kindResources)
+	s.publish(EventResources, "")
 	return n
 }
 
@@ -201,11 +203,19 @@ func (s *Server) Resources() (uris, templates []string) {
 // resources/subscribe for it, and the modern subscriptions/listen calls
 // whose resourceSubscriptions hold it. It never waits for a client: a
 // notification a client does not read yet is sent once it does, and
-// updates of one URI that come meanwhile are one update to tell.
+// updates of one URI that come meanwhile are one update to tell. With
+// Relay, the other instances' clients are told too.
 func (s *Server) ResourceUpdated(uri string) {
-	params := updatedParams(uri)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.updated(uri)
+	s.publish(EventUpdated, uri)
+}
+
+// updated tells the clients that asked to be told that uri was updated.
+// s.mu is held.
+func (s *Server) updated(uri string) {
+	params := updatedParams(uri)
 	for l := range s.listeners {
 		l.update(uri)
 	}

@@ -121,6 +121,7 @@ type Server struct {
 	mu        sync.Mutex                 // serializes changes of cat, guards sessions and listeners
 	sessions  map[*session]peer          // the initialized legacy sessions, and where to tell them
 	listeners map[*subscription]struct{} // the open subscriptions/listen calls for tools
+	relay     *relay                     // while Relay runs
 }
 
 // MinStateKey is the shortest key of Options.StateKeys, in bytes: 256
@@ -303,6 +304,13 @@ func (s *Server) Remove(names ...string) int {
 // and the modern clients listening. s.mu is held.
 func (s *Server) change(next *catalog[*tool]) {
 	s.cat.Store(next)
+	s.toolsChanged()
+	s.publish(EventTools, "")
+}
+
+// toolsChanged tells the legacy sessions under way and the modern clients
+// listening that the tools changed. s.mu is held.
+func (s *Server) toolsChanged() {
 	for l := range s.listeners {
 		l.signal()
 	}
