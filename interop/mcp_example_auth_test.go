@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os/exec"
+	"strings"
 	"sync"
 	"testing"
 
@@ -164,4 +166,51 @@ func TestGoSDKClientAgainstProtectedExample(t *testing.T) {
 			assert.Empty(t, stepped.refusals())
 		})
 	}
+}
+
+// The official MCP TypeScript SDK's OAuth client runs ts/oauth_client.mjs
+// against the built examples/mcp as a protected resource of
+// interop/authserver, with its ClientCredentialsProvider and with an
+// authorization code provider (registered dynamically): each goes
+// through the 401, the discovery (RFC 9728, then RFC 8414) and the token
+// request, and lists or calls the tools as its subject; then stats is
+// refused 403 and the SDK steps up. The authorization code provider
+// authorizes anew with the challenge's scopes (mcp stats), and stats
+// answers; ClientCredentialsProvider asks for its own scope (mcp) again,
+// so the SDK gives up at the second 403 ("Server returned 403 after
+// trying upscoping"): SDK 1.32.2's fetchToken takes the client's
+// configured scope, never the challenge's. The script's output, every
+// exchange of the authorization in order, is compared exactly.
+func TestTypeScriptSDKOAuth(t *testing.T) {
+	checkLeaks(t)
+	node, bin := typeScriptSDK(t)
+	p := startProtectedExample(t, bin)
+	out, err := exec.CommandContext(testContext(t), node, "ts/oauth_client.mjs", p.url, p.as.Issuer()).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	unauthorized, forbidden := "POST /mcp 401 "+p.challenge(401, "mcp"), "POST /mcp 403 "+p.challenge(403, "mcp stats")
+	const discovery = "GET /.well-known/oauth-protected-resource/mcp 200\nGET /.well-known/oauth-authorization-server 200"
+	ccToken := "POST /oauth/token 200 (client_credentials, scope mcp, resource " + p.url + ")"
+	codeToken := "POST /oauth/token 200 (authorization_code, scope (none), resource " + p.url + ")"
+	const login = "GET /authorize 302\nGET /login 302\nGET /authorize/callback 302"
+	assert.Equal(t, strings.Join([]string{
+		"# client_credentials",
+		unauthorized, discovery, ccToken,
+		"tools: add count sleep stats whoami",
+		"whoami: machine: mcp",
+		// The step-up: the provider asks for its own scope again.
+		forbidden, discovery, ccToken, forbidden,
+		"stats: StreamableHTTPError 403: Streamable HTTP error: Server returned 403 after trying upscoping",
+		"# authorization_code",
+		unauthorized, discovery, "POST /register 201", "authorize: scope mcp", login,
+		"connect: UnauthorizedError",
+		discovery, codeToken,
+		"whoami: alice: mcp",
+		// The step-up: the challenge's scopes asked for.
+		forbidden, discovery, "authorize: scope mcp stats", login,
+		"stats: UnauthorizedError",
+		discovery, codeToken,
+		`stats: {"count":2,"sum":3,"mean":1.5,"min":1,"max":2}`,
+		"whoami: alice: mcp stats",
+		"ok",
+	}, "\n")+"\n", string(out))
 }
