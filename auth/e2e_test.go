@@ -3,7 +3,9 @@ package auth_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/toolrpc/toolrpc/auth"
 	"github.com/toolrpc/toolrpc/mcp"
+	"github.com/toolrpc/toolrpc/middleware"
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
@@ -131,4 +134,49 @@ func TestIdentityReachesTheTools(t *testing.T) {
 	require.NoError(t, resp.Body.Close())
 	assert.Equal(t, 200, resp.StatusCode)
 	assert.Contains(t, string(b), `"resource":"`+resource+`"`)
+}
+
+// The log records of a call behind Require name its caller, its subject
+// and client id, in JSON-RPC over HTTP and in MCP's Streamable HTTP
+// alike; never the token.
+func TestCallRecordsNameTheCaller(t *testing.T) {
+	rs := newServer(t, &bytes.Buffer{})
+	var logs bytes.Buffer
+	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	methods := rpc.NewHTTPHandler(context.Background(), middleware.Default(nil)(rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) {
+		return "ok", nil
+	})), &rpc.Options{Logger: logger})
+	defer methods.Close()
+	s := mcp.New(&mcp.Options{Name: "c", Version: "1"})
+	require.NoError(t, s.Register("", whoTools{}))
+	tools := s.NewHTTPHandler(context.Background(), &mcp.HTTPOptions{RPC: rpc.Options{Logger: logger}})
+	defer tools.Close()
+	mux := http.NewServeMux()
+	mux.Handle("/rpc", rs.Require(methods))
+	mux.Handle("/mcp", rs.Require(tools))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
+	status, _, _ := post(t, srv.URL+"/rpc", "good-secret-1", `{"jsonrpc":"2.0","method":"who","id":1}`, nil)
+	require.Equal(t, 200, status)
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	modern := map[string]string{"Accept": "application/json", "Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "whoami"}
+	status, _, _ = post(t, srv.URL+"/mcp", "good-secret-1", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"whoami",`+meta+`}}`, modern)
+	require.Equal(t, 200, status)
+
+	var records []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		var rec map[string]any
+		require.NoError(t, json.Unmarshal([]byte(line), &rec), line)
+		if rec["msg"] == "rpc call" {
+			records = append(records, rec)
+		}
+	}
+	require.Len(t, records, 2, logs.String())
+	for i, method := range []string{"who", "tools/call"} {
+		assert.Equal(t, method, records[i]["method"])
+		assert.Equal(t, "alice", records[i]["subject"])
+		assert.Equal(t, "cli", records[i]["client_id"])
+	}
+	assert.NotContains(t, logs.String(), "good-secret-1")
 }

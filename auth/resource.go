@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolrpc/toolrpc/internal/callattrs"
 	"github.com/toolrpc/toolrpc/internal/oauth"
 )
 
@@ -347,8 +348,23 @@ func (rs *ResourceServer) Require(next http.Handler) http.Handler {
 				return
 			}
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), grantKey{}, &grant{id: id, rs: rs})))
+		ctx := context.WithValue(r.Context(), grantKey{}, &grant{id: id, rs: rs})
+		next.ServeHTTP(w, r.WithContext(callattrs.With(ctx, callerAttrs(id)...)))
 	})
+}
+
+// callerAttrs are the log attributes of the calls of id's requests (the
+// records of middleware.Logging): its subject and client id, if any;
+// never its token, nor its claims.
+func callerAttrs(id *Identity) []slog.Attr {
+	attrs := make([]slog.Attr, 0, 2)
+	if id.Subject != "" {
+		attrs = append(attrs, slog.String("subject", id.Subject))
+	}
+	if id.ClientID != "" {
+		attrs = append(attrs, slog.String("client_id", id.ClientID))
+	}
+	return attrs
 }
 
 // queryHasToken reports whether a query string has an access_token

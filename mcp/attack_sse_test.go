@@ -2,7 +2,6 @@ package mcp_test
 
 import (
 	"context"
-	"github.com/toolrpc/toolrpc/internal/wiretest/httprec"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -12,6 +11,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/toolrpc/toolrpc/internal/wiretest/httprec"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

@@ -118,7 +118,7 @@ func (s *Server) runTool(ctx context.Context, r revision, req *rpc.Request) (any
 	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
 		return nil, err // cancelled or timed out: the connection's to answer
 	}
-	if answer, ok, err := s.asked(r, "tool "+t.name, args, req.Meta, err); ok {
+	if answer, ok, err := s.asked(ctx, r, "tool "+t.name, args, req.Meta, err); ok {
 		return answer, err // it asks the client first, or needs what the client cannot give
 	}
 	var e *rpc.Error

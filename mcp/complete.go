@@ -47,7 +47,9 @@ type CompletionFunc func(ctx context.Context, req CompleteRequest) ([]string, er
 // or that template's variables, or it is answered -32602; so are params
 // whose members are given twice, or are not of their type (the context's
 // arguments are strings, at most 1000 of them), each problem named in the
-// error's data.
+// error's data. Completing for a prompt or a template that needs scopes
+// (ScopedPrompts, Resource.Scopes) needs them, as getting or reading it
+// does: 403 over HTTP, InsufficientScope in a batch.
 func (s *Server) SetCompletion(f CompletionFunc) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -130,6 +132,9 @@ func (s *Server) complete(ctx context.Context, r revision, req *rpc.Request) (an
 		if err != nil {
 			return nil, err
 		}
+		if err := lacking(ctx, "prompt "+pr.name, pr.scopes); err != nil {
+			return nil, err // its values may be what its scopes guard
+		}
 		cr.Prompt, args = pr.name, pr.args
 	case p.Ref.Type == "ref/resource" && p.Ref.URI != nil:
 		var t *resource
@@ -138,6 +143,9 @@ func (s *Server) complete(ctx context.Context, r revision, req *rpc.Request) (an
 		}
 		if t == nil {
 			return nil, rpc.NewError(rpc.InvalidParams, "Unknown resource template: "+jsonx.Echo(*p.Ref.URI))
+		}
+		if err := lacking(ctx, "resource template "+t.Template, t.Scopes); err != nil {
+			return nil, err
 		}
 		cr.Template, args = t.Template, t.vars
 	default:

@@ -30,12 +30,12 @@ func Waiting(h *HTTPHandler) int {
 }
 
 // Seal and Unseal are s.seal and s.unseal.
-func Seal(s *Server, tool string, args []byte, state string, expiry time.Time) string {
-	return s.seal(tool, args, state, expiry)
+func Seal(s *Server, principal, tool string, args []byte, state string, expiry time.Time) string {
+	return s.seal(principal, tool, args, state, expiry)
 }
 
-func Unseal(s *Server, tool string, args []byte, sealed string, now time.Time) (string, bool) {
-	return s.unseal(tool, args, []byte(sealed), now)
+func Unseal(s *Server, principal, tool string, args []byte, sealed string, now time.Time) (string, bool) {
+	return s.unseal(principal, tool, args, []byte(sealed), now)
 }
 
 // ParseEventID and AppendEventID are the event ids of Streamable HTTP.

@@ -2,13 +2,14 @@ package mcp_test
 
 import (
 	"context"
-	"github.com/toolrpc/toolrpc/internal/wiretest/httprec"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/toolrpc/toolrpc/internal/wiretest/httprec"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

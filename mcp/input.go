@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/toolrpc/toolrpc/internal/jsonx"
@@ -34,11 +35,14 @@ const InputStateTTL = 10 * time.Minute
 // questions at once, or keeps state between rounds, with its own.
 //
 // The server seals the state it sends: requestState is State with its
-// expiry ([InputStateTTL]), the name of the tool (or prompt) and a digest
-// of the call's arguments, authenticated (HMAC-SHA256, with a key of the Server's, made
-// at random by New). A retry whose requestState fails that check (altered,
-// expired, another tool's or another call's) is refused with -32602 and
-// never reaches the tool. State is not secret from the client: it is
+// expiry ([InputStateTTL]), authenticated (HMAC-SHA256, with the first of
+// Options.StateKeys, by default a key made at random by New) with the
+// name of the tool (or prompt), a digest of the call's arguments and the
+// caller's principal (its verified identity's issuer, subject and client
+// id, behind auth.ResourceServer.Require). A retry whose requestState fails that
+// check with every key (altered, expired, another tool's, another call's
+// or another principal's) is refused with -32602 and never reaches the
+// tool. State is not secret from the client: it is
 // signed, not encrypted.
 //
 // Each request's method must be one the client declared the capability
@@ -154,7 +158,7 @@ func RequestState(ctx context.Context) (string, bool) {
 
 // inputRequired is the answer of a 2026-07-28 call whose tool needs the
 // client's input first: an InputRequiredResult. caps are the client's.
-func (s *Server) inputRequired(r revision, what string, args, caps json.RawMessage, e *InputRequired) (json.RawMessage, error) {
+func (s *Server) inputRequired(ctx context.Context, r revision, what string, args, caps json.RawMessage, e *InputRequired) (json.RawMessage, error) {
 	if len(e.Requests) == 0 && e.State == "" {
 		return nil, errors.New("mcp: an InputRequired holds no request and no state")
 	}
@@ -188,30 +192,35 @@ func (s *Server) inputRequired(r revision, what string, args, caps json.RawMessa
 	}
 	if e.State != "" {
 		b = append(b, `,"requestState":`...)
-		b = jsonx.AppendString(b, s.seal(what, args, e.State, time.Now().Add(InputStateTTL)))
+		b = jsonx.AppendString(b, s.seal(callerOf(ctx), what, args, e.State, time.Now().Add(InputStateTTL)))
 	}
 	return s.closeResult(r, append(b, ',')), nil
 }
 
 // seal makes the requestState of state: its expiry and state, then a MAC
-// of them, what it is for (a tool, a prompt) and the digest of the call's
+// of them, the principal of the call (principalOf: a retry with another's
+// token is refused, as MCP's Multi Round-Trip Requests say servers
+// SHOULD), what it is for (a tool, a prompt) and the digest of the call's
 // arguments.
-func (s *Server) seal(tool string, args json.RawMessage, state string, expiry time.Time) string {
+func (s *Server) seal(principal, tool string, args json.RawMessage, state string, expiry time.Time) string {
 	body := binary.BigEndian.AppendUint64(nil, uint64(expiry.Unix()))
 	body = append(body, state...)
 	enc := base64.RawURLEncoding
-	return enc.EncodeToString(body) + "." + enc.EncodeToString(s.mac(tool, args, body))
+	return enc.EncodeToString(body) + "." + enc.EncodeToString(mac(s.stateKeys[0], principal, tool, args, body))
 }
 
-// mac authenticates body for the tool and arguments.
-func (s *Server) mac(tool string, args json.RawMessage, body []byte) []byte {
+// mac authenticates body with key for the principal, the tool and
+// arguments.
+func mac(key []byte, principal, tool string, args json.RawMessage, body []byte) []byte {
 	var compact bytes.Buffer
 	if len(args) > 0 && json.Compact(&compact, args) != nil {
 		compact.Reset()
 	}
 	digest := sha256.Sum256(compact.Bytes())
-	m := hmac.New(sha256.New, s.stateKey[:])
-	m.Write([]byte("toolrpc mcp requestState v1\x00"))
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte("toolrpc mcp requestState v2\x00"))
+	m.Write([]byte(principal))
+	m.Write([]byte{0})
 	m.Write([]byte(tool))
 	m.Write([]byte{0})
 	m.Write(digest[:])
@@ -219,17 +228,20 @@ func (s *Server) mac(tool string, args json.RawMessage, body []byte) []byte {
 	return m.Sum(nil)
 }
 
-// unseal returns the state of a requestState seal made for the tool and
-// arguments, and whether it is one, unexpired at now.
-func (s *Server) unseal(tool string, args json.RawMessage, sealed []byte, now time.Time) (string, bool) {
+// unseal returns the state of a requestState seal made for the
+// principal, the tool and arguments, and whether it is one, unexpired at
+// now.
+func (s *Server) unseal(principal, tool string, args json.RawMessage, sealed []byte, now time.Time) (string, bool) {
 	enc := base64.RawURLEncoding
 	i := bytes.IndexByte(sealed, '.')
 	if i < 0 {
 		return "", false
 	}
 	body, err1 := enc.DecodeString(string(sealed[:i]))
-	mac, err2 := enc.DecodeString(string(sealed[i+1:]))
-	if err1 != nil || err2 != nil || len(body) < 8 || !hmac.Equal(mac, s.mac(tool, args, body)) {
+	sum, err2 := enc.DecodeString(string(sealed[i+1:]))
+	if err1 != nil || err2 != nil || len(body) < 8 || !slices.ContainsFunc(s.stateKeys, func(key []byte) bool {
+		return hmac.Equal(sum, mac(key, principal, tool, args, body))
+	}) {
 		return "", false
 	}
 	if now.Unix() > int64(binary.BigEndian.Uint64(body[:8])) {
@@ -241,8 +253,8 @@ func (s *Server) unseal(tool string, args json.RawMessage, sealed []byte, now ti
 // retry checks what a 2026-07-28 retry brings (Multi Round-Trip Requests)
 // to the handler called what (a tool's, a prompt's), called with args:
 // its inputResponses (responses) must be an object of objects, and its
-// requestState (state) one this server sealed for the same handler and
-// arguments, unexpired. It returns ctx holding the state, or the -32602
+// requestState (state) one this server sealed for the same principal,
+// handler and arguments, unexpired. It returns ctx holding the state, or the -32602
 // refusing them.
 func (s *Server) retry(ctx context.Context, what string, args, responses, state json.RawMessage) (context.Context, error) {
 	if responses != nil && !inputResponses(responses) {
@@ -253,7 +265,7 @@ func (s *Server) retry(ctx context.Context, what string, args, responses, state 
 		return ctx, nil
 	}
 	if sealed, ok := stringValue(state); ok {
-		if state, ok := s.unseal(what, args, sealed, time.Now()); ok {
+		if state, ok := s.unseal(callerOf(ctx), what, args, sealed, time.Now()); ok {
 			return context.WithValue(ctx, stateKey{}, state), nil
 		}
 	}
@@ -265,12 +277,12 @@ func (s *Server) retry(ctx context.Context, what string, args, responses, state 
 // args; meta the request's _meta) whose err asks the client first
 // (InputRequired: an input_required answer) or needs a capability the
 // client did not declare (-32021), and reports whether it did.
-func (s *Server) asked(r revision, what string, args, meta json.RawMessage, err error) (any, bool, error) {
+func (s *Server) asked(ctx context.Context, r revision, what string, args, meta json.RawMessage, err error) (any, bool, error) {
 	if !r.modern {
 		return nil, false, nil
 	}
 	if ir := (*InputRequired)(nil); errors.As(err, &ir) {
-		answer, ierr := s.inputRequired(r, what, args, jsonx.Member(meta, metaCapabilities), ir)
+		answer, ierr := s.inputRequired(ctx, r, what, args, jsonx.Member(meta, metaCapabilities), ir)
 		if ierr == nil {
 			return answer, true, nil
 		}

@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
@@ -111,18 +112,51 @@ func TestInputRequired(t *testing.T) {
 	assert.JSONEq(t, `{"code":-32021,"message":"Missing required client capability: sampling","data":{"requiredCapabilities":{"sampling":{}}}}`, string(b))
 }
 
-// A requestState is honored until it expires, and not a second after.
+// A requestState is honored until it expires, and not a second after; by
+// the server that sealed it, for the principal, tool and arguments it was
+// sealed for, and no other.
 func TestRequestStateExpires(t *testing.T) {
 	s := mcp.New(nil)
 	now := time.Unix(1_800_000_000, 0)
-	sealed := mcp.Seal(s, "t", []byte(`{}`), "st", now.Add(mcp.InputStateTTL))
-	state, ok := mcp.Unseal(s, "t", []byte(`{}`), sealed, now.Add(mcp.InputStateTTL))
+	sealed := mcp.Seal(s, "alice", "t", []byte(`{}`), "st", now.Add(mcp.InputStateTTL))
+	state, ok := mcp.Unseal(s, "alice", "t", []byte(`{}`), sealed, now.Add(mcp.InputStateTTL))
 	assert.True(t, ok)
 	assert.Equal(t, "st", state)
-	_, ok = mcp.Unseal(s, "t", []byte(`{}`), sealed, now.Add(mcp.InputStateTTL+time.Second))
+	_, ok = mcp.Unseal(s, "alice", "t", []byte(`{}`), sealed, now.Add(mcp.InputStateTTL+time.Second))
 	assert.False(t, ok)
-	_, ok = mcp.Unseal(mcp.New(nil), "t", []byte(`{}`), sealed, now) // another server's key
+	_, ok = mcp.Unseal(mcp.New(nil), "alice", "t", []byte(`{}`), sealed, now) // another server's key
 	assert.False(t, ok)
+	for _, other := range [][3]string{{"bob", "t", `{}`}, {"", "t", `{}`}, {"alice", "u", `{}`}, {"alice", "t", `{"a":1}`}} {
+		_, ok = mcp.Unseal(s, other[0], other[1], []byte(other[2]), sealed, now)
+		assert.False(t, ok, "%v", other)
+	}
+	_, ok = mcp.Unseal(s, "alice", "t", []byte(` { } `), sealed, now) // the same arguments, spaced
+	assert.True(t, ok)
+}
+
+// Servers of one set of StateKeys open each other's requestState, and
+// keys rotate: a server whose keys are [new, old] opens what [old] sealed,
+// and seals with new, which [old] alone cannot open. A key shorter than
+// MinStateKey is refused at New.
+func TestStateKeys(t *testing.T) {
+	old, next := bytes.Repeat([]byte{1}, mcp.MinStateKey), bytes.Repeat([]byte{2}, mcp.MinStateKey+8)
+	a := mcp.New(&mcp.Options{StateKeys: [][]byte{old}})
+	b := mcp.New(&mcp.Options{StateKeys: [][]byte{next, old}})
+	now := time.Unix(1_800_000_000, 0)
+	byA := mcp.Seal(a, "", "t", []byte(`{}`), "st", now.Add(time.Minute))
+	state, ok := mcp.Unseal(b, "", "t", []byte(`{}`), byA, now)
+	assert.True(t, ok)
+	assert.Equal(t, "st", state)
+	byB := mcp.Seal(b, "", "t", []byte(`{}`), "st", now.Add(time.Minute))
+	_, ok = mcp.Unseal(a, "", "t", []byte(`{}`), byB, now)
+	assert.False(t, ok, "sealed with the new key")
+	_, ok = mcp.Unseal(mcp.New(&mcp.Options{StateKeys: [][]byte{next}}), "", "t", []byte(`{}`), byB, now)
+	assert.True(t, ok)
+	_, ok = mcp.Unseal(mcp.New(nil), "", "t", []byte(`{}`), byA, now)
+	assert.False(t, ok, "a random key of its own")
+	assert.PanicsWithValue(t, "mcp: Options.StateKeys[1] is 31 bytes long: a key is at least MinStateKey (32) bytes of a secret", func() {
+		mcp.New(&mcp.Options{StateKeys: [][]byte{old, old[:31]}})
+	})
 }
 
 // askingPrompts is a prompt that asks first.

@@ -31,9 +31,10 @@ type PromptMessage struct {
 
 // prompt is a registered prompt and its prompts/list entries.
 type prompt struct {
-	name string
-	svc  *service.Service
-	args []string // its arguments' names
+	name   string
+	scopes []string // the OAuth scopes it needs (ScopedPrompts), sorted
+	svc    *service.Service
+	args   []string // its arguments' names
 	// entry is its prompts/list entry, without its titles and with them.
 	entry titled
 }
@@ -67,14 +68,29 @@ func (s *Server) RegisterPrompts(namespace string, value any) error {
 	if err := svc.Register(namespace, value); err != nil {
 		return fmt.Errorf("mcp: %w", err)
 	}
+	scopes, err := promptScopesOf(value)
+	if err != nil {
+		return err
+	}
 	infos := svc.Describe()
 	added := make([]*prompt, 0, len(infos))
+	goNames := map[string]bool{}
+	_, scoped := value.(ScopedPrompts)
 	for _, info := range infos {
-		p, err := newPrompt(info, reflect.ValueOf(value).MethodByName(info.GoName).Type(), svc)
+		if scoped && info.GoName == "PromptScopes" {
+			continue // served by the Service, never called: not a prompt
+		}
+		goNames[info.GoName] = true
+		p, err := newPrompt(info, reflect.ValueOf(value).MethodByName(info.GoName).Type(), scopes[info.GoName], svc)
 		if err != nil {
 			return err
 		}
 		added = append(added, p)
+	}
+	for goName := range scopes {
+		if !goNames[goName] {
+			return fmt.Errorf("mcp: PromptScopes gives scopes to %q, which is not a prompt of %T", goName, value)
+		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -120,16 +136,17 @@ type promptEntry struct {
 	Title       string           `json:"title,omitempty"`
 	Description string           `json:"description,omitempty"`
 	Arguments   []promptArgument `json:"arguments,omitempty"`
+	Meta        *securitySchemes `json:"_meta,omitempty"`
 }
 
 // newPrompt checks a method, of Go type mt, as a prompt and makes its
 // entries: its arguments are the properties of its params' schema, in
 // their order.
-func newPrompt(info service.MethodInfo, mt reflect.Type, svc *service.Service) (*prompt, error) {
+func newPrompt(info service.MethodInfo, mt reflect.Type, scopes []string, svc *service.Service) (*prompt, error) {
 	if mt.NumOut() == 0 || !slices.Contains(promptResultTypes, mt.Out(0)) {
 		return nil, fmt.Errorf("mcp: prompt %s: it must return a string, a PromptResult or a *PromptResult (and an error, or not)", info.Name)
 	}
-	p := &prompt{name: info.Name, svc: svc}
+	p := &prompt{name: info.Name, svc: svc, scopes: scopes}
 	e := promptEntry{Name: info.Name, Description: info.Description}
 	if ps := info.Params; ps != nil {
 		if info.ParamStructure == service.ByPosition || ps.Properties == nil || ps.AdditionalProperties != nil && len(ps.Properties) == 0 {
@@ -158,6 +175,9 @@ func newPrompt(info service.MethodInfo, mt reflect.Type, svc *service.Service) (
 	}
 	p.entry.without = mustJSON(old)
 	e.Title = info.Title
+	if len(scopes) > 0 { // _meta: 2025-06-18 and later, as titles
+		e.Meta = &securitySchemes{Schemes: []securityScheme{{Type: "oauth2", Scopes: scopes}}}
+	}
 	p.entry.with = mustJSON(e)
 	return p, nil
 }
@@ -221,6 +241,9 @@ func (s *Server) getPrompt(ctx context.Context, r revision, req *rpc.Request) (a
 	if err != nil {
 		return nil, err
 	}
+	if err := lacking(ctx, "prompt "+p.name, p.scopes); err != nil {
+		return nil, err
+	}
 	if r.modern { // a retry (Multi Round-Trip Requests)
 		responses, state := jsonx.Member(req.Params, "inputResponses"), jsonx.Member(req.Params, "requestState")
 		if responses != nil || state != nil {
@@ -230,7 +253,7 @@ func (s *Server) getPrompt(ctx context.Context, r revision, req *rpc.Request) (a
 		}
 	}
 	res, err := p.svc.Handle(ctx, &rpc.Request{ID: req.ID, Method: p.name, Params: args, Meta: req.Meta})
-	if answer, ok, err := s.asked(r, "prompt "+p.name, args, req.Meta, err); ok {
+	if answer, ok, err := s.asked(ctx, r, "prompt "+p.name, args, req.Meta, err); ok {
 		return answer, err // it asks the client first, or needs what the client cannot give
 	}
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolrpc/toolrpc/internal/jsonx"
+	"github.com/toolrpc/toolrpc/internal/oauth"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/service"
 )
@@ -69,6 +70,15 @@ type Resource struct {
 	MIMEType    string
 	// Size is a static resource's size in bytes, if known; 0 leaves it out.
 	Size int64
+	// Scopes are the OAuth scopes reading it needs beyond those every
+	// request needs, checked and published as a tool's are ([Scoped]):
+	// resources/read with a token that lacks one is answered 403 over
+	// HTTP (InsufficientScope in a batch), and the entry's
+	// _meta.securitySchemes names them (2025-06-18 and later). Each must
+	// be a scope-token. A URI that percent-escapes an unreserved character
+	// ("%73" for "s") is the URI without the escape (RFC 3986 §6.2.2.2),
+	// served and checked as that one is.
+	Scopes []string
 	// Read reads the resource: uri is the URI asked for, vars the values
 	// of the template's variables (nil for a static resource), decoded.
 	// A content's URI defaults to uri, its MIME type to MIMEType. Read
@@ -231,9 +241,18 @@ func newResource(r Resource) (*resource, error) {
 	case len(what) > MaxURI:
 		return nil, fmt.Errorf("mcp: resource %q is longer than MaxURI (%d bytes)", jsonx.Shorten(what, 64), MaxURI)
 	}
+	for _, sc := range r.Scopes {
+		if !oauth.IsScopeToken(sc) {
+			return nil, fmt.Errorf("mcp: resource %q has the scope %q, which is not a scope-token (RFC 6749 §3.3)", what, sc)
+		}
+	}
 	res := &resource{Resource: r}
+	res.Scopes = slices.Compact(slices.Sorted(slices.Values(r.Scopes)))
 	if r.Template != "" {
 		t, err := parseTemplate(r.Template)
+		if err == nil && normalURI(r.Template) != r.Template {
+			t, err = parseTemplate(normalURI(r.Template)) // what it matches: normal URIs (lookup)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -476,10 +495,12 @@ func (s *Server) listResources(r revision, req *rpc.Request, templates bool) (an
 			b = append(b, `{"uriTemplate":`...)
 			b = jsonx.AppendString(b, t.Template)
 			b = appendMetadata(b, r.titles, t.Name, t.Title, t.Description, t.MIMEType, 0)
+			b = appendSchemes(b, r, t.Scopes)
 		} else {
 			res := set.static.items[key]
 			b = append(b, '{')
 			b = appendResource(b, r.titles, res.URI, res.Name, res.Title, res.Description, res.MIMEType, res.Size)
+			b = appendSchemes(b, r, res.Scopes)
 		}
 		b = append(b, '}')
 	}
@@ -514,16 +535,26 @@ func notFound(r revision, uri string) error {
 }
 
 // lookup returns the resource that serves uri, and its variables: the
-// static resource of that URI, else the first template, in the order of
-// their text, that matches it. It costs one map lookup, a search for
-// each template's literal text, and one match, linear in len(uri), per
-// template whose literal text uri holds in order.
+// static resource of that URI, else of its normal form (normalURI), else
+// the first template, in the order of their text, that matches the
+// normal form. A URI that percent-escapes an unreserved character names
+// what the URI without the escape names, and needs its scopes: it never
+// reaches, through a template that needs none, what a static resource or
+// another template guards (RFC 3986 §6.2.2.2). It costs one or two map
+// lookups, a search for each template's literal text, and one match,
+// linear in len(uri), per template whose literal text uri holds in order.
 func (set *resourceSet) lookup(uri string) (*resource, map[string]string) {
 	if set == nil {
 		return nil, nil
 	}
 	if res, ok := set.static.get(uri); ok {
 		return res, nil
+	}
+	if normal := normalURI(uri); normal != uri {
+		if res, ok := set.static.get(normal); ok {
+			return res, nil
+		}
+		uri = normal
 	}
 	for _, p := range set.templates.sorted() {
 		t := set.templates.items[p]
@@ -532,6 +563,57 @@ func (set *resourceSet) lookup(uri string) (*resource, map[string]string) {
 		}
 	}
 	return nil, nil
+}
+
+// normalURI returns uri with its percent-escapes of unreserved characters
+// (ALPHA, DIGIT, "-", ".", "_", "~") decoded, as RFC 3986 §6.2.2.2
+// normalizes them: the same URI. Other escapes ("%2F" is no "/") stay as
+// they are. It is uri itself when there is none.
+func normalURI(uri string) string {
+	var b []byte
+	done := 0 // uri[:done] is in b
+	for i := strings.IndexByte(uri, '%'); i >= 0 && i+2 < len(uri); {
+		if c, ok := unhex(uri[i+1], uri[i+2]); ok && unreserved(c) {
+			b = append(append(b, uri[done:i]...), c)
+			done = i + 3
+			i += 2
+		}
+		next := strings.IndexByte(uri[i+1:], '%')
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	if b == nil {
+		return uri
+	}
+	return string(append(b, uri[done:]...))
+}
+
+// unhex returns the byte two hexadecimal digits write.
+func unhex(hi, lo byte) (byte, bool) {
+	h, ok1 := hexDigit(hi)
+	l, ok2 := hexDigit(lo)
+	return h<<4 | l, ok1 && ok2
+}
+
+// hexDigit returns the value of a hexadecimal digit.
+func hexDigit(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
+
+// unreserved reports whether c is an unreserved character of RFC 3986
+// §2.3.
+func unreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
 }
 
 // readResource answers resources/read.
@@ -544,6 +626,9 @@ func (s *Server) readResource(ctx context.Context, r revision, req *rpc.Request)
 	if res == nil {
 		return nil, notFound(r, uri)
 	}
+	if err := lacking(ctx, "resource "+uri, res.Scopes); err != nil {
+		return nil, err
+	}
 	what, args := "resource "+uri, json.RawMessage(nil)
 	if r.modern { // a retry (Multi Round-Trip Requests)
 		responses, state := jsonx.Member(req.Params, "inputResponses"), jsonx.Member(req.Params, "requestState")
@@ -554,7 +639,7 @@ func (s *Server) readResource(ctx context.Context, r revision, req *rpc.Request)
 		}
 	}
 	contents, err := res.Read(ctx, uri, vars)
-	if answer, ok, err := s.asked(r, what, args, req.Meta, err); ok {
+	if answer, ok, err := s.asked(ctx, r, what, args, req.Meta, err); ok {
 		return answer, err // it asks the client first, or needs what the client cannot give
 	}
 	if errors.Is(err, ErrResourceNotFound) {

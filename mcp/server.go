@@ -79,6 +79,17 @@ type Options struct {
 	// the 403 that lets the client step up. It implies Private.
 	FilterByScope bool
 
+	// StateKeys are the keys that authenticate the requestState of a
+	// 2026-07-28 input_required answer (InputRequired): the first seals
+	// it, and a retry's is accepted if any of them opens it, so that keys
+	// rotate without refusing the retries under way (add the new key
+	// first, keep the old one for InputStateTTL). Every instance of a
+	// server behind one load balancer needs the same keys, for a retry
+	// may come to any of them. Each must be at least MinStateKey bytes of
+	// a secret (from crypto/rand): New panics on a shorter one. Default:
+	// one random key, this Server's alone.
+	StateKeys [][]byte
+
 	// Middleware wraps the protocol's handler inside the default stack
 	// (middleware.Default), the first outermost.
 	Middleware []middleware.Middleware
@@ -101,7 +112,9 @@ type Server struct {
 	cat  atomic.Pointer[catalog[*tool]] // the tools, replaced whole on a change
 	feat features                       // the resources, prompts and completion
 
-	stateKey [32]byte // authenticates the requestState of input_required answers (InputRequired)
+	// stateKeys authenticate the requestState of input_required answers
+	// (InputRequired): the first seals, every one opens.
+	stateKeys [][]byte
 
 	toolPanicked recovery.Answer // s.answerToolPanic, made once: On allocates nothing
 
@@ -110,15 +123,38 @@ type Server struct {
 	listeners map[*subscription]struct{} // the open subscriptions/listen calls for tools
 }
 
-// New returns a Server with no tools. opts may be nil.
+// MinStateKey is the shortest key of Options.StateKeys, in bytes: 256
+// bits, HMAC-SHA-256's own strength.
+const MinStateKey = 32
+
+// stateKeysOf returns copies of keys, or one random key if there are
+// none; it panics on a key shorter than MinStateKey.
+func stateKeysOf(keys [][]byte) [][]byte {
+	if len(keys) == 0 {
+		key := make([]byte, MinStateKey)
+		_, _ = rand.Read(key) // never fails (crypto/rand)
+		return [][]byte{key}
+	}
+	out := make([][]byte, len(keys))
+	for i, k := range keys {
+		if len(k) < MinStateKey {
+			panic(fmt.Sprintf("mcp: Options.StateKeys[%d] is %d bytes long: a key is at least MinStateKey (%d) bytes of a secret", i, len(k), MinStateKey))
+		}
+		out[i] = slices.Clone(k)
+	}
+	return out
+}
+
+// New returns a Server with no tools. opts may be nil. It panics if
+// opts.StateKeys holds a key shorter than MinStateKey.
 func New(opts *Options) *Server {
 	s := &Server{sessions: map[*session]peer{}, listeners: map[*subscription]struct{}{}}
 	s.cat.Store(&catalog[*tool]{})
 	s.toolPanicked = s.answerToolPanic
-	_, _ = rand.Read(s.stateKey[:]) // never fails (crypto/rand)
 	if opts != nil {
 		s.opts = *opts
 	}
+	s.stateKeys = stateKeysOf(s.opts.StateKeys)
 	s.pageSize = s.opts.PageSize
 	if s.pageSize <= 0 {
 		s.pageSize = 100

@@ -227,6 +227,10 @@ type httpSession struct {
 	used    bool           // a request came after initialize; guarded by HTTPHandler.mu
 	slots   chan struct{}  // a token per request of the session under way: SessionConcurrency
 	client  string         // the client that opened it (HTTPOptions.ClientKey)
+	// principal is who opened it, behind auth.ResourceServer.Require (its
+	// token's issuer, subject and client, principalOf): every request of the
+	// session must be of the same, or it names no session.
+	principal string
 }
 
 // expired reports whether ss has been idle for too long at now: idle, or
@@ -347,13 +351,13 @@ func (b *bound) BindHTTP(x rpchttp.Binding) { b.Binding = x }
 // single message, nil when absent (all nil when the body is not one JSON
 // object).
 type envelope struct {
-	object          bool
-	id, method      []byte // raw
-	name, uri, meta []byte // raw, of params
+	object               bool
+	id, method           []byte // raw
+	name, uri, meta, ref []byte // raw, of params
 }
 
 var envelopeMembers = []string{"id", "method", "params"}
-var paramsMembers = []string{"name", "uri", "_meta"}
+var paramsMembers = []string{"name", "uri", "_meta", "ref"}
 
 // readEnvelope reads the envelope of body.
 func readEnvelope(body []byte) envelope {
@@ -366,9 +370,9 @@ func readEnvelope(body []byte) envelope {
 	if len(e.id) > 0 && e.id[0] != '"' && e.id[0] != '-' && (e.id[0] < '0' || e.id[0] > '9') {
 		e.id = nil // not an id to echo
 	}
-	var params [3][]byte
+	var params [4][]byte
 	if jsonx.Members(top[2], paramsMembers, params[:]) {
-		e.name, e.uri, e.meta = params[0], params[1], params[2]
+		e.name, e.uri, e.meta, e.ref = params[0], params[1], params[2], params[3]
 	}
 	return e
 }
@@ -582,7 +586,7 @@ func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, env env
 		h.initialize(w, r, body)
 		return
 	}
-	ss, status, reason := h.session(ids)
+	ss, status, reason := h.session(r)
 	if ss == nil {
 		h.gate.Release(held)
 		refuse(w, status, reason)
@@ -613,7 +617,8 @@ func opens(m *methodInfo) bool { return m != nil && m.opens }
 
 // session returns the live session ids names, counted as in use (release
 // it), or the status and reason of the refusal.
-func (h *HTTPHandler) session(ids []string) (*httpSession, int, string) {
+func (h *HTTPHandler) session(r *http.Request) (*httpSession, int, string) {
+	ids := r.Header.Values(headerSession)
 	if len(ids) != 1 {
 		return nil, http.StatusBadRequest, "one " + headerSession + " header is required: initialize opens a session"
 	}
@@ -624,7 +629,10 @@ func (h *HTTPHandler) session(ids []string) (*httpSession, int, string) {
 		h.end(ids[0], ss)
 		ss = nil
 	}
-	if ss == nil {
+	if ss == nil || ss.principal != principalOf(r) {
+		// Another principal's session is none of this one's (MCP's
+		// Security Best Practices, Session Hijacking: a session is bound
+		// to its user), and is answered as if unknown.
 		return nil, http.StatusNotFound, "no such session: initialize opens a new one"
 	}
 	ss.active++
@@ -786,7 +794,7 @@ func (h *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request, body []
 	}
 	c := newSession(h.s)
 	p := &clientPeer{}
-	ss := &httpSession{streams: newStreams(h, c), slots: make(chan struct{}, h.perSession), peer: p, client: client}
+	ss := &httpSession{streams: newStreams(h, c), slots: make(chan struct{}, h.perSession), peer: p, client: client, principal: principalOf(r)}
 	c.stream = ss.streams
 	so := h.opts
 	so.Concurrency = h.perSession // a batch's calls too
@@ -840,7 +848,7 @@ func (o *opening) Header(hd http.Header, s rpchttp.Start) int {
 // or 400 and 404 as a POST.
 func (h *HTTPHandler) delete(w http.ResponseWriter, r *http.Request) {
 	ids := r.Header.Values(headerSession)
-	ss, status, reason := h.session(ids)
+	ss, status, reason := h.session(r)
 	if ss == nil {
 		refuse(w, status, reason)
 		return

@@ -484,7 +484,7 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	ss, status, reason := h.session(r.Header.Values(headerSession))
+	ss, status, reason := h.session(r)
 	if ss == nil {
 		refuse(w, status, reason)
 		return

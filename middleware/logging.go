@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/toolrpc/toolrpc/codec"
+	"github.com/toolrpc/toolrpc/internal/callattrs"
 	"github.com/toolrpc/toolrpc/internal/jsonx"
 	"github.com/toolrpc/toolrpc/rpc"
 )
@@ -115,7 +116,9 @@ func record(ctx context.Context, logger *slog.Logger, req *rpc.Request, start ti
 
 // appendCallAttrs appends to attrs the log attributes that say which call
 // a record is about: its method, its id (but for a notification), its
-// trace id (if it has one, see [Correlation]).
+// trace id (if it has one, see [Correlation]), and what its request's
+// context says of it (behind auth.ResourceServer.Require, the caller's
+// subject and client id: never a token).
 func appendCallAttrs(ctx context.Context, attrs []slog.Attr, req *rpc.Request) []slog.Attr {
 	attrs = append(attrs, slog.String("method", jsonx.Echo(req.Method)))
 	if req.ID != nil {
@@ -124,5 +127,5 @@ func appendCallAttrs(ctx context.Context, attrs []slog.Attr, req *rpc.Request) [
 	if id := TraceID(ctx); id != "" {
 		attrs = append(attrs, slog.String("trace_id", id))
 	}
-	return attrs
+	return callattrs.Append(ctx, attrs) // the caller's, behind auth.ResourceServer.Require
 }

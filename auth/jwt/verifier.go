@@ -74,6 +74,14 @@ type Options struct {
 	// default ResourceServer.Require's audience check keeps them out (an
 	// ID token's aud is a client, not this resource).
 	Types []string
+	// ScopePrefix, if not empty, is put before each of a token's scopes
+	// that does not start with it: for an authorization server that grants
+	// a scope asked for by a long name but writes it short in the token,
+	// as Microsoft Entra ID does (asked for as "api://CLIENT-ID/mcp.tools",
+	// written "mcp.tools" in scp): with "api://CLIENT-ID/", the identity's
+	// scopes are the names clients ask for, and auth.Options.Scopes and a
+	// tool's scopes name them so.
+	ScopePrefix string
 	// ClockSkew is how far a token's nbf and iat may be ahead of this
 	// server's clock. Its exp is taken as it is, as Introspector does: a
 	// token stops being accepted at its exp by this server's clock (and
@@ -139,6 +147,7 @@ type Verifier struct {
 	algs        []jose.SignatureAlgorithm
 	types       []string // in the form compared
 	skew        time.Duration
+	scopePrefix string
 	client      *http.Client
 	timeout     time.Duration
 	maxBytes    int
@@ -188,6 +197,7 @@ func NewVerifier(opts *Options) (*Verifier, error) {
 		algs:        slices.Clone(jwtAlgorithms),
 		types:       defaultJWTTypes,
 		skew:        opts.ClockSkew,
+		scopePrefix: opts.ScopePrefix,
 		timeout:     option.PositiveOr(opts.Timeout, DefaultJWKSTimeout),
 		maxBytes:    option.PositiveOr(opts.MaxResponseBytes, DefaultJWKSBytes),
 		maxKeys:     option.PositiveOr(opts.MaxKeys, DefaultJWKSKeys),
@@ -385,6 +395,13 @@ func (v *Verifier) readClaims(payload []byte, now time.Time) (*auth.Identity, er
 	} else {
 		for _, s := range scp {
 			id.Scopes = append(id.Scopes, splitScope(s)...)
+		}
+	}
+	if v.scopePrefix != "" {
+		for i, s := range id.Scopes {
+			if !strings.HasPrefix(s, v.scopePrefix) {
+				id.Scopes[i] = v.scopePrefix + s
+			}
 		}
 	}
 	id.Claims = oauth.OtherClaims(members, jwtFields)

@@ -276,6 +276,26 @@ func TestJWTClaimForms(t *testing.T) {
 	}
 }
 
+// ScopePrefix makes an Entra ID token's short scopes the long names
+// clients ask for; a scope that has the prefix already keeps it.
+func TestJWTScopePrefix(t *testing.T) {
+	ec := NewECKey("ec-1")
+	as := NewFakeAS(t, ec)
+	v := NewFakeVerifier(t, as, func(o *Options) { o.ScopePrefix = "api://c1/" })
+	for _, tc := range []struct {
+		change func(map[string]any)
+		scopes []string
+	}{
+		{func(c map[string]any) { delete(c, "scope"); c["scp"] = "mcp.tools api://c1/files" }, []string{"api://c1/mcp.tools", "api://c1/files"}},
+		{func(c map[string]any) { c["scope"] = "mcp" }, []string{"api://c1/mcp"}},
+		{func(c map[string]any) { c["scope"] = "" }, nil},
+	} {
+		id, err := v.Verify(context.Background(), Sign(t, ec, changed(as, tc.change), nil))
+		require.NoError(t, err)
+		assert.Equal(t, tc.scopes, id.Scopes)
+	}
+}
+
 // A token signed by a key the set lacks makes the verifier fetch the set
 // again: a key the authorization server added is accepted, one it
 // removed is refused.

@@ -44,23 +44,27 @@ const (
 	scopedMetadata = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
 )
 
-// tokenOf is the bearer token whose identity has scopes, for scopeTokens.
-func tokenOf(scopes ...string) string {
-	return "t." + strings.NewReplacer(":", "-").Replace(strings.Join(scopes, "."))
+// tokenOf is a bearer token of alice's whose identity has scopes, for
+// scopeTokens.
+func tokenOf(scopes ...string) string { return tokenFor("alice", "a", scopes...) }
+
+// tokenFor is a bearer token of subject, of the authorization server iss
+// ("a" or "b"), whose identity has scopes.
+func tokenFor(subject, iss string, scopes ...string) string {
+	return subject + "." + iss + "." + strings.NewReplacer(":", "-").Replace(strings.Join(scopes, "."))
 }
 
-// scopeTokens verifies the tokens tokenOf makes: subject alice, for
-// scopedResource.
+// scopeTokens verifies the tokens tokenFor makes, for scopedResource.
 var scopeTokens = auth.VerifierFunc(func(_ context.Context, token string) (*auth.Identity, error) {
-	list, ok := strings.CutPrefix(token, "t.")
-	if !ok {
+	parts := strings.Split(strings.ReplaceAll(token, "-", ":"), ".")
+	if len(parts) < 3 {
 		return nil, auth.ErrInvalidToken
 	}
 	var scopes []string
-	if list != "" {
-		scopes = strings.Split(strings.ReplaceAll(list, "-", ":"), ".")
+	if len(parts) > 3 || parts[2] != "" {
+		scopes = parts[2:]
 	}
-	return &auth.Identity{Subject: "alice", Scopes: scopes, Audience: []string{scopedResource}}, nil
+	return &auth.Identity{Subject: parts[0], Issuer: "https://" + parts[1] + ".example.com", Scopes: scopes, Audience: []string{scopedResource}}, nil
 })
 
 // protectedVault serves s over Streamable HTTP behind a resource server
@@ -306,4 +310,179 @@ func TestToolScopesRefused(t *testing.T) {
 	require.NoError(t, s.Register("", badScopes{}))
 	assert.Equal(t, []string{"run"}, s.Tools(), "ToolScopes is not a tool")
 	assert.Empty(t, s.Scopes())
+}
+
+// confirmer has a tool that asks the client first (2026-07-28: an
+// input_required answer with a requestState).
+type confirmer struct{}
+
+// Confirm asks first, then says what came back.
+func (confirmer) Confirm(ctx context.Context) (string, error) {
+	if state, ok := mcp.RequestState(ctx); ok {
+		return "confirmed " + state, nil
+	}
+	return "", &mcp.InputRequired{State: "st-1"}
+}
+
+// A legacy session belongs to the principal that opened it (its token's
+// issuer and subject): presented with another's token it is no session
+// (404, as one unknown), for a POST, a GET and a DELETE alike, and it
+// lives on for its own, whose token may change (a refresh, a step-up).
+func TestSessionsBelongToTheirPrincipal(t *testing.T) {
+	url := protectedVault(t, newVault(t, nil))
+	alice := "Bearer " + tokenFor("alice", "a", "mcp")
+	resp, _ := do(t, url, exchange{body: initBody, header: map[string]string{"Authorization": alice}})
+	require.Equal(t, 200, resp.StatusCode)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	session := func(token string) map[string]string {
+		return map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25", "Authorization": token, "Accept": "application/json"}
+	}
+	check(t, url, exchange{body: `{"jsonrpc":"2.0","method":"notifications/initialized"}`, header: session(alice), status: 202})
+	unknown := invalid("no such session: initialize opens a new one")
+	for _, other := range []string{tokenFor("bob", "a", "mcp"), tokenFor("alice", "b", "mcp")} {
+		check(t, url, exchange{body: `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"peek"}}`, header: session("Bearer " + other), status: 404, want: unknown})
+		get := session("Bearer " + other)
+		get["Accept"] = "text/event-stream"
+		check(t, url, exchange{method: "GET", header: get, status: 404, want: unknown})
+		check(t, url, exchange{method: "DELETE", header: session("Bearer " + other), status: 404, want: unknown})
+	}
+	check(t, url, exchange{body: `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"open","arguments":{"code":1}}}`,
+		header: session("Bearer " + tokenFor("alice", "a", "mcp", "vault:open")), status: 200,
+		want: `{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"open"}]},"id":3}` + "\n"})
+	check(t, url, exchange{method: "DELETE", header: session(alice), status: 204})
+}
+
+// A 2026-07-28 requestState is bound to the principal of the call that
+// got it: a retry with another principal's token is refused -32602, and
+// with the same principal's it runs.
+func TestRequestStateBelongsToItsPrincipal(t *testing.T) {
+	s := newVault(t, nil)
+	require.NoError(t, s.Register("", confirmer{}))
+	url := protectedVault(t, s)
+	body, header := modernCall("confirm", `{}`, tokenFor("alice", "a", "mcp"))
+	resp, answer := do(t, url, exchange{body: body, header: header})
+	require.Equal(t, 200, resp.StatusCode)
+	var first struct {
+		Result struct {
+			ResultType   string
+			RequestState string
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(answer), &first), answer)
+	require.Equal(t, "input_required", first.Result.ResultType)
+	require.NotEmpty(t, first.Result.RequestState)
+	retry := strings.Replace(body, `"arguments":{}`, `"arguments":{},"requestState":`+quote(first.Result.RequestState), 1)
+	refused := `{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"requestState","rule":"requestState","message":"requestState is not one this server sent for this call, or it expired: call again without it"}]},"id":7}` + "\n"
+	for _, other := range []string{tokenFor("bob", "a", "mcp"), tokenFor("alice", "b", "mcp")} {
+		_, header := modernCall("confirm", `{}`, other)
+		check(t, url, exchange{body: retry, header: header, status: 200, want: refused})
+	}
+	_, header = modernCall("confirm", `{}`, tokenFor("alice", "a", "mcp", "vault:open"))
+	check(t, url, exchange{body: retry, header: header, status: 200, want: modernText("confirmed st-1")})
+}
+
+// ledger has prompts, one of which needs a scope.
+type ledger struct{}
+
+// Summary needs no scope.
+func (ledger) Summary() string { return "summary" }
+
+// Audit needs ledger:audit.
+func (ledger) Audit() string { return "audit" }
+
+func (ledger) PromptScopes() map[string][]string {
+	return map[string][]string{"Audit": {"ledger:audit"}}
+}
+
+// ledgerServer has the ledger's prompts and a resource and a template
+// that need ledger:read.
+func ledgerServer(t *testing.T) *mcp.Server {
+	t.Helper()
+	s := mcp.New(&mcp.Options{Name: "vault", Version: "1"})
+	require.NoError(t, s.RegisterPrompts("", ledger{}))
+	read := read("rows")
+	require.NoError(t, s.AddResources(
+		mcp.Resource{URI: "ledger://all", Name: "all", Read: read, Scopes: []string{"ledger:read"}},
+		mcp.Resource{Template: "ledger://day/{day}", Name: "day", Read: read, Scopes: []string{"ledger:read", "ledger:read"}},
+		mcp.Resource{URI: "ledger://about", Name: "about", Read: read}))
+	return s
+}
+
+// A prompt's and a resource's scopes are published and checked as a
+// tool's: 403 and the step-up challenge over HTTP, before anything runs;
+// InsufficientScope (403) for one request of a batch.
+func TestPromptAndResourceScopes(t *testing.T) {
+	s := ledgerServer(t)
+	assert.Equal(t, []string{"ledger:audit", "ledger:read"}, s.Scopes())
+	url := protectedVault(t, s)
+	modern := func(method, name, params, token string) (string, map[string]string) {
+		h := modernHeaders(method, name)
+		h["Accept"], h["Authorization"] = "application/json", "Bearer "+token
+		return `{"jsonrpc":"2.0","id":7,"method":"` + method + `","params":{` + params + `,` + modernMeta + `}}`, h
+	}
+	for _, c := range []struct {
+		method, name, params string
+		token                string
+		status               int
+		challenge            string
+	}{
+		{"prompts/get", "audit", `"name":"audit"`, tokenOf("mcp"), 403, stepUp("mcp ledger:audit")},
+		{"prompts/get", "audit", `"name":"audit"`, tokenOf("mcp", "ledger:audit"), 200, ""},
+		{"prompts/get", "summary", `"name":"summary"`, tokenOf("mcp"), 200, ""},
+		{"resources/read", "ledger://all", `"uri":"ledger://all"`, tokenOf("mcp"), 403, stepUp("mcp ledger:read")},
+		{"resources/read", "ledger://day/2", `"uri":"ledger://day/2"`, tokenOf("mcp", "ledger:audit"), 403, stepUp("mcp ledger:read")},
+		{"resources/read", "ledger://day/2", `"uri":"ledger://day/2"`, tokenOf("mcp", "ledger:read"), 200, ""},
+		{"resources/read", "ledger://about", `"uri":"ledger://about"`, tokenOf("mcp"), 200, ""},
+	} {
+		body, header := modern(c.method, c.name, c.params, c.token)
+		resp, answer := do(t, url, exchange{body: body, header: header})
+		assert.Equal(t, c.status, resp.StatusCode, "%s %s", c.method, c.name)
+		assert.Equal(t, c.challenge, resp.Header.Get("WWW-Authenticate"), "%s %s", c.method, c.name)
+		if c.status == 403 {
+			assert.Empty(t, answer)
+		} else {
+			assert.Contains(t, answer, `"result"`)
+		}
+	}
+
+	body, header := modern("prompts/list", "", `"_":0`, tokenOf("mcp"))
+	_, answer := do(t, url, exchange{body: strings.Replace(body, `"_":0,`, "", 1), header: header})
+	assert.Contains(t, answer, `{"name":"audit","_meta":{"securitySchemes":[{"type":"oauth2","scopes":["ledger:audit"]}]}}`)
+	assert.Contains(t, answer, `{"name":"summary"}`)
+	body, header = modern("resources/list", "", `"_":0`, tokenOf("mcp"))
+	_, answer = do(t, url, exchange{body: strings.Replace(body, `"_":0,`, "", 1), header: header})
+	assert.Contains(t, answer, `{"uri":"ledger://all","name":"all","_meta":{"securitySchemes":[{"type":"oauth2","scopes":["ledger:read"]}]}}`)
+	assert.Contains(t, answer, `{"uri":"ledger://about","name":"about"}`)
+
+	token := "Bearer " + tokenOf("mcp")
+	resp, _ := do(t, url, exchange{body: strings.Replace(initBody, "2025-11-25", "2025-03-26", 1), header: map[string]string{"Authorization": token}})
+	require.Equal(t, 200, resp.StatusCode)
+	session := map[string]string{"Mcp-Session-Id": resp.Header.Get("Mcp-Session-Id"), "Mcp-Protocol-Version": "2025-03-26",
+		"Authorization": token, "Accept": "application/json"}
+	check(t, url, exchange{body: `{"jsonrpc":"2.0","method":"notifications/initialized"}`, header: session, status: 202})
+	check(t, url, exchange{body: `[{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"audit"}},` +
+		`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"ledger://all"}}]`, header: session, status: 200,
+		want: `[{"jsonrpc":"2.0","error":{"code":403,"message":"Insufficient scope: prompt audit needs the scope ledger:audit","data":{"missing":["ledger:audit"],"scopes":["ledger:audit"]}},"id":1},` +
+			`{"jsonrpc":"2.0","error":{"code":403,"message":"Insufficient scope: resource ledger://all needs the scope ledger:read","data":{"missing":["ledger:read"],"scopes":["ledger:read"]}},"id":2}]` + "\n"})
+}
+
+// Two instances of one server, behind one load balancer, with the same
+// StateKeys: a 2026-07-28 retry answered by the other instance than the
+// one that asked reaches the tool with its state.
+func TestRetryOnAnotherInstance(t *testing.T) {
+	keys := [][]byte{[]byte("0123456789abcdef0123456789abcdef")}
+	var urls []string
+	for range 2 {
+		s := mcp.New(&mcp.Options{Name: "vault", Version: "1", StateKeys: keys})
+		require.NoError(t, s.Register("", confirmer{}))
+		urls = append(urls, protectedVault(t, s))
+	}
+	body, header := modernCall("confirm", `{}`, tokenFor("alice", "a", "mcp"))
+	resp, answer := do(t, urls[0], exchange{body: body, header: header})
+	require.Equal(t, 200, resp.StatusCode)
+	var first struct{ Result struct{ RequestState string } }
+	require.NoError(t, json.Unmarshal([]byte(answer), &first), answer)
+	require.NotEmpty(t, first.Result.RequestState)
+	retry := strings.Replace(body, `"arguments":{}`, `"arguments":{},"requestState":`+quote(first.Result.RequestState), 1)
+	check(t, urls[1], exchange{body: retry, header: header, status: 200, want: modernText("confirmed st-1")})
 }
