@@ -44,7 +44,7 @@ func TestGoSDKStreamableHTTP(t *testing.T) {
 
 			list, err := cs.ListTools(ctx, nil)
 			require.NoError(t, err)
-			assert.Equal(t, []string{"add", "count", "sleep", "stats"}, toolNames(list))
+			assert.Equal(t, []string{"add", "count", "sleep", "stats", "whoami"}, toolNames(list))
 
 			res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "add", Arguments: map[string]any{"a": 1, "b": 2.5}})
 			require.NoError(t, err)

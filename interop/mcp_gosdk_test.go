@@ -40,7 +40,7 @@ func TestGoSDKClient(t *testing.T) {
 
 			list, err := cs.ListTools(ctx, nil)
 			require.NoError(t, err)
-			assert.Equal(t, []string{"add", "count", "sleep", "stats"}, toolNames(list))
+			assert.Equal(t, []string{"add", "count", "sleep", "stats", "whoami"}, toolNames(list))
 			in, err := json.Marshal(list.Tools[0].InputSchema)
 			require.NoError(t, err)
 			assert.JSONEq(t, `{"type":"object","properties":{"a":{"description":"the first addend","type":"number"},
@@ -130,7 +130,7 @@ func TestGoSDKClientListChanged(t *testing.T) {
 			wiretest.Receive(t, changed, "notifications/tools/list_changed")
 			list, err := cs.ListTools(ctx, nil)
 			require.NoError(t, err)
-			assert.Len(t, list.Tools, 5)
+			assert.Len(t, list.Tools, 6)
 
 			require.NoError(t, cs.Close())
 			assert.NoError(t, wiretest.Receive(t, served, "the end of serving"))

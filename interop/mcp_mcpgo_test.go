@@ -77,7 +77,7 @@ func TestMCPGoClient(t *testing.T) {
 			for _, tool := range list.Tools {
 				names = append(names, tool.Name)
 			}
-			assert.Equal(t, []string{"add", "count", "sleep", "stats"}, names)
+			assert.Equal(t, []string{"add", "count", "sleep", "stats", "whoami"}, names)
 			assert.Equal(t, []string{"a", "b"}, list.Tools[0].InputSchema.Required)
 
 			call := func(ctx context.Context, name string, args any, meta *mcpgo.Meta) (*mcpgo.CallToolResult, error) {

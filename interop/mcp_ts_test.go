@@ -2,15 +2,19 @@ package interop
 
 import (
 	"bufio"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sync"
 	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolrpc/toolrpc/internal/wiretest"
 )
 
 // nodeClient returns node and the built example (a package of
@@ -31,13 +35,20 @@ func nodeClient(t *testing.T, dir, module, example string) (node, bin string) {
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", module)); err != nil {
 		missing("run npm ci in interop/" + dir + " first")
 	}
+	return node, buildExample(t, example)
+}
+
+// buildExample builds the example (a package of examples/) into the
+// test's temporary directory and returns its path; -short skips the test.
+func buildExample(t *testing.T, example string) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs the example")
 	}
-	bin = filepath.Join(t.TempDir(), example)
+	bin := filepath.Join(t.TempDir(), example)
 	out, err := exec.Command("go", "build", "-o", bin, "github.com/toolrpc/toolrpc/examples/"+example).CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	return node, bin
+	return bin
 }
 
 // typeScriptSDK is nodeClient for the official MCP TypeScript SDK (ts/)
@@ -106,27 +117,56 @@ func TestTypeScriptSDKProgressStreamableHTTP(t *testing.T) {
 // exits 0. If the test fails before stop, the server is killed.
 func serveHTTP(t *testing.T, bin string) (url string, stop func()) {
 	t.Helper()
-	server := exec.Command(bin, "-http", "127.0.0.1:0")
+	base, stop := startExample(t, bin, "-http", "127.0.0.1:0")
+	return base + "/mcp", stop
+}
+
+// startExample starts the built example bin with args, which make it
+// serve HTTP on loopback, and returns the address it logs as its first
+// line on stderr (http://127.0.0.1:port); stop sends it SIGTERM and
+// checks that it exits 0. At the test's end the process is killed, if
+// still running, and waited for; wiretest.Hang bounds its whole life.
+func startExample(t *testing.T, bin string, args ...string) (base string, stop func()) {
+	t.Helper()
+	// Not the test's context: that ends before the cleanups, which stop
+	// the process themselves.
+	ctx, cancel := context.WithTimeout(context.Background(), wiretest.Hang)
+	server := exec.CommandContext(ctx, bin, args...)
 	stderr, err := server.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, server.Start())
-	t.Cleanup(func() { _ = server.Process.Kill() }) // when the test fails before stop
-	lines := bufio.NewScanner(stderr)
-	require.True(t, lines.Scan(), "the address logged")
-	m := regexp.MustCompile(`address=(http://127\.0\.0\.1:\d+)`).FindStringSubmatch(lines.Text())
-	require.NotNil(t, m, lines.Text())
-	logged := make(chan []string, 1)
+	first := make(chan string, 1)
+	var rest []string // the other lines, once done is closed
+	done := make(chan struct{})
 	go func() {
-		var rest []string
+		defer close(done)
+		defer close(first)
+		lines := bufio.NewScanner(stderr)
+		if !lines.Scan() {
+			return
+		}
+		first <- lines.Text()
 		for lines.Scan() {
 			rest = append(rest, lines.Text())
 		}
-		logged <- rest
 	}()
-	return m[1] + "/mcp", func() {
+	wait := sync.OnceValue(func() error {
+		<-done // Wait closes the pipe: read it to its end first
+		return server.Wait()
+	})
+	t.Cleanup(func() { // when the test fails before stop
+		_ = server.Process.Kill()
+		_ = wait()
+		cancel()
+	})
+	line, ok := <-first
+	require.True(t, ok, "the address logged")
+	m := regexp.MustCompile(`address=(http://127\.0\.0\.1:\d+)`).FindStringSubmatch(line)
+	require.NotNil(t, m, line)
+	return m[1], func() {
 		t.Helper()
 		require.NoError(t, server.Process.Signal(syscall.SIGTERM))
-		rest := <-logged
-		assert.NoError(t, server.Wait(), "%q", rest)
+		err := wait()
+		assert.NoError(t, err, "%q", rest)
 	}
 }

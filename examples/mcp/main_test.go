@@ -24,8 +24,10 @@ func TestMain(m *testing.M) {
 
 // The example's tools on the wire, in both eras: their list with titles,
 // descriptions, schemas and annotations; add, with both numbers required
-// (0 is a number given); stats, validated, with a structured result;
-// count, one progress notification per step; sleep.
+// (0 is a number given); stats, validated, with a structured result and
+// the scope it needs (its securitySchemes), unchecked in a call without a
+// token (stdio); count, one progress notification per step; sleep; whoami,
+// anonymous without a token.
 func TestTools(t *testing.T) {
 	s := mcp.New(&mcp.Options{Name: "mcp", Version: "(devel)"})
 	require.NoError(t, s.Register("", tools.Tools{}))
@@ -52,7 +54,7 @@ func TestBinary(t *testing.T) {
 		Tools []struct{ Name string } `json:"tools"`
 	}
 	require.NoError(t, server.Call(ctx, "tools/list", map[string]any{"_meta": meta}, &list))
-	assert.Len(t, list.Tools, 4)
+	assert.Len(t, list.Tools, 5)
 
 	// Cancelled at its first progress report: the sleep has started.
 	cctx, cancel := context.WithCancel(ctx)
@@ -73,7 +75,7 @@ const transcript = `
 	<-- {"jsonrpc":"2.0","result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{},"tools":{"listChanged":true}},"serverInfo":{"name":"mcp","version":"(devel)"}},"id":1}
 	--> {"jsonrpc":"2.0","method":"notifications/initialized"}
 	--> {"jsonrpc":"2.0","method":"tools/list","id":2}
-	<-- {"jsonrpc":"2.0","result":{"tools":[{"name":"add","title":"Add","description":"Adds two numbers, a and b, and returns their sum.","inputSchema":{"type":"object","properties":{"a":{"description":"the first addend","type":"number"},"b":{"description":"the second addend","type":"number"}},"required":["a","b"],"additionalProperties":false},"annotations":{"title":"Add","readOnlyHint":true,"openWorldHint":false}},{"name":"count","title":"Count","description":"Counts from 1 to n, one progress notification per step, and returns n.","inputSchema":{"type":"object","properties":{"n":{"description":"how far to count, at most 1000 (10 when not given)","default":10,"type":"integer","minimum":0,"maximum":1000}},"additionalProperties":false},"annotations":{"title":"Count","readOnlyHint":true,"openWorldHint":false}},{"name":"sleep","title":"Sleep","description":"Sleeps for ms milliseconds, or until cancelled; reports progress 0 as it starts.","inputSchema":{"type":"object","properties":{"ms":{"description":"how long to sleep, in milliseconds","type":"integer","minimum":0,"maximum":600000}},"additionalProperties":false},"annotations":{"title":"Sleep","readOnlyHint":true,"openWorldHint":false}},{"name":"stats","title":"Statistics","description":"Returns the count, sum, mean, minimum and maximum of 1 to 10000 numbers.","inputSchema":{"type":"object","properties":{"values":{"description":"the numbers, 1 to 10000 of them","type":"array","items":{"type":"number"},"minItems":1,"maxItems":10000}},"required":["values"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"count":{"type":"integer"},"sum":{"type":"number"},"mean":{"type":"number"},"min":{"type":"number"},"max":{"type":"number"}},"required":["count","sum","mean","min","max"],"additionalProperties":false},"annotations":{"title":"Statistics","readOnlyHint":true,"openWorldHint":false}}]},"id":2}
+	<-- {"jsonrpc":"2.0","result":{"tools":[{"name":"add","title":"Add","description":"Adds two numbers, a and b, and returns their sum.","inputSchema":{"type":"object","properties":{"a":{"description":"the first addend","type":"number"},"b":{"description":"the second addend","type":"number"}},"required":["a","b"],"additionalProperties":false},"annotations":{"title":"Add","readOnlyHint":true,"openWorldHint":false}},{"name":"count","title":"Count","description":"Counts from 1 to n, one progress notification per step, and returns n.","inputSchema":{"type":"object","properties":{"n":{"description":"how far to count, at most 1000 (10 when not given)","default":10,"type":"integer","minimum":0,"maximum":1000}},"additionalProperties":false},"annotations":{"title":"Count","readOnlyHint":true,"openWorldHint":false}},{"name":"sleep","title":"Sleep","description":"Sleeps for ms milliseconds, or until cancelled; reports progress 0 as it starts.","inputSchema":{"type":"object","properties":{"ms":{"description":"how long to sleep, in milliseconds","type":"integer","minimum":0,"maximum":600000}},"additionalProperties":false},"annotations":{"title":"Sleep","readOnlyHint":true,"openWorldHint":false}},{"name":"stats","title":"Statistics","description":"Returns the count, sum, mean, minimum and maximum of 1 to 10000 numbers.","inputSchema":{"type":"object","properties":{"values":{"description":"the numbers, 1 to 10000 of them","type":"array","items":{"type":"number"},"minItems":1,"maxItems":10000}},"required":["values"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"count":{"type":"integer"},"sum":{"type":"number"},"mean":{"type":"number"},"min":{"type":"number"},"max":{"type":"number"}},"required":["count","sum","mean","min","max"],"additionalProperties":false},"annotations":{"title":"Statistics","readOnlyHint":true,"openWorldHint":false},"_meta":{"securitySchemes":[{"type":"oauth2","scopes":["stats"]}]}},{"name":"whoami","title":"Who am I","description":"Returns the caller's subject and scopes, from its bearer token, or anonymous without one.","inputSchema":{"type":"object","additionalProperties":false},"annotations":{"title":"Who am I","readOnlyHint":true,"openWorldHint":false}}]},"id":2}
 	--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"add","arguments":{"a":0,"b":-2.5},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}},"id":3}
 	<-- {"jsonrpc":"2.0","result":{"resultType":"complete","content":[{"type":"text","text":"-2.5"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"mcp","version":"(devel)"}}},"id":3}
 	--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"add","arguments":{"a":1},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}},"id":4}
@@ -95,4 +97,6 @@ const transcript = `
 	--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"count","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}},"id":10}
 	<-- {"jsonrpc":"2.0","result":{"resultType":"complete","content":[{"type":"text","text":"10"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"mcp","version":"(devel)"}}},"id":10}
 	--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"count","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}},"id":11}
-	<-- {"jsonrpc":"2.0","result":{"resultType":"complete","content":[{"type":"text","text":"10"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"mcp","version":"(devel)"}}},"id":11}`
+	<-- {"jsonrpc":"2.0","result":{"resultType":"complete","content":[{"type":"text","text":"10"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"mcp","version":"(devel)"}}},"id":11}
+	--> {"jsonrpc":"2.0","method":"tools/call","params":{"name":"whoami","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}},"id":12}
+	<-- {"jsonrpc":"2.0","result":{"resultType":"complete","content":[{"type":"text","text":"anonymous"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"mcp","version":"(devel)"}}},"id":12}`

@@ -18,12 +18,12 @@ import (
 )
 
 // StartHTTP builds the package in the test's directory (an example's
-// main) and serves it with -http on loopback; it returns the endpoint
-// (its /mcp path), the process (named after the directory, as a server
-// names itself after its program), and stop, which ends it (SIGTERM) and
-// returns how it exited; stop is called at the test's end if not before.
-// It skips the test under -short.
-func StartHTTP(t *testing.T) (url string, cmd *exec.Cmd, stop func() error) {
+// main) and serves it with -http on loopback, and args after it; it
+// returns the endpoint (its /mcp path), the process (named after the
+// directory, as a server names itself after its program), and stop, which
+// ends it (SIGTERM) and returns how it exited; stop is called at the
+// test's end if not before. It skips the test under -short.
+func StartHTTP(t *testing.T, args ...string) (url string, cmd *exec.Cmd, stop func() error) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs the example")
@@ -33,7 +33,7 @@ func StartHTTP(t *testing.T) (url string, cmd *exec.Cmd, stop func() error) {
 	bin := filepath.Join(t.TempDir(), filepath.Base(dir)) // its name is the server's
 	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	cmd = exec.Command(bin, "-http", "127.0.0.1:0")
+	cmd = exec.Command(bin, append([]string{"-http", "127.0.0.1:0"}, args...)...)
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())

@@ -5,8 +5,8 @@ export const eq = (got, want, what) => {
   if (JSON.stringify(got) !== JSON.stringify(want)) fail(`${what}: got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
 };
 
-// checkCalls calls add, stats (structuredContent) and add without b (a
-// validation failure: isError).
+// checkCalls calls add, stats (structuredContent), add without b (a
+// validation failure: isError) and whoami (anonymous: no token here).
 export async function checkCalls(client) {
   let res = await client.callTool({ name: "add", arguments: { a: 1, b: 2.5 } });
   eq(res.content, [{ type: "text", text: "3.5" }], "add");
@@ -14,6 +14,8 @@ export async function checkCalls(client) {
   eq(res.structuredContent, { count: 3, sum: 9, mean: 3, min: 1, max: 6 }, "stats");
   res = await client.callTool({ name: "add", arguments: { a: 1 } });
   eq([res.isError, res.content[0].text], [true, "Invalid arguments:\n- b is required"], "validation failure");
+  res = await client.callTool({ name: "whoami", arguments: {} });
+  eq(res.content, [{ type: "text", text: "anonymous" }], "whoami");
 }
 
 // checkCancel cancels a sleep at its first progress report, then calls add:

@@ -17,7 +17,7 @@ await client.connect(new StdioClientTransport({ command: server, stderr: "ignore
 eq(client.getServerVersion().name, "mcp", "server name");
 
 const { tools } = await client.listTools();
-eq(tools.map((t) => t.name), ["add", "count", "sleep", "stats"], "tools");
+eq(tools.map((t) => t.name), ["add", "count", "sleep", "stats", "whoami"], "tools");
 eq(tools[0].inputSchema.required, ["a", "b"], "add's required");
 
 await checkCalls(client);

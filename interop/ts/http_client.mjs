@@ -23,7 +23,7 @@ const session = transport.sessionId;
 if (typeof session !== "string" || !/^[\x21-\x7e]{22,}$/.test(session)) fail("session id: " + session);
 
 const { tools } = await client.listTools();
-eq(tools.map((t) => t.name), ["add", "count", "sleep", "stats"], "tools");
+eq(tools.map((t) => t.name), ["add", "count", "sleep", "stats", "whoami"], "tools");
 eq(tools[0].inputSchema.type, "object", "add's schema type");
 eq(Object.keys(tools[0].inputSchema.properties).sort(), ["a", "b"], "add's properties");
 eq(tools[0].inputSchema.required, ["a", "b"], "add's required");

@@ -1,18 +1,22 @@
 // Package tools holds the tools of the example MCP server: plain Go methods,
-// documented and annotated, with nothing MCP-specific but the annotations.
+// documented and annotated, with nothing MCP-specific but the annotations
+// and the scopes stats needs when the server is a protected resource.
 package tools
 
 import (
 	"context"
 	"math"
+	"strings"
 	"time"
 
+	"github.com/toolrpc/toolrpc/auth"
 	"github.com/toolrpc/toolrpc/mcp"
 	"github.com/toolrpc/toolrpc/middleware"
 	"github.com/toolrpc/toolrpc/service"
 )
 
-// Tools are the example server's tools: add, count, sleep and stats.
+// Tools are the example server's tools: add, count, sleep, stats and
+// whoami.
 type Tools struct{}
 
 // AddParams are add's arguments: two numbers, both required (pointers, so
@@ -89,18 +93,38 @@ func (Tools) Stats(p StatsParams) Stats {
 	return s
 }
 
+// Whoami says who calls: the subject of the caller's bearer token and its
+// scopes ("machine: mcp stats"), or "anonymous" where there is no token
+// (stdio, or HTTP without -issuer).
+func (Tools) Whoami(ctx context.Context) string {
+	id := auth.IdentityFrom(ctx)
+	if id == nil {
+		return "anonymous"
+	}
+	return id.Subject + ": " + strings.Join(id.Scopes, " ")
+}
+
 // MethodDocs gives each tool its title and description.
 func (Tools) MethodDocs() map[string]service.MethodDoc {
 	return map[string]service.MethodDoc{
-		"Add":   {Title: "Add", Description: "Adds two numbers, a and b, and returns their sum."},
-		"Count": {Title: "Count", Description: "Counts from 1 to n, one progress notification per step, and returns n."},
-		"Sleep": {Title: "Sleep", Description: "Sleeps for ms milliseconds, or until cancelled; reports progress 0 as it starts."},
-		"Stats": {Title: "Statistics", Description: "Returns the count, sum, mean, minimum and maximum of 1 to 10000 numbers."},
+		"Add":    {Title: "Add", Description: "Adds two numbers, a and b, and returns their sum."},
+		"Count":  {Title: "Count", Description: "Counts from 1 to n, one progress notification per step, and returns n."},
+		"Sleep":  {Title: "Sleep", Description: "Sleeps for ms milliseconds, or until cancelled; reports progress 0 as it starts."},
+		"Stats":  {Title: "Statistics", Description: "Returns the count, sum, mean, minimum and maximum of 1 to 10000 numbers."},
+		"Whoami": {Title: "Who am I", Description: "Returns the caller's subject and scopes, from its bearer token, or anonymous without one."},
 	}
 }
 
 // ToolAnnotations says that every tool is read-only and closed-world.
 func (Tools) ToolAnnotations() map[string]mcp.Annotations {
 	pure := mcp.Annotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)}
-	return map[string]mcp.Annotations{"Add": pure, "Count": pure, "Sleep": pure, "Stats": pure}
+	return map[string]mcp.Annotations{"Add": pure, "Count": pure, "Sleep": pure, "Stats": pure, "Whoami": pure}
+}
+
+// ToolScopes says that stats needs the scope stats, beyond the scopes
+// every request needs, where the server is a protected resource (-issuer):
+// a call of it with a token without stats is answered 403, naming the
+// scopes to ask for. Elsewhere there is no token, and no scope to check.
+func (Tools) ToolScopes() map[string][]string {
+	return map[string][]string{"Stats": {"stats"}}
 }
