@@ -118,12 +118,7 @@ func TestAttack24CompletionNeedsTheScopes(t *testing.T) {
 	}
 	assert.Equal(t, []string{"review", "db://secret/{name}", "db://tables/{name}"}, completed)
 
-	token := "Bearer " + tokenOf("mcp")
-	resp, _ := do(t, url, exchange{body: strings.Replace(initBody, "2025-11-25", "2025-03-26", 1), header: map[string]string{"Authorization": token}})
-	require.Equal(t, 200, resp.StatusCode)
-	session := map[string]string{"Mcp-Session-Id": resp.Header.Get("Mcp-Session-Id"), "Mcp-Protocol-Version": "2025-03-26",
-		"Authorization": token, "Accept": "application/json"}
-	check(t, url, exchange{body: `{"jsonrpc":"2.0","method":"notifications/initialized"}`, header: session, status: 202})
+	session := batchSession(t, url, tokenOf("mcp"))
 	check(t, url, exchange{body: `[{"jsonrpc":"2.0","id":1,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"review"},"argument":{"name":"account","value":"a"}}}]`,
 		header: session, status: 200,
 		want: `[{"jsonrpc":"2.0","error":{"code":403,"message":"Insufficient scope: prompt review needs the scope hr","data":{"missing":["hr"],"scopes":["hr"]}},"id":1}]` + "\n"})

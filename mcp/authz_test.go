@@ -152,17 +152,24 @@ func TestToolScopesOverHTTP(t *testing.T) {
 		want: `{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"peek"}]},"id":4}` + "\n"})
 }
 
+// batchSession opens a 2025-03-26 session (whose requests may be batches)
+// at url with token, and returns the headers of its requests.
+func batchSession(t *testing.T, url, token string) map[string]string {
+	t.Helper()
+	resp, _ := do(t, url, exchange{body: strings.Replace(initBody, "2025-11-25", "2025-03-26", 1), header: map[string]string{"Authorization": "Bearer " + token}})
+	require.Equal(t, 200, resp.StatusCode)
+	session := map[string]string{"Mcp-Session-Id": resp.Header.Get("Mcp-Session-Id"), "Mcp-Protocol-Version": "2025-03-26",
+		"Authorization": "Bearer " + token, "Accept": "application/json"}
+	check(t, url, exchange{body: `{"jsonrpc":"2.0","method":"notifications/initialized"}`, header: session, status: 202})
+	return session
+}
+
 // A call that cannot be answered 403, one of a batch (2025-03-26), is the
 // tool's error result, its text naming the scopes; the other calls of
 // the batch run.
 func TestToolScopesInABatch(t *testing.T) {
 	url := protectedVault(t, newVault(t, nil))
-	token := "Bearer " + tokenOf("mcp")
-	resp, _ := do(t, url, exchange{body: strings.Replace(initBody, "2025-11-25", "2025-03-26", 1), header: map[string]string{"Authorization": token}})
-	require.Equal(t, 200, resp.StatusCode)
-	session := map[string]string{"Mcp-Session-Id": resp.Header.Get("Mcp-Session-Id"), "Mcp-Protocol-Version": "2025-03-26",
-		"Authorization": token, "Accept": "application/json"}
-	check(t, url, exchange{body: `{"jsonrpc":"2.0","method":"notifications/initialized"}`, header: session, status: 202})
+	session := batchSession(t, url, tokenOf("mcp"))
 	check(t, url, exchange{body: `[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"open","arguments":{}}},` +
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"peek"}}]`, header: session, status: 200,
 		want: `[{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"Insufficient scope: tool open needs the scope vault:open, and the access token lacks vault:open"}],"isError":true},"id":1},` +
@@ -454,12 +461,7 @@ func TestPromptAndResourceScopes(t *testing.T) {
 	assert.Contains(t, answer, `{"uri":"ledger://all","name":"all","_meta":{"securitySchemes":[{"type":"oauth2","scopes":["ledger:read"]}]}}`)
 	assert.Contains(t, answer, `{"uri":"ledger://about","name":"about"}`)
 
-	token := "Bearer " + tokenOf("mcp")
-	resp, _ := do(t, url, exchange{body: strings.Replace(initBody, "2025-11-25", "2025-03-26", 1), header: map[string]string{"Authorization": token}})
-	require.Equal(t, 200, resp.StatusCode)
-	session := map[string]string{"Mcp-Session-Id": resp.Header.Get("Mcp-Session-Id"), "Mcp-Protocol-Version": "2025-03-26",
-		"Authorization": token, "Accept": "application/json"}
-	check(t, url, exchange{body: `{"jsonrpc":"2.0","method":"notifications/initialized"}`, header: session, status: 202})
+	session := batchSession(t, url, tokenOf("mcp"))
 	check(t, url, exchange{body: `[{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"audit"}},` +
 		`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"ledger://all"}}]`, header: session, status: 200,
 		want: `[{"jsonrpc":"2.0","error":{"code":403,"message":"Insufficient scope: prompt audit needs the scope ledger:audit","data":{"missing":["ledger:audit"],"scopes":["ledger:audit"]}},"id":1},` +
