@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"flag"
 	"net"
 	"os"
 	"os/exec"
@@ -16,8 +17,71 @@ import (
 	"go.uber.org/goleak"
 )
 
+// redisAddr is where the examples' Redis listens: a redis-server TestMain
+// starts.
+var redisAddr string
+
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	flag.Parse()
+	cmd, err := exampleRedis()
+	if err != nil { // outside CI, without redis-server: the examples are skipped, as the tests are
+		skip := flag.Lookup("test.skip").Value.String()
+		if skip != "" {
+			skip += "|"
+		}
+		_ = flag.Set("test.skip", skip+"^Example")
+	}
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		if cmd != nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait() // killed: its error says so
+		}
+		os.Exit(code)
+	}))
+}
+
+// exampleRedis starts a redis-server for the examples, at redisAddr, and
+// waits until it answers; in CI, a missing redis-server is an error the
+// examples see.
+func exampleRedis() (*exec.Cmd, error) {
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		bin = "/usr/bin/redis-server"
+	}
+	if _, err := os.Stat(bin); err != nil {
+		if os.Getenv("CI") != "" {
+			redisAddr = "127.0.0.1:1" // the examples fail
+			return nil, nil
+		}
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	redisAddr = ln.Addr().String()
+	ln.Close()
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	cmd := exec.Command(bin, "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", os.TempDir(), "--logfile", "")
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	c := redis.NewClient(&redis.Options{Addr: redisAddr, MaxRetries: -1})
+	defer c.Close()
+	for deadline := time.Now().Add(hang); ; {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		err := c.Ping(ctx).Err()
+		cancel()
+		if err == nil {
+			return cmd, nil
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			return nil, err
+		}
+		time.Sleep(10 * time.Millisecond) // polling another process, bounded above
+	}
 }
 
 // redisServer is a redis-server of a test's own, on a loopback port,
