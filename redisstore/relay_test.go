@@ -244,4 +244,3 @@ func TestRelayAcrossRedisRestart(t *testing.T) {
 	assert.Equal(t, 2, lost, "once by each relay")
 	assert.Equal(t, 2, again, "once by each relay")
 }
-
