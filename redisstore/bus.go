@@ -34,14 +34,13 @@ const MaxChannel = 256
 // changed, with its origin, fits.
 const minEventBytes = 256
 
-// The health of a subscription: with nothing received for pingAfter, the
-// Bus sends PING; with nothing received for pingAfter more, it takes the
-// connection for dead and subscribes again. subscribeTimeout bounds the
-// wait for Redis's confirmation of a SUBSCRIBE.
-const (
-	pingAfter        = 5 * time.Second
-	subscribeTimeout = 5 * time.Second
-)
+// DefaultPingAfter is how long a subscription may receive nothing before
+// the Bus sends PING, unless BusOptions.PingAfter sets another time.
+const DefaultPingAfter = 5 * time.Second
+
+// subscribeTimeout bounds the wait for Redis's confirmation of a
+// SUBSCRIBE.
+const subscribeTimeout = 5 * time.Second
 
 // The waits between two attempts to subscribe again, after the
 // subscription was lost: from the least, doubled after each attempt that
@@ -61,6 +60,11 @@ type BusOptions struct {
 	// zero; at least 256): Publish refuses a longer one, and a longer one
 	// received is dropped.
 	MaxEventBytes int
+	// PingAfter is how long the subscription may receive nothing before
+	// the Bus sends PING (DefaultPingAfter if zero; at least 10 ms): with
+	// nothing received for as long again, the connection is taken for
+	// dead (a network cut sends no word) and the subscription made anew.
+	PingAfter time.Duration
 	// Logger (nil: slog.Default()) is told, at Warn, of each message on
 	// the channel that is dropped (too long, or no event) and of a lost
 	// subscription; at Info, of a subscription made again; at Debug, of
@@ -77,6 +81,7 @@ type Bus struct {
 	client  redis.UniversalClient
 	channel string
 	max     int
+	ping    time.Duration
 	logger  *slog.Logger
 }
 
@@ -96,6 +101,7 @@ func NewBus(client redis.UniversalClient, opts *BusOptions) (*Bus, error) {
 		client:  client,
 		channel: cmp.Or(o.Channel, DefaultChannel),
 		max:     cmp.Or(o.MaxEventBytes, DefaultMaxEventBytes),
+		ping:    cmp.Or(o.PingAfter, DefaultPingAfter),
 		logger:  cmp.Or(o.Logger, slog.Default()),
 	}
 	if err := validChannel(b.channel); err != nil {
@@ -103,6 +109,9 @@ func NewBus(client redis.UniversalClient, opts *BusOptions) (*Bus, error) {
 	}
 	if b.max < minEventBytes {
 		return nil, fmt.Errorf("redisstore: MaxEventBytes %d is less than %d", b.max, minEventBytes)
+	}
+	if b.ping < 10*time.Millisecond {
+		return nil, fmt.Errorf("redisstore: PingAfter %v is less than 10ms", b.ping)
 	}
 	return b, nil
 }
@@ -166,7 +175,7 @@ func (b *Bus) Publish(ctx context.Context, e mcp.Event) error {
 //
 // If the first subscription fails (Redis unreachable, refusing), Subscribe
 // returns why. A subscription lost later (Redis restarted, the connection
-// cut or silent for 10 s) is made again, on a new connection, until ctx
+// cut, or silent for twice PingAfter) is made again, on a new connection, until ctx
 // ends: what is published meanwhile is not delivered. Subscribe returns
 // an error then only if the client is closed.
 func (b *Bus) Subscribe(ctx context.Context, deliver func(mcp.Event)) error {
@@ -276,7 +285,7 @@ func (b *Bus) receive(ctx context.Context, ps *redis.PubSub, deliver func(mcp.Ev
 	defer stop()
 	pinged := false
 	for {
-		msg, err := ps.ReceiveTimeout(ctx, pingAfter)
+		msg, err := ps.ReceiveTimeout(ctx, b.ping)
 		var ne net.Error
 		switch {
 		case err == nil:
@@ -288,7 +297,7 @@ func (b *Bus) receive(ctx context.Context, ps *redis.PubSub, deliver func(mcp.Ev
 			}
 			continue
 		case errors.As(err, &ne) && ne.Timeout():
-			return fmt.Errorf("redisstore: nothing from Redis in %v, not even an answer to PING", 2*pingAfter)
+			return fmt.Errorf("redisstore: nothing from Redis in %v, not even an answer to PING", 2*b.ping)
 		default:
 			return err
 		}

@@ -41,6 +41,7 @@ func TestNewBus(t *testing.T) {
 		{name: "a control character", client: client, opts: &redisstore.BusOptions{Channel: "a\x00b"}, err: "redisstore: the channel has the character U+0000"},
 		{name: "not UTF-8", client: client, opts: &redisstore.BusOptions{Channel: "a\xffb"}, err: "redisstore: the channel is not UTF-8"},
 		{name: "events too small", client: client, opts: &redisstore.BusOptions{MaxEventBytes: 255}, err: "redisstore: MaxEventBytes 255 is less than 256"},
+		{name: "pings too often", client: client, opts: &redisstore.BusOptions{PingAfter: time.Millisecond}, err: "redisstore: PingAfter 1ms is less than 10ms"},
 		{name: "negative", client: client, opts: &redisstore.BusOptions{MaxEventBytes: -1}, err: "redisstore: MaxEventBytes -1 is less than 256"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

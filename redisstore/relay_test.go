@@ -3,6 +3,7 @@ package redisstore_test
 import (
 	"context"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -243,4 +244,59 @@ func TestRelayAcrossRedisRestart(t *testing.T) {
 	}
 	assert.Equal(t, 2, lost, "once by each relay")
 	assert.Equal(t, 2, again, "once by each relay")
+}
+
+// pings is how many PINGs Redis has answered since its statistics were
+// reset.
+func pings(t *testing.T, admin *redis.Client) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	info, err := admin.Info(ctx, "commandstats").Result()
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(info, "\r\n") {
+		if rest, ok := strings.CutPrefix(line, "cmdstat_ping:calls="); ok {
+			n, _ := strconv.Atoi(rest[:strings.IndexByte(rest, ',')])
+			return n
+		}
+	}
+	return 0
+}
+
+// count is how many records logs holds with message msg.
+func count(t *testing.T, logs *wiretest.Logs, msg string) int {
+	t.Helper()
+	return len(logs.Messages(t, msg))
+}
+
+// A subscription that receives nothing for PingAfter sends PING, and is
+// kept while Redis answers; Redis frozen (SIGSTOP: no word on the
+// connection, as when the network is cut), it is taken for dead after
+// twice PingAfter and made anew, which succeeds once Redis thaws; events
+// flow again.
+func TestRelayAcrossASilentRedis(t *testing.T) {
+	in := newInstances(t, redisstore.BusOptions{PingAfter: 250 * time.Millisecond})
+	const lost, again = "redisstore: the subscription to the channel was lost; subscribing again", "redisstore: subscribed to the channel again"
+	require.NoError(t, in.admin.ConfigResetStat(context.Background()).Err())
+	eventually(t, "each relay pings twice", func() bool { return pings(t, in.admin) >= 4 })
+	assert.Zero(t, count(t, &in.logs, lost), "kept while Redis answers")
+
+	in.redis.signal(syscall.SIGSTOP)
+	eventually(t, "each relay's subscription taken for dead", func() bool { return count(t, &in.logs, lost) == 2 })
+	in.redis.signal(syscall.SIGCONT)
+	for _, r := range in.logs.Messages(t, lost) {
+		assert.Equal(t, "redisstore: nothing from Redis in 500ms, not even an answer to PING", r["error"])
+	}
+	eventually(t, "each relay subscribed again", func() bool { return count(t, &in.logs, again) == 2 })
+	subscribers(t, in.admin, in.busA.Channel(), 2)
+
+	in.a.ResourceUpdated("test://r")
+	in.sentinel(t)
+	for name, s := range map[string]*session{"a": in.sa, "b": in.sb} {
+		assert.ElementsMatch(t, []string{subscribedOK, updated, resources}, s.told(t, 3), name)
+	}
+	in.end()
+	assert.Equal(t, 2, count(t, &in.logs, lost), "once by each relay")
 }
