@@ -174,10 +174,11 @@ func (b *Bus) Publish(ctx context.Context, e mcp.Event) error {
 // kind), is dropped, and logged.
 //
 // If the first subscription fails (Redis unreachable, refusing), Subscribe
-// returns why. A subscription lost later (Redis restarted, the connection
-// cut, or silent for twice PingAfter) is made again, on a new connection, until ctx
-// ends: what is published meanwhile is not delivered. Subscribe returns
-// an error then only if the client is closed.
+// returns why. A subscription lost later (Redis restarted, the
+// connection cut, or silent for twice PingAfter) is made again, on a new
+// connection, until ctx ends: what is published meanwhile is not
+// delivered. Subscribe returns an error then only if the client is
+// closed.
 func (b *Bus) Subscribe(ctx context.Context, deliver func(mcp.Event)) error {
 	ps, err := b.subscribe(ctx)
 	if err != nil {
@@ -212,8 +213,8 @@ func (b *Bus) Subscribe(ctx context.Context, deliver func(mcp.Event)) error {
 			if errors.Is(err, redis.ErrClosed) {
 				return err
 			}
-			b.logger.Debug("redisstore: subscribing again failed", "channel", b.channel, "error", err, "next_in", backoff)
 			backoff = min(2*backoff, mostBackoff)
+			b.logger.Debug("redisstore: subscribing again failed", "channel", b.channel, "error", err, "next_in", backoff)
 		}
 		b.logger.Info("redisstore: subscribed to the channel again", "channel", b.channel)
 	}
