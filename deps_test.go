@@ -89,3 +89,22 @@ func TestJOSEIsJWTsAlone(t *testing.T) {
 		}
 	}
 }
+
+// The Redis stores are module github.com/toolrpc/toolrpc/redisstore's
+// (redisstore/go.mod): no package of the main module depends on
+// go-redis, and its go.mod does not require it.
+func TestRedisIsRedisstoresAlone(t *testing.T) {
+	const goRedis = "github.com/redis/go-redis"
+	out, err := exec.Command("go", "list", "-deps", "-test", "./...").Output()
+	require.NoError(t, err)
+	assert.NotContains(t, string(out), goRedis)
+	assert.NotContains(t, string(out), "github.com/toolrpc/toolrpc/redisstore", "a module of its own")
+	out, err = exec.Command("go", "list", "-m", "all").Output()
+	require.NoError(t, err)
+	assert.NotContains(t, string(out), goRedis)
+	nested := exec.Command("go", "list", "-deps", ".")
+	nested.Dir = "redisstore"
+	out, err = nested.Output()
+	require.NoError(t, err)
+	assert.Contains(t, string(out), goRedis+"/v9\n", "the check would see it")
+}

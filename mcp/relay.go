@@ -34,7 +34,7 @@ const (
 // A Bus carries Events between the instances of one server (the same
 // tools, behind one load balancer), so that what one is told reaches the
 // legacy sessions and the subscriptions/listen calls every other one
-// serves. Module github.com/toolrpc/toolrpc/redis has one on Redis's
+// serves. Module github.com/toolrpc/toolrpc/redisstore has one on Redis's
 // publish/subscribe. Its methods are called concurrently.
 type Bus interface {
 	// Publish sends e to every Server subscribed, itself included, by
