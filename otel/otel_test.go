@@ -68,14 +68,14 @@ func (Tools) Fail() (string, error) { return "", io.ErrUnexpectedEOF }
 
 // span is what a test asserts of a span.
 type span struct {
-	Name    string
-	Kind    trace.SpanKind
-	Attrs   map[string]any
-	Status  codes.Code
-	Desc    string
-	Parent  string // "<trace id>-<span id>" of a remote parent, "" for a root span
-	Links   []string
-	Events  []string
+	Name   string
+	Kind   trace.SpanKind
+	Attrs  map[string]any
+	Status codes.Code
+	Desc   string
+	Parent string // "<trace id>-<span id>" of a remote parent, "" for a root span
+	Links  []string
+	Events []string
 }
 
 // spanOf is what a test asserts of s.
@@ -188,7 +188,7 @@ func TestJSONRPCStdio(t *testing.T) {
 	}, {
 		name: "invalid params: the code",
 		in:   `{"jsonrpc":"2.0","method":"add","params":{"A":"x"},"id":3}`,
-		out: []string{`{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"A","rule":"type","param":"integer","message":"expected an integer, got a string"}]},"id":3}`},
+		out:  []string{`{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"A","rule":"type","param":"integer","message":"expected an integer, got a string"}]},"id":3}`},
 		spans: []span{{Name: "jsonrpc", Kind: trace.SpanKindServer, Status: codes.Error, Desc: "Invalid params",
 			Attrs: jsonrpcAttrs("jsonrpc.request.id", "3", "rpc.status_code", "-32602", "error.type", "-32602")}},
 	}, {
@@ -197,9 +197,9 @@ func TestJSONRPCStdio(t *testing.T) {
 		spans: []span{{Name: "jsonrpc", Kind: trace.SpanKindServer, Attrs: jsonrpcAttrs(),
 			Parent: traceID + "-" + parentID}},
 	}, {
-		name: "a null id: no request id",
-		in:   `{"jsonrpc":"2.0","method":"add","params":{"A":1,"B":2},"id":null}`,
-		out:  []string{`{"jsonrpc":"2.0","result":3,"id":null}`},
+		name:  "a null id: no request id",
+		in:    `{"jsonrpc":"2.0","method":"add","params":{"A":1,"B":2},"id":null}`,
+		out:   []string{`{"jsonrpc":"2.0","result":3,"id":null}`},
 		spans: []span{{Name: "jsonrpc", Kind: trace.SpanKindServer, Attrs: jsonrpcAttrs()}},
 	}, {
 		name:    "a batch: a span per entry",
@@ -531,4 +531,58 @@ func TestChildAndFilter(t *testing.T) {
 	assert.False(t, spans[2].Parent().IsValid(), "the filtered call's work has no parent")
 	assert.Equal(t, []attribute.KeyValue{attribute.String("jsonrpc.request.id", "1"),
 		attribute.String("rpc.system.name", "jsonrpc"), attribute.String("jsonrpc.protocol.version", "2.0")}, spans[1].Attributes())
+}
+
+// Over Streamable HTTP, a legacy session: the calls after initialize carry
+// the session's id and the version of their MCP-Protocol-Version header,
+// and the HTTP transport's attributes.
+func TestMCPStreamableHTTP(t *testing.T) {
+	tp, sr := recorder(t)
+	s := mcp.New(&mcp.Options{Name: "t", Middleware: []middleware.Middleware{toolotel.Middleware(&toolotel.Options{TracerProvider: tp, MCP: true})}})
+	require.NoError(t, s.Register("", Tools{}))
+	hh := s.NewHTTPHandler(context.Background(), &mcp.HTTPOptions{RPC: rpc.Options{Logger: slog.New(slog.DiscardHandler)}})
+	defer func() { require.NoError(t, hh.Close()) }()
+	ts := httptest.NewServer(hh)
+	defer ts.Close()
+	post := func(session, body string) string {
+		req, err := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+		}
+		resp, err := ts.Client().Do(req)
+		require.NoError(t, err)
+		_, err = io.Copy(io.Discard, resp.Body)
+		require.NoError(t, err)
+		require.NoError(t, resp.Body.Close())
+		require.Less(t, resp.StatusCode, 300)
+		return resp.Header.Get("Mcp-Session-Id")
+	}
+	sid := post("", `{"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}},"id":0}`)
+	require.NotEmpty(t, sid)
+	post(sid, `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":{"traceparent":"`+traceparent+`"}},"id":1}`)
+	spans := ended(sr)
+	require.Len(t, spans, 2)
+	for i := range spans {
+		assert.Equal(t, "127.0.0.1", spans[i].Attrs["client.address"])
+		assert.NotZero(t, spans[i].Attrs["client.port"])
+		delete(spans[i].Attrs, "client.address")
+		delete(spans[i].Attrs, "client.port")
+	}
+	http := map[string]any{"network.transport": "tcp", "network.protocol.name": "http", "network.protocol.version": "1.1"}
+	with := func(m map[string]any) map[string]any {
+		for k, v := range http {
+			m[k] = v
+		}
+		return m
+	}
+	assert.Equal(t, []span{
+		{Name: "initialize", Kind: trace.SpanKindServer, Attrs: with(map[string]any{"mcp.method.name": "initialize", "jsonrpc.request.id": "0", "mcp.protocol.version": "2025-06-18"})},
+		{Name: "tools/call add", Kind: trace.SpanKindServer, Parent: traceID + "-" + parentID, Attrs: with(map[string]any{
+			"mcp.method.name": "tools/call", "jsonrpc.request.id": "1", "mcp.protocol.version": "2025-06-18", "mcp.session.id": sid,
+			"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "add"})},
+	}, spans)
 }
