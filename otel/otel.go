@@ -418,18 +418,30 @@ func requestID(id json.RawMessage) (string, bool) {
 	return string(id), true
 }
 
-// paramString is the string member name of the JSON object obj, if it has
-// one of at most MaxTarget bytes, else "".
+// paramString is the string member name ("name", "uri" or
+// "io.modelcontextprotocol/protocolVersion") of the JSON object obj, if it
+// has one of at most MaxTarget bytes, else "". The other members are
+// scanned, never copied: a tool's arguments may be megabytes.
 func paramString(obj json.RawMessage, name string) string {
 	if len(obj) == 0 || obj[0] != '{' {
 		return ""
 	}
-	var m map[string]json.RawMessage
+	var m struct {
+		Name    json.RawMessage `json:"name"`
+		URI     json.RawMessage `json:"uri"`
+		Version json.RawMessage `json:"io.modelcontextprotocol/protocolVersion"`
+	}
 	if json.Unmarshal(obj, &m) != nil {
 		return ""
 	}
-	raw := m[name]
-	if len(raw) == 0 || raw[0] != '"' {
+	raw := m.Name
+	switch name {
+	case "uri":
+		raw = m.URI
+	case "io.modelcontextprotocol/protocolVersion":
+		raw = m.Version
+	}
+	if len(raw) == 0 || raw[0] != '"' || len(raw) > 6*MaxTarget+2 {
 		return ""
 	}
 	var s string
