@@ -108,3 +108,21 @@ func TestRedisIsRedisstoresAlone(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(out), goRedis+"/v9\n", "the check would see it")
 }
+
+// OpenTelemetry is the nested module otel's alone: no package of the main
+// module, its tests' imports included, depends on it, and the main go.mod
+// does not require it.
+func TestNoOpenTelemetry(t *testing.T) {
+	const otel = "go.opentelemetry.io"
+	out, err := exec.Command("go", "list", "-deps", "-test", "./...").Output()
+	require.NoError(t, err)
+	assert.Greater(t, strings.Count(string(out), "\n"), 100, "the check would see the packages")
+	for _, pkg := range strings.Split(string(out), "\n") {
+		assert.False(t, strings.HasPrefix(pkg, otel+"/"), "the main module depends on %s", pkg)
+	}
+	out, err = exec.Command("go", "list", "-m", "all").Output()
+	require.NoError(t, err)
+	assert.NotContains(t, string(out), otel+"/", "the main go.mod requires OpenTelemetry")
+	out, err = exec.Command("go", "list", "-deps", "./otel/...").CombinedOutput()
+	assert.Error(t, err, "otel/ is a module of its own, outside the main one: %s", out)
+}

@@ -21,8 +21,9 @@ import (
 // never log nor report.
 
 // callSlots is how many values a callContext holds: those of Correlation
-// and Progress. A middleware finding no room makes another.
-const callSlots = 2
+// and Progress, and a trace id given with WithTraceID by middleware inside
+// them. A middleware finding no room makes another.
+const callSlots = 3
 
 // callContext is a call's context with the values middleware keep for it,
 // each under its key. A value added to it is seen through every context

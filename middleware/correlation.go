@@ -37,9 +37,29 @@ func TraceID(ctx context.Context) string {
 	return id
 }
 
-// mintTraceID is the trace id of req, in hex.
-func mintTraceID(req *rpc.Request, _ any) any {
-	id := traceID(req)
+// WithTraceID returns ctx with id as the trace id of the call req, the one
+// [TraceID] returns and [Logging] and [Recover] log: for middleware that
+// knows the call's trace better than Correlation, such as a tracer whose
+// span's trace id the call's records must carry (its trace may come from
+// elsewhere than params._meta, an HTTP header, or be new). Outside
+// Correlation (before it in a [Chain]), Correlation keeps id; inside it,
+// id replaces the one Correlation gives, for every middleware of the call,
+// those outside included, from the next read of TraceID on. An all-zero
+// id is no trace id: ctx is returned as it is.
+func WithTraceID(ctx context.Context, req *rpc.Request, id [16]byte) context.Context {
+	if id == ([16]byte{}) {
+		return ctx
+	}
+	return withCallValue(ctx, req, traceKey{}, id)
+}
+
+// mintTraceID is the trace id of req, in hex: conf's when WithTraceID gave
+// one.
+func mintTraceID(req *rpc.Request, conf any) any {
+	id, ok := conf.([16]byte)
+	if !ok {
+		id = traceID(req)
+	}
 	return hex.EncodeToString(id[:])
 }
 
