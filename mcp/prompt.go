@@ -72,16 +72,21 @@ func (s *Server) RegisterPrompts(namespace string, value any) error {
 	if err != nil {
 		return err
 	}
+	icons, err := promptIconsOf(value)
+	if err != nil {
+		return err
+	}
 	infos := svc.Describe()
 	added := make([]*prompt, 0, len(infos))
 	goNames := map[string]bool{}
 	_, scoped := value.(ScopedPrompts)
+	_, iconed := value.(IconedPrompts)
 	for _, info := range infos {
-		if scoped && info.GoName == "PromptScopes" {
+		if scoped && info.GoName == "PromptScopes" || iconed && info.GoName == "PromptIcons" {
 			continue // served by the Service, never called: not a prompt
 		}
 		goNames[info.GoName] = true
-		p, err := newPrompt(info, reflect.ValueOf(value).MethodByName(info.GoName).Type(), scopes[info.GoName], svc)
+		p, err := newPrompt(info, reflect.ValueOf(value).MethodByName(info.GoName).Type(), scopes[info.GoName], icons[info.GoName], svc)
 		if err != nil {
 			return err
 		}
@@ -90,6 +95,11 @@ func (s *Server) RegisterPrompts(namespace string, value any) error {
 	for goName := range scopes {
 		if !goNames[goName] {
 			return fmt.Errorf("mcp: PromptScopes gives scopes to %q, which is not a prompt of %T", goName, value)
+		}
+	}
+	for goName := range icons {
+		if !goNames[goName] {
+			return fmt.Errorf("mcp: PromptIcons gives icons to %q, which is not a prompt of %T", goName, value)
 		}
 	}
 	s.mu.Lock()
@@ -138,13 +148,14 @@ type promptEntry struct {
 	Title       string           `json:"title,omitempty"`
 	Description string           `json:"description,omitempty"`
 	Arguments   []promptArgument `json:"arguments,omitempty"`
+	Icons       []Icon           `json:"icons,omitempty"`
 	Meta        *securitySchemes `json:"_meta,omitempty"`
 }
 
 // newPrompt checks a method, of Go type mt, as a prompt and makes its
 // entries: its arguments are the properties of its params' schema, in
 // their order.
-func newPrompt(info service.MethodInfo, mt reflect.Type, scopes []string, svc *service.Service) (*prompt, error) {
+func newPrompt(info service.MethodInfo, mt reflect.Type, scopes []string, icons []Icon, svc *service.Service) (*prompt, error) {
 	if mt.NumOut() == 0 || !slices.Contains(promptResultTypes, mt.Out(0)) {
 		return nil, fmt.Errorf("mcp: prompt %s: it must return a string, a PromptResult or a *PromptResult (and an error, or not)", info.Name)
 	}
@@ -181,6 +192,10 @@ func newPrompt(info service.MethodInfo, mt reflect.Type, scopes []string, svc *s
 		e.Meta = &securitySchemes{Schemes: []securityScheme{{Type: "oauth2", Scopes: scopes}}}
 	}
 	p.entry.with = mustJSON(e)
+	if len(icons) > 0 { // 2025-11-25 and later
+		e.Icons = icons
+		p.entry.icons = mustJSON(e)
+	}
 	return p, nil
 }
 

@@ -75,12 +75,16 @@ type revision struct {
 	structured bool
 	// links: ResourceLink blocks (2025-06-18 and later).
 	links bool
+	// icons: the icons of the server, tools, prompts, resources and
+	// templates, the server's description and websiteUrl (2025-11-25 and
+	// later).
+	icons bool
 }
 
 // revisions are the revisions a Server speaks, newest first.
 var revisions = [...]revision{
-	{name: Latest, bit: rev20260728, modern: true, annotations: true, audio: true, titles: true, structured: true, links: true},
-	{name: LatestLegacy, bit: rev20251125, primed: true, annotations: true, audio: true, titles: true, structured: true, links: true},
+	{name: Latest, bit: rev20260728, modern: true, annotations: true, audio: true, titles: true, structured: true, links: true, icons: true},
+	{name: LatestLegacy, bit: rev20251125, primed: true, annotations: true, audio: true, titles: true, structured: true, links: true, icons: true},
 	{name: "2025-06-18", bit: rev20250618, annotations: true, audio: true, titles: true, structured: true, links: true},
 	{name: "2025-03-26", bit: rev20250326, batches: true, annotations: true, audio: true},
 	{name: "2024-11-05", bit: rev20241105},
@@ -143,10 +147,14 @@ func mustRevision(name string) revision {
 
 // titled is JSON written in two ways: for the revisions without titles
 // (before 2025-06-18), and for those with them.
-type titled struct{ without, with []byte }
+type titled struct{ without, with, icons []byte }
 
-// of is t as r has it.
+// of is t as r has it: with its icons (and the like) in 2025-11-25 and
+// later, if it has any.
 func (t *titled) of(r revision) []byte {
+	if r.icons && t.icons != nil {
+		return t.icons
+	}
 	if r.titles {
 		return t.with
 	}

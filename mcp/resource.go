@@ -79,6 +79,9 @@ type Resource struct {
 	// ("%73" for "s") is the URI without the escape (RFC 3986 §6.2.2.2),
 	// served and checked as that one is.
 	Scopes []string
+	// Icons are images a client may show for it (2025-11-25 and later;
+	// see Icon).
+	Icons []Icon
 	// Read reads the resource: uri is the URI asked for, vars the values
 	// of the template's variables (nil for a static resource), decoded.
 	// A content's URI defaults to uri, its MIME type to MIMEType. Read
@@ -250,6 +253,9 @@ func newResource(r Resource) (*resource, error) {
 		return nil, fmt.Errorf("mcp: resource %q is not valid UTF-8", what)
 	case len(what) > MaxURI:
 		return nil, fmt.Errorf("mcp: resource %q is longer than MaxURI (%d bytes)", jsonx.Shorten(what, 64), MaxURI)
+	}
+	if err := checkIcons("resource "+what, r.Icons); err != nil {
+		return nil, err
 	}
 	for _, sc := range r.Scopes {
 		if !oauth.IsScopeToken(sc) {
@@ -505,11 +511,13 @@ func (s *Server) listResources(r revision, req *rpc.Request, templates bool) (an
 			b = append(b, `{"uriTemplate":`...)
 			b = jsonx.AppendString(b, t.Template)
 			b = appendMetadata(b, r.titles, t.Name, t.Title, t.Description, t.MIMEType, 0)
+			b = appendIcons(b, r, t.Icons)
 			b = appendSchemes(b, r, t.Scopes)
 		} else {
 			res := set.static.items[key]
 			b = append(b, '{')
 			b = appendResource(b, r.titles, res.URI, res.Name, res.Title, res.Description, res.MIMEType, res.Size)
+			b = appendIcons(b, r, res.Icons)
 			b = appendSchemes(b, r, res.Scopes)
 		}
 		b = append(b, '}')

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -46,6 +47,13 @@ type Options struct {
 	Title string
 	// Instructions tell a model how to use the server's tools.
 	Instructions string
+	// Description, WebsiteURL and Icons tell people what the server is
+	// (serverInfo, 2025-11-25 and later): a sentence, the https URL of
+	// its page, images (see Icon). New panics on an icon that is not
+	// valid, or a WebsiteURL that is not an absolute http(s) URL.
+	Description string
+	WebsiteURL  string
+	Icons       []Icon
 
 	// Service configures how the values' methods are served: their names
 	// (Names), their validation, unknown members. Its Logger gets the
@@ -172,6 +180,16 @@ func New(opts *Options) *Server {
 	}
 	s.info.without = mustJSON(implementation{Name: name, Version: version})
 	s.info.with = mustJSON(implementation{Name: name, Title: s.opts.Title, Version: version})
+	if s.opts.Description != "" || s.opts.WebsiteURL != "" || len(s.opts.Icons) > 0 {
+		if err := checkIcons("the server", s.opts.Icons); err != nil {
+			panic(err.Error())
+		}
+		if u, err := url.Parse(s.opts.WebsiteURL); s.opts.WebsiteURL != "" && (err != nil || u.Host == "" || u.Scheme != "https" && u.Scheme != "http") {
+			panic(fmt.Sprintf("mcp: Options.WebsiteURL %q is not an absolute http(s) URL", s.opts.WebsiteURL))
+		}
+		s.info.icons = mustJSON(implementation{Name: name, Title: s.opts.Title, Version: version,
+			Description: s.opts.Description, WebsiteURL: s.opts.WebsiteURL, Icons: s.opts.Icons})
+	}
 	scope := "public"
 	if s.opts.Private || s.opts.FilterByScope {
 		scope = "private"
@@ -195,9 +213,12 @@ func (s *Server) textIn(r revision) jsonx.StringIn {
 
 // implementation is the protocol's Implementation: who a peer is.
 type implementation struct {
-	Name    string `json:"name"`
-	Title   string `json:"title,omitempty"`
-	Version string `json:"version"`
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Version     string `json:"version"`
+	Description string `json:"description,omitempty"`
+	WebsiteURL  string `json:"websiteUrl,omitempty"`
+	Icons       []Icon `json:"icons,omitempty"`
 }
 
 // encode encodes v as encoding/json does, without escaping HTML.
@@ -253,17 +274,22 @@ func (s *Server) Register(namespace string, value any) error {
 	if err != nil {
 		return err
 	}
+	icons, err := toolIconsOf(value)
+	if err != nil {
+		return err
+	}
 	infos := svc.Describe()
 	added := make([]*tool, 0, len(infos))
 	goNames := map[string]bool{}
 	_, annotated := value.(Annotated)
 	_, scoped := value.(Scoped)
+	_, iconed := value.(Iconed)
 	for _, info := range infos {
-		if annotated && info.GoName == "ToolAnnotations" || scoped && info.GoName == "ToolScopes" {
+		if annotated && info.GoName == "ToolAnnotations" || scoped && info.GoName == "ToolScopes" || iconed && info.GoName == "ToolIcons" {
 			continue // served by the Service, never called: not a tool
 		}
 		goNames[info.GoName] = true
-		t, err := newTool(info, notes[info.GoName], scopes[info.GoName], svc)
+		t, err := newTool(info, notes[info.GoName], scopes[info.GoName], icons[info.GoName], svc)
 		if err != nil {
 			return err
 		}
@@ -277,6 +303,11 @@ func (s *Server) Register(namespace string, value any) error {
 	for goName := range scopes {
 		if !goNames[goName] {
 			return fmt.Errorf("mcp: ToolScopes gives scopes to %q, which is not a tool of %T", goName, value)
+		}
+	}
+	for goName := range icons {
+		if !goNames[goName] {
+			return fmt.Errorf("mcp: ToolIcons gives icons to %q, which is not a tool of %T", goName, value)
 		}
 	}
 	s.mu.Lock()

@@ -80,12 +80,15 @@ type tool struct {
 	// entry is its tools/list entry as the revisions have it (entryFor):
 	// bare (2024-11-05), with annotations (2025-03-26), with its title and
 	// outputSchema too (2025-06-18 and later).
-	entry struct{ bare, annotated, full []byte }
+	// And with its icons (2025-11-25 and later), if it has any.
+	entry struct{ bare, annotated, full, icons []byte }
 }
 
 // entryFor is t's tools/list entry as r has it.
 func (t *tool) entryFor(r revision) []byte {
 	switch {
+	case r.icons && t.entry.icons != nil:
+		return t.entry.icons
 	case r.titles: // and structured: outputSchema
 		return t.entry.full
 	case r.annotations:
@@ -105,6 +108,7 @@ type toolEntry struct {
 	InputSchema  json.RawMessage  `json:"inputSchema"`
 	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
 	Annotations  *annotations     `json:"annotations,omitempty"`
+	Icons        []Icon           `json:"icons,omitempty"`
 	Meta         *securitySchemes `json:"_meta,omitempty"`
 }
 
@@ -115,7 +119,7 @@ type annotations struct {
 }
 
 // newTool checks a method as a tool and makes its entries.
-func newTool(info service.MethodInfo, notes Annotations, scopes []string, svc *service.Service) (*tool, error) {
+func newTool(info service.MethodInfo, notes Annotations, scopes []string, icons []Icon, svc *service.Service) (*tool, error) {
 	if err := checkName(info.Name); err != nil {
 		return nil, err
 	}
@@ -151,6 +155,10 @@ func newTool(info service.MethodInfo, notes Annotations, scopes []string, svc *s
 		e.Meta = &securitySchemes{Schemes: []securityScheme{{Type: "oauth2", Scopes: scopes}}}
 	}
 	t.entry.full = mustJSON(e)
+	if len(icons) > 0 {
+		e.Icons = icons
+		t.entry.icons = mustJSON(e)
+	}
 	return t, nil
 }
 
