@@ -3,7 +3,9 @@ package toolotel_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"log/slog"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -238,4 +240,25 @@ func TestMetricsActiveCalls(t *testing.T) {
 	assert.Equal(t, attribute.NewSet(sys, attribute.String("rpc.method", "_OTHER")), h0.DataPoints[0].Attributes)
 	assert.Equal(t, rpcBounds, h0.DataPoints[0].Bounds)
 	assert.GreaterOrEqual(t, h0.DataPoints[0].Sum, 0.0)
+}
+
+// Past MaxSets attribute sets kept, a call is measured all the same.
+func TestMetricsPastMaxSets(t *testing.T) {
+	mp, r := meterReader(t)
+	h := toolotel.Middleware(&toolotel.Options{MeterProvider: mp, Methods: func(string) bool { return true }})(
+		rpc.HandlerFunc(func(ctx context.Context, req *rpc.Request) (any, error) { return nil, nil }))
+	const n = toolotel.MaxSets + 10
+	for i := range n {
+		_, err := h.Handle(context.Background(), &rpc.Request{Method: "m" + strconv.Itoa(i%(n-1)), ID: json.RawMessage(`1`)})
+		require.NoError(t, err)
+	}
+	got := collect(t, r)
+	require.Len(t, got, 2)
+	points := got[0].Data.(metricdata.Histogram[float64]).DataPoints
+	require.Len(t, points, n-1)
+	var count uint64
+	for _, p := range points {
+		count += p.Count
+	}
+	assert.Equal(t, uint64(n), count)
 }

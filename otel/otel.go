@@ -93,9 +93,37 @@
 // span's. [LogHandler] adds the span's span_id (and its trace_id) to the
 // records made with a context inside the span.
 //
+// # Metrics
+//
+// With [Options].MeterProvider, each call a span is made of is measured
+// too (see docs/otel.md for the tables):
+//
+//   - [MetricRPCDuration], rpc.server.call.duration (v1.44.0), for a
+//     JSON-RPC call, a notification's included: a histogram in seconds
+//     with the conventions' bucket boundaries; rpc.system.name "jsonrpc",
+//     rpc.method (the method [Options].Methods recognizes, else "_OTHER",
+//     always "_OTHER" without Methods), and on an error rpc.status_code
+//     and error.type as on the span;
+//   - [MetricMCPDuration], mcp.server.operation.duration (v1.41.0), for an
+//     MCP request or notification instead: mcp.method.name (a method none
+//     of the conventions' well-known ones is "_OTHER" unless it was
+//     answered with a result), gen_ai.operation.name, gen_ai.tool.name or
+//     gen_ai.prompt.name only for a call answered with a result (a refused
+//     one's name is the peer's, of any cardinality), mcp.protocol.version
+//     only for a revision package mcp speaks, the network attributes over
+//     HTTP, and rpc.status_code and error.type as on the span;
+//   - [MetricActiveCalls], toolrpc.server.active_calls, an UpDownCounter
+//     of toolrpc's own in {call} (the conventions define none): the calls
+//     being served, with rpc.system.name "jsonrpc" for JSON-RPC, no
+//     attribute for MCP.
+//
+// Each attribute's values are bounded, so that a peer cannot grow the
+// number of series; the attribute sets met are kept, up to [MaxSets], so
+// that recording a call's duration allocates nothing.
+//
 // # Not here yet
 //
-// Client spans, metrics, and progress reports as span events: middleware
+// Client spans, and progress reports as span events: middleware
 // cannot see a report (ReportProgress sends it through rpc.Notify, which
 // has no hook), so a span holds none.
 package toolotel
