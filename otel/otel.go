@@ -93,9 +93,37 @@
 // span's. [LogHandler] adds the span's span_id (and its trace_id) to the
 // records made with a context inside the span.
 //
+// # Metrics
+//
+// With [Options].MeterProvider, each call a span is made of is measured
+// too (see docs/otel.md for the tables):
+//
+//   - [MetricRPCDuration], rpc.server.call.duration (v1.44.0), for a
+//     JSON-RPC call, a notification's included: a histogram in seconds
+//     with the conventions' bucket boundaries; rpc.system.name "jsonrpc",
+//     rpc.method (the method [Options].Methods recognizes, else "_OTHER",
+//     always "_OTHER" without Methods), and on an error rpc.status_code
+//     and error.type as on the span;
+//   - [MetricMCPDuration], mcp.server.operation.duration (v1.41.0), for an
+//     MCP request or notification instead: mcp.method.name (a method none
+//     of the conventions' well-known ones is "_OTHER" unless it was
+//     answered with a result), gen_ai.operation.name, gen_ai.tool.name or
+//     gen_ai.prompt.name only for a call answered with a result (a refused
+//     one's name is the peer's, of any cardinality), mcp.protocol.version
+//     only for a revision package mcp speaks, the network attributes over
+//     HTTP, and rpc.status_code and error.type as on the span;
+//   - [MetricActiveCalls], toolrpc.server.active_calls, an UpDownCounter
+//     of toolrpc's own in {call} (the conventions define none): the calls
+//     being served, with rpc.system.name "jsonrpc" for JSON-RPC, no
+//     attribute for MCP.
+//
+// Each attribute's values are bounded, so that a peer cannot grow the
+// number of series; the attribute sets met are kept, up to [MaxSets], so
+// that recording a call's duration allocates nothing.
+//
 // # Not here yet
 //
-// Client spans, metrics, and progress reports as span events: middleware
+// Client spans, and progress reports as span events: middleware
 // cannot see a report (ReportProgress sends it through rpc.Notify, which
 // has no hook), so a span holds none.
 package toolotel
@@ -108,10 +136,12 @@ import (
 	"net/http"
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
@@ -146,6 +176,9 @@ type Options struct {
 	// TracerProvider makes the spans. Default: otel.GetTracerProvider(),
 	// the global one.
 	TracerProvider trace.TracerProvider
+	// MeterProvider makes the metrics (see the package's documentation).
+	// Default: otel.GetMeterProvider(), the global one.
+	MeterProvider metric.MeterProvider
 	// Propagator reads the caller's trace context from params._meta and
 	// from HTTP headers. Default: W3C Trace Context and Baggage
 	// (propagation.TraceContext and propagation.Baggage).
@@ -206,10 +239,14 @@ func Middleware(opts *Options) middleware.Middleware {
 	if o.TracerProvider == nil {
 		o.TracerProvider = otel.GetTracerProvider()
 	}
+	if o.MeterProvider == nil {
+		o.MeterProvider = otel.GetMeterProvider()
+	}
 	if o.Propagator == nil {
 		o.Propagator = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
 	}
 	tracer := o.TracerProvider.Tracer(ScopeName)
+	m := newMeters(o.MeterProvider.Meter(ScopeName), o.MCP)
 	return func(next rpc.Handler) rpc.Handler {
 		// The protocol version a stream connection's initialize agreed
 		// on: each connection of package mcp has a handler of its own.
@@ -230,8 +267,20 @@ func Middleware(opts *Options) middleware.Middleware {
 			if sc := span.SpanContext(); sc.HasTraceID() {
 				ctx = middleware.WithTraceID(ctx, req, sc.TraceID())
 			}
+			if m.active.Enabled(ctx) {
+				m.active.Add(ctx, 1, m.activeSet...)
+				defer m.active.Add(ctx, -1, m.activeSet...)
+			}
+			timed := m.duration.Enabled(ctx)
+			var began time.Time
+			if timed {
+				began = time.Now()
+			}
 			result, err := next.Handle(ctx, req)
-			o.end(ctx, span, req, hr, result, err, &agreed)
+			out := o.end(ctx, span, req, hr, result, err, &agreed)
+			if timed {
+				m.record(ctx, time.Since(began), req, attrs, out)
+			}
 			return result, err
 		})
 	}
@@ -329,22 +378,35 @@ func (o *Options) start(req *rpc.Request, hr *http.Request, agreed *atomic.Point
 	return name, attrs
 }
 
-// end records on span how the call ended: what the wire says of it.
-func (o *Options) end(ctx context.Context, span trace.Span, req *rpc.Request, hr *http.Request, result any, err error, agreed *atomic.Pointer[string]) {
+// outcome is how a call ended, as its span and its metrics say it.
+type outcome struct {
+	// code is the error object's code, "" when there is none.
+	code string
+	// errorType is the call's error.type, "" for a success.
+	errorType string
+	// notFound: the call was answered Method not found.
+	notFound bool
+	// version is the MCP revision initialize's result agreed on.
+	version string
+}
+
+// end records on span how the call ended, what the wire says of it, and
+// returns it.
+func (o *Options) end(ctx context.Context, span trace.Span, req *rpc.Request, hr *http.Request, result any, err error, agreed *atomic.Pointer[string]) (out outcome) {
 	if ctx.Err() != nil && rpc.CancelledSilently(ctx) {
 		span.AddEvent("toolrpc.cancelled")
 		span.SetAttributes(keyErrorType.String("cancelled"))
 		span.SetStatus(codes.Error, "cancelled by the caller")
-		return
+		return outcome{errorType: "cancelled"}
 	}
 	if e := rpc.ErrorFor(ctx, err); e != nil {
 		code := strconv.Itoa(int(e.Code))
 		span.SetAttributes(keyRPCStatus.String(code), keyErrorType.String(code))
 		span.SetStatus(codes.Error, e.Message)
-		return
+		return outcome{code: code, errorType: code, notFound: e.Code == rpc.MethodNotFound}
 	}
 	if !o.MCP {
-		return
+		return out
 	}
 	switch req.Method {
 	case "tools/call":
@@ -355,6 +417,7 @@ func (o *Options) end(ctx context.Context, span trace.Span, req *rpc.Request, hr
 			if json.Unmarshal(raw, &r) == nil && r.IsError {
 				span.SetAttributes(keyErrorType.String("tool_error"))
 				span.SetStatus(codes.Error, "tool_error")
+				out.errorType = "tool_error"
 			}
 		}
 	case "initialize":
@@ -363,11 +426,13 @@ func (o *Options) end(ctx context.Context, span trace.Span, req *rpc.Request, hr
 		}
 		if json.Unmarshal(rawResult(result), &r) == nil && r.ProtocolVersion != "" && len(r.ProtocolVersion) <= MaxTarget {
 			span.SetAttributes(keyMCPProtocol.String(r.ProtocolVersion))
+			out.version = r.ProtocolVersion
 			if hr == nil {
 				agreed.Store(&r.ProtocolVersion)
 			}
 		}
 	}
+	return out
 }
 
 // rawResult is the JSON of a handler's result.
