@@ -61,6 +61,6 @@ func ExampleMiddleware() {
 	//   jsonrpc.protocol.version=2.0
 	//   rpc.method=_OTHER
 	//   rpc.method_original=divide
-	//   rpc.status_code=-32601
+	//   rpc.response.status_code=-32601
 	//   error.type=-32601
 }

@@ -119,7 +119,7 @@ func kvs(kv ...string) []attribute.KeyValue {
 // A JSON-RPC service's rpc.server.call.duration: one measurement a call, a
 // notification's and each batch entry's included, its rpc.method the
 // method Methods recognizes, else _OTHER; an error's code its
-// rpc.status_code and error.type. In fake time, each call lasting 10 ms
+// rpc.response.status_code and error.type. In fake time, each call lasting 10 ms
 // (the Add of a batch's entry 25 ms), the durations are exact.
 func TestMetricsJSONRPC(t *testing.T) {
 	const in = `{"jsonrpc":"2.0","method":"add","params":{"A":1,"B":2},"id":1}
@@ -137,15 +137,15 @@ func TestMetricsJSONRPC(t *testing.T) {
 		methods: true,
 		want: []metricdata.HistogramDataPoint[float64]{
 			point(rpcBounds, append(kvs("rpc.method", "add"), sys), 0.01, 0.01, 0.01),
-			point(rpcBounds, append(kvs("rpc.method", "add", "rpc.status_code", "-32602", "error.type", "-32602"), sys), 0.01),
-			point(rpcBounds, append(kvs("rpc.method", "_OTHER", "rpc.status_code", "-32601", "error.type", "-32601"), sys), 0.01),
+			point(rpcBounds, append(kvs("rpc.method", "add", "rpc.response.status_code", "-32602", "error.type", "-32602"), sys), 0.01),
+			point(rpcBounds, append(kvs("rpc.method", "_OTHER", "rpc.response.status_code", "-32601", "error.type", "-32601"), sys), 0.01),
 		},
 	}, {
 		name: "no Methods: every method _OTHER",
 		want: []metricdata.HistogramDataPoint[float64]{
 			point(rpcBounds, append(kvs("rpc.method", "_OTHER"), sys), 0.01, 0.01, 0.01),
-			point(rpcBounds, append(kvs("rpc.method", "_OTHER", "rpc.status_code", "-32602", "error.type", "-32602"), sys), 0.01),
-			point(rpcBounds, append(kvs("rpc.method", "_OTHER", "rpc.status_code", "-32601", "error.type", "-32601"), sys), 0.01),
+			point(rpcBounds, append(kvs("rpc.method", "_OTHER", "rpc.response.status_code", "-32602", "error.type", "-32602"), sys), 0.01),
+			point(rpcBounds, append(kvs("rpc.method", "_OTHER", "rpc.response.status_code", "-32601", "error.type", "-32601"), sys), 0.01),
 		},
 	}}
 	for _, tt := range tests {
@@ -202,8 +202,8 @@ func TestMetricsMCP(t *testing.T) {
 				point(mcpBounds, append(kvs("mcp.method.name", "notifications/initialized"), v), 0.02),
 				point(mcpBounds, append(kvs("gen_ai.tool.name", "add"), append(tool, v)...), 0.02),
 				point(mcpBounds, append(kvs("gen_ai.tool.name", "fail", "error.type", "tool_error"), append(tool, v)...), 0.02),
-				point(mcpBounds, append(kvs("rpc.status_code", "-32602", "error.type", "-32602"), append(tool, v)...), 0.02, 0.02),
-				point(mcpBounds, append(kvs("mcp.method.name", "_OTHER", "rpc.status_code", "-32601", "error.type", "-32601"), v), 0.02),
+				point(mcpBounds, append(kvs("rpc.response.status_code", "-32602", "error.type", "-32602"), append(tool, v)...), 0.02, 0.02),
+				point(mcpBounds, append(kvs("mcp.method.name", "_OTHER", "rpc.response.status_code", "-32601", "error.type", "-32601"), v), 0.02),
 				point(mcpBounds, append(kvs("mcp.method.name", "ping"), v), 0.02),
 			),
 			active(0),

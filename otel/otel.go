@@ -16,9 +16,10 @@
 // span (docs/rpc/json-rpc.md) with its name from docs/rpc/rpc-spans.md.
 // The MCP server span (with [Options].MCP) is the one of docs/gen-ai/mcp.md
 // as v1.41.0 defines it, the last release that holds it before the GenAI
-// conventions moved to a repository of their own, with its
-// rpc.response.status_code under the name v1.44.0's registry gives it,
-// rpc.status_code (the old one is deprecated there). All of these are in
+// conventions moved to a repository of their own. The error code is
+// rpc.response.status_code, the name both releases give it (the
+// conventions' main branch has since renamed it rpc.status_code, in no
+// release yet). All of these are in
 // Development or Release Candidate status: their names may change, and
 // this package with them.
 //
@@ -54,7 +55,7 @@
 //     network.protocol.version, client.address and client.port.
 //
 // Both end the same way. A call answered with an error object gets
-// rpc.status_code and error.type, both the code as a decimal string
+// rpc.response.status_code and error.type, both the code as a decimal string
 // ("-32602"), and status Error with the error's message; an MCP tools/call
 // answered with an isError result gets error.type "tool_error" and status
 // Error. A call the peer cancelled with notifications/cancelled (answered
@@ -102,7 +103,7 @@
 //     JSON-RPC call, a notification's included: a histogram in seconds
 //     with the conventions' bucket boundaries; rpc.system.name "jsonrpc",
 //     rpc.method (the method [Options].Methods recognizes, else "_OTHER",
-//     always "_OTHER" without Methods), and on an error rpc.status_code
+//     always "_OTHER" without Methods), and on an error rpc.response.status_code
 //     and error.type as on the span;
 //   - [MetricMCPDuration], mcp.server.operation.duration (v1.41.0), for an
 //     MCP request or notification instead: mcp.method.name (a method none
@@ -111,7 +112,7 @@
 //     gen_ai.prompt.name only for a call answered with a result (a refused
 //     one's name is the peer's, of any cardinality), mcp.protocol.version
 //     only for a revision package mcp speaks, the network attributes over
-//     HTTP, and rpc.status_code and error.type as on the span;
+//     HTTP, and rpc.response.status_code and error.type as on the span;
 //   - [MetricActiveCalls], toolrpc.server.active_calls, an UpDownCounter
 //     of toolrpc's own in {call} (the conventions define none): the calls
 //     being served, with rpc.system.name "jsonrpc" for JSON-RPC, no
@@ -206,7 +207,7 @@ const (
 	keyRPCSystem       = attribute.Key("rpc.system.name")
 	keyRPCMethod       = attribute.Key("rpc.method")
 	keyRPCMethodOrig   = attribute.Key("rpc.method_original")
-	keyRPCStatus       = attribute.Key("rpc.status_code")
+	keyRPCStatus       = attribute.Key("rpc.response.status_code")
 	keyJSONRPCVersion  = attribute.Key("jsonrpc.protocol.version")
 	keyJSONRPCID       = attribute.Key("jsonrpc.request.id")
 	keyErrorType       = attribute.Key("error.type")

@@ -184,13 +184,13 @@ func TestJSONRPCStdio(t *testing.T) {
 		out:     []string{`{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":2}`},
 		spans: []span{{Name: "jsonrpc", Kind: trace.SpanKindServer, Status: codes.Error, Desc: "Method not found",
 			Attrs: jsonrpcAttrs("jsonrpc.request.id", "2", "rpc.method", "_OTHER", "rpc.method_original", "nope",
-				"rpc.status_code", "-32601", "error.type", "-32601")}},
+				"rpc.response.status_code", "-32601", "error.type", "-32601")}},
 	}, {
 		name: "invalid params: the code",
 		in:   `{"jsonrpc":"2.0","method":"add","params":{"A":"x"},"id":3}`,
 		out:  []string{`{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":[{"field":"A","rule":"type","param":"integer","message":"expected an integer, got a string"}]},"id":3}`},
 		spans: []span{{Name: "jsonrpc", Kind: trace.SpanKindServer, Status: codes.Error, Desc: "Invalid params",
-			Attrs: jsonrpcAttrs("jsonrpc.request.id", "3", "rpc.status_code", "-32602", "error.type", "-32602")}},
+			Attrs: jsonrpcAttrs("jsonrpc.request.id", "3", "rpc.response.status_code", "-32602", "error.type", "-32602")}},
 	}, {
 		name: "a notification: no request id",
 		in:   `{"jsonrpc":"2.0","method":"add","params":{"A":1,"B":2,"_meta":{"traceparent":"` + traceparent + `"}}}`,
@@ -210,7 +210,7 @@ func TestJSONRPCStdio(t *testing.T) {
 		spans: []span{{Name: "add", Kind: trace.SpanKindServer, Attrs: jsonrpcAttrs("jsonrpc.request.id", "1", "rpc.method", "add"),
 			Parent: traceID + "-" + parentID}, {Name: "jsonrpc", Kind: trace.SpanKindServer, Status: codes.Error, Desc: "Method not found",
 			Attrs: jsonrpcAttrs("jsonrpc.request.id", "2", "rpc.method", "_OTHER", "rpc.method_original", "nope",
-				"rpc.status_code", "-32601", "error.type", "-32601")}},
+				"rpc.response.status_code", "-32601", "error.type", "-32601")}},
 	}}
 	bad := []struct{ name, meta string }{
 		{"malformed traceparent", `{"traceparent":"00-` + traceID + `-` + parentID + `"}`},
@@ -382,10 +382,10 @@ func TestMCPStdio(t *testing.T) {
 			"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "fail", "error.type": "tool_error"}},
 		{Name: "tools/call", Kind: trace.SpanKindServer, Status: codes.Error, Desc: "Unknown tool: " + strings.Repeat("x", 129), Attrs: map[string]any{
 			"mcp.method.name": "tools/call", "jsonrpc.request.id": "3", "mcp.protocol.version": v,
-			"gen_ai.operation.name": "execute_tool", "rpc.status_code": "-32602", "error.type": "-32602"}},
+			"gen_ai.operation.name": "execute_tool", "rpc.response.status_code": "-32602", "error.type": "-32602"}},
 		{Name: "nope", Kind: trace.SpanKindServer, Status: codes.Error, Desc: "Method not found", Attrs: map[string]any{
 			"mcp.method.name": "nope", "jsonrpc.request.id": "4", "mcp.protocol.version": v,
-			"rpc.status_code": "-32601", "error.type": "-32601"}},
+			"rpc.response.status_code": "-32601", "error.type": "-32601"}},
 	}, ended(sr))
 }
 
@@ -476,7 +476,7 @@ func TestCancelled(t *testing.T) {
 		method: rpc.CancelRequest,
 		out:    []string{`{"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":1}`},
 		call: span{Name: "jsonrpc", Kind: trace.SpanKindServer, Status: codes.Error, Desc: "Request cancelled",
-			Attrs: jsonrpcAttrs("jsonrpc.request.id", "1", "rpc.status_code", "-32800", "error.type", "-32800")},
+			Attrs: jsonrpcAttrs("jsonrpc.request.id", "1", "rpc.response.status_code", "-32800", "error.type", "-32800")},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.method, func(t *testing.T) {
