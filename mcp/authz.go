@@ -76,15 +76,13 @@ func promptScopesOf(value any) (map[string][]string, error) {
 
 // declaredScopes calls value's method (called name), checks what it
 // declares, and returns it, each list sorted and without repeats.
-func declaredScopes(value any, name string, method func() map[string][]string) (scopes map[string][]string, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			scopes, err = nil, fmt.Errorf("mcp: %T.%s panicked: %v", value, name, r)
-		}
-	}()
-	declared := method()
-	scopes = make(map[string][]string, len(declared))
-	for goName, list := range declared {
+func declaredScopes(value any, name string, method func() map[string][]string) (map[string][]string, error) {
+	given, err := declared(value, name, method)
+	if err != nil {
+		return nil, err
+	}
+	scopes := make(map[string][]string, len(given))
+	for goName, list := range given {
 		for _, s := range list {
 			if !oauth.IsScopeToken(s) {
 				return nil, fmt.Errorf("mcp: %s gives %s the scope %q, which is not a scope-token (RFC 6749 §3.3: printable ASCII, no space, '\"' or '\\')", name, goName, s)
@@ -93,17 +91,6 @@ func declaredScopes(value any, name string, method func() map[string][]string) (
 		scopes[goName] = slices.Compact(slices.Sorted(slices.Values(list)))
 	}
 	return scopes, nil
-}
-
-// appendSchemes appends to an entry of a list, of revision r, the
-// _meta.securitySchemes of scopes, a comma first, if there are scopes
-// and r has _meta (2025-06-18 and later, as titles).
-func appendSchemes(b []byte, r revision, scopes []string) []byte {
-	if len(scopes) == 0 || !r.titles {
-		return b
-	}
-	b = append(b, `,"_meta":`...)
-	return append(b, mustJSON(securitySchemes{Schemes: []securityScheme{{Type: "oauth2", Scopes: scopes}}})...)
 }
 
 // lacking returns the InsufficientScope error of a call, in ctx, of what
@@ -131,6 +118,15 @@ type securitySchemes struct {
 type securityScheme struct {
 	Type   string   `json:"type"`
 	Scopes []string `json:"scopes"`
+}
+
+// schemesOf is the _meta of an entry of something that needs scopes, nil
+// for none.
+func schemesOf(scopes []string) *securitySchemes {
+	if len(scopes) == 0 {
+		return nil
+	}
+	return &securitySchemes{Schemes: []securityScheme{{Type: "oauth2", Scopes: scopes}}}
 }
 
 // Scopes returns every scope a tool, prompt or resource declares

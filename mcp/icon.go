@@ -2,7 +2,9 @@ package mcp
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/toolrpc/toolrpc/internal/rpchttp"
@@ -85,14 +87,13 @@ func checkIconSrc(src string) error {
 
 // iconsOf returns what the method of value (called name) gives, checked:
 // by Go method name, the icons of each.
-func iconsOf(value any, name string, method func() map[string][]Icon) (icons map[string][]Icon, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			icons, err = nil, fmt.Errorf("mcp: %T.%s panicked: %v", value, name, r)
-		}
-	}()
-	icons = method()
-	for goName, list := range icons {
+func iconsOf(value any, name string, method func() map[string][]Icon) (map[string][]Icon, error) {
+	icons, err := declared(value, name, method)
+	if err != nil {
+		return nil, err
+	}
+	for _, goName := range slices.Sorted(maps.Keys(icons)) {
+		list := icons[goName]
 		if err := checkIcons(goName, list); err != nil {
 			return nil, err
 		}
@@ -114,14 +115,4 @@ func promptIconsOf(value any) (map[string][]Icon, error) {
 		return iconsOf(value, "PromptIcons", ic.PromptIcons)
 	}
 	return nil, nil
-}
-
-// appendIcons appends to an entry of a list, of revision r, its icons, a
-// comma first, if it has some and r has icons.
-func appendIcons(b []byte, r revision, icons []Icon) []byte {
-	if len(icons) == 0 || !r.icons {
-		return b
-	}
-	b = append(b, `,"icons":`...)
-	return append(b, mustJSON(icons)...)
 }

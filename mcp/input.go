@@ -206,17 +206,22 @@ func (s *Server) seal(principal, tool string, args json.RawMessage, state string
 	body := binary.BigEndian.AppendUint64(nil, uint64(expiry.Unix()))
 	body = append(body, state...)
 	enc := base64.RawURLEncoding
-	return enc.EncodeToString(body) + "." + enc.EncodeToString(mac(s.stateKeys[0], principal, tool, args, body))
+	return enc.EncodeToString(body) + "." + enc.EncodeToString(mac(s.stateKeys[0], principal, tool, argsDigest(args), body))
 }
 
-// mac authenticates body with key for the principal, the tool and
-// arguments.
-func mac(key []byte, principal, tool string, args json.RawMessage, body []byte) []byte {
+// argsDigest is the digest of a call's arguments that a requestState is
+// bound to: of their compact form, so that spacing does not count.
+func argsDigest(args json.RawMessage) [sha256.Size]byte {
 	var compact bytes.Buffer
 	if len(args) > 0 && json.Compact(&compact, args) != nil {
 		compact.Reset()
 	}
-	digest := sha256.Sum256(compact.Bytes())
+	return sha256.Sum256(compact.Bytes())
+}
+
+// mac authenticates body with key for the principal, the tool and the
+// digest of the arguments.
+func mac(key []byte, principal, tool string, digest [sha256.Size]byte, body []byte) []byte {
 	m := hmac.New(sha256.New, key)
 	m.Write([]byte("toolrpc mcp requestState v2\x00"))
 	m.Write([]byte(principal))
@@ -239,9 +244,11 @@ func (s *Server) unseal(principal, tool string, args json.RawMessage, sealed []b
 	}
 	body, err1 := enc.DecodeString(string(sealed[:i]))
 	sum, err2 := enc.DecodeString(string(sealed[i+1:]))
-	if err1 != nil || err2 != nil || len(body) < 8 || !slices.ContainsFunc(s.stateKeys, func(key []byte) bool {
-		return hmac.Equal(sum, mac(key, principal, tool, args, body))
-	}) {
+	if err1 != nil || err2 != nil || len(body) < 8 {
+		return "", false
+	}
+	digest := argsDigest(args)
+	if !slices.ContainsFunc(s.stateKeys, func(key []byte) bool { return hmac.Equal(sum, mac(key, principal, tool, digest, body)) }) {
 		return "", false
 	}
 	if now.Unix() > int64(binary.BigEndian.Uint64(body[:8])) {

@@ -92,14 +92,12 @@ func (s *Server) RegisterPrompts(namespace string, value any) error {
 		}
 		added = append(added, p)
 	}
-	for goName := range scopes {
-		if !goNames[goName] {
-			return fmt.Errorf("mcp: PromptScopes gives scopes to %q, which is not a prompt of %T", goName, value)
-		}
-	}
-	for goName := range icons {
-		if !goNames[goName] {
-			return fmt.Errorf("mcp: PromptIcons gives icons to %q, which is not a prompt of %T", goName, value)
+	for _, err := range []error{
+		namesMethods(scopes, goNames, "PromptScopes gives scopes to", "prompt", value),
+		namesMethods(icons, goNames, "PromptIcons gives icons to", "prompt", value),
+	} {
+		if err != nil {
+			return err
 		}
 	}
 	s.mu.Lock()
@@ -188,9 +186,7 @@ func newPrompt(info service.MethodInfo, mt reflect.Type, scopes []string, icons 
 	}
 	p.entry.without = mustJSON(old)
 	e.Title = info.Title
-	if len(scopes) > 0 { // _meta: 2025-06-18 and later, as titles
-		e.Meta = &securitySchemes{Schemes: []securityScheme{{Type: "oauth2", Scopes: scopes}}}
-	}
+	e.Meta = schemesOf(scopes) // _meta: 2025-06-18 and later, as titles
 	p.entry.with = mustJSON(e)
 	if len(icons) > 0 { // 2025-11-25 and later
 		e.Icons = icons

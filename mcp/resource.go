@@ -97,6 +97,22 @@ type resource struct {
 	re    *regexp.Regexp // a template's: its variables are its groups
 	vars  []string       // a template's variables, in order
 	parts []part         // a template's literals and variables
+	// The members its list entry ends with, encoded once, a comma
+	// first, if it has them: its icons (2025-11-25 and later) and its
+	// scopes' _meta (2025-06-18 and later).
+	icons, schemes []byte
+}
+
+// appendTail appends to r's list entry, of revision rev, its icons and
+// its scopes' _meta, as rev has them.
+func (r *resource) appendTail(b []byte, rev revision) []byte {
+	if rev.icons {
+		b = append(b, r.icons...)
+	}
+	if rev.titles {
+		b = append(b, r.schemes...)
+	}
+	return b
 }
 
 // resourceSet is the resources of a Server at one time; it is never
@@ -264,6 +280,12 @@ func newResource(r Resource) (*resource, error) {
 	}
 	res := &resource{Resource: r}
 	res.Scopes = slices.Compact(slices.Sorted(slices.Values(r.Scopes)))
+	if len(r.Icons) > 0 {
+		res.icons = append([]byte(`,"icons":`), mustJSON(r.Icons)...)
+	}
+	if len(res.Scopes) > 0 {
+		res.schemes = append([]byte(`,"_meta":`), mustJSON(schemesOf(res.Scopes))...)
+	}
 	if r.Template != "" {
 		t, err := parseTemplate(r.Template)
 		if err == nil && normalURI(r.Template) != r.Template {
@@ -511,14 +533,12 @@ func (s *Server) listResources(r revision, req *rpc.Request, templates bool) (an
 			b = append(b, `{"uriTemplate":`...)
 			b = jsonx.AppendString(b, t.Template)
 			b = appendMetadata(b, r.titles, t.Name, t.Title, t.Description, t.MIMEType, 0)
-			b = appendIcons(b, r, t.Icons)
-			b = appendSchemes(b, r, t.Scopes)
+			b = t.appendTail(b, r)
 		} else {
 			res := set.static.items[key]
 			b = append(b, '{')
 			b = appendResource(b, r.titles, res.URI, res.Name, res.Title, res.Description, res.MIMEType, res.Size)
-			b = appendIcons(b, r, res.Icons)
-			b = appendSchemes(b, r, res.Scopes)
+			b = res.appendTail(b, r)
 		}
 		b = append(b, '}')
 	}

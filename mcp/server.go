@@ -295,19 +295,13 @@ func (s *Server) Register(namespace string, value any) error {
 		}
 		added = append(added, t)
 	}
-	for goName := range notes {
-		if !goNames[goName] {
-			return fmt.Errorf("mcp: ToolAnnotations annotates %q, which is not a tool of %T", goName, value)
-		}
-	}
-	for goName := range scopes {
-		if !goNames[goName] {
-			return fmt.Errorf("mcp: ToolScopes gives scopes to %q, which is not a tool of %T", goName, value)
-		}
-	}
-	for goName := range icons {
-		if !goNames[goName] {
-			return fmt.Errorf("mcp: ToolIcons gives icons to %q, which is not a tool of %T", goName, value)
+	for _, err := range []error{
+		namesMethods(notes, goNames, "ToolAnnotations annotates", "tool", value),
+		namesMethods(scopes, goNames, "ToolScopes gives scopes to", "tool", value),
+		namesMethods(icons, goNames, "ToolIcons gives icons to", "tool", value),
+	} {
+		if err != nil {
+			return err
 		}
 	}
 	s.mu.Lock()

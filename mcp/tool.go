@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/toolrpc/toolrpc/service"
@@ -38,17 +39,36 @@ type Annotated interface {
 }
 
 // annotationsOf returns the annotations of value, if it has any.
-func annotationsOf(value any) (notes map[string]Annotations, err error) {
-	a, ok := value.(Annotated)
-	if !ok {
-		return nil, nil
+func annotationsOf(value any) (map[string]Annotations, error) {
+	if a, ok := value.(Annotated); ok {
+		return declared(value, "ToolAnnotations", a.ToolAnnotations)
 	}
+	return nil, nil
+}
+
+// declared calls method, value's method called name that declares
+// something of its methods (ToolAnnotations, ToolScopes, ToolIcons...),
+// once, at registration: a panic of it is registration's error.
+func declared[T any](value any, name string, method func() T) (v T, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			notes, err = nil, fmt.Errorf("mcp: %T.ToolAnnotations panicked: %v", value, r)
+			var none T
+			v, err = none, fmt.Errorf("mcp: %T.%s panicked: %v", value, name, r)
 		}
 	}()
-	return a.ToolAnnotations(), nil
+	return method(), nil
+}
+
+// namesMethods reports the first key of m, in their order, that is not
+// among goNames, the Go methods of value that are kinds (tools,
+// prompts): m's declaration (what says what it is) names it in vain.
+func namesMethods[V any](m map[string]V, goNames map[string]bool, what, kind string, value any) error {
+	for _, goName := range slices.Sorted(maps.Keys(m)) {
+		if !goNames[goName] {
+			return fmt.Errorf("mcp: %s %q, which is not a %s of %T", what, goName, kind, value)
+		}
+	}
+	return nil
 }
 
 // MaxToolName is the longest tool name, in bytes.
@@ -151,9 +171,7 @@ func newTool(info service.MethodInfo, notes Annotations, scopes []string, icons 
 	e.Annotations = a
 	t.entry.annotated = mustJSON(e)
 	e.Title, e.OutputSchema = info.Title, out
-	if len(scopes) > 0 { // _meta: 2025-06-18 and later
-		e.Meta = &securitySchemes{Schemes: []securityScheme{{Type: "oauth2", Scopes: scopes}}}
-	}
+	e.Meta = schemesOf(scopes) // _meta: 2025-06-18 and later
 	t.entry.full = mustJSON(e)
 	if len(icons) > 0 {
 		e.Icons = icons
