@@ -121,7 +121,7 @@ func TestAttack24CompletionNeedsTheScopes(t *testing.T) {
 	session := batchSession(t, url, tokenOf("mcp"))
 	check(t, url, exchange{body: `[{"jsonrpc":"2.0","id":1,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"review"},"argument":{"name":"account","value":"a"}}}]`,
 		header: session, status: 200,
-		want: `[{"jsonrpc":"2.0","error":{"code":403,"message":"Insufficient scope: prompt review needs the scope hr","data":{"missing":["hr"],"scopes":["hr"]}},"id":1}]` + "\n"})
+		want: `[{"jsonrpc":"2.0","error":{"code":403,"message":"Insufficient scope: prompt review needs the scope hr, and the access token lacks hr","data":{"missing":["hr"],"scopes":["hr"]}},"id":1}]` + "\n"})
 	assert.Len(t, completed, 3)
 }
 

@@ -94,7 +94,7 @@ func declaredScopes(value any, name string, method func() map[string][]string) (
 }
 
 // lacking returns the InsufficientScope error of a call, in ctx, of what
-// (a prompt, a resource) that needs scopes, if ctx's verified identity
+// (a tool, a prompt, a resource) that needs scopes, if ctx's verified identity
 // lacks one of them; nil if it has them all, or has none.
 func lacking(ctx context.Context, what string, scopes []string) error {
 	if len(scopes) == 0 {
@@ -104,7 +104,8 @@ func lacking(ctx context.Context, what string, scopes []string) error {
 	if !errors.As(auth.RequireScopes(ctx, scopes...), &se) {
 		return nil
 	}
-	return rpc.NewError(InsufficientScope, "Insufficient scope: "+jsonx.Shorten(what, 256)+" needs the scope "+strings.Join(se.Scopes, " ")).
+	return rpc.NewError(InsufficientScope, "Insufficient scope: "+jsonx.Shorten(what, 256)+" needs the scope "+strings.Join(se.Scopes, " ")+
+		", and the access token lacks "+strings.Join(se.Missing, " ")).
 		WithData(map[string][]string{"scopes": se.Scopes, "missing": se.Missing})
 }
 
@@ -269,11 +270,4 @@ func (s *Server) scopesOfCall(env envelope) []string {
 		}
 	}
 	return nil
-}
-
-// scopeErrorText is the text of the error result of a call refused for
-// se.
-func scopeErrorText(t *tool, se *auth.ScopeError) string {
-	return "Insufficient scope: tool " + jsonx.Shorten(t.name, MaxToolName) + " needs the scope " + strings.Join(se.Scopes, " ") +
-		", and the access token lacks " + strings.Join(se.Missing, " ")
 }

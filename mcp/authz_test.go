@@ -464,8 +464,8 @@ func TestPromptAndResourceScopes(t *testing.T) {
 	session := batchSession(t, url, tokenOf("mcp"))
 	check(t, url, exchange{body: `[{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"audit"}},` +
 		`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"ledger://all"}}]`, header: session, status: 200,
-		want: `[{"jsonrpc":"2.0","error":{"code":403,"message":"Insufficient scope: prompt audit needs the scope ledger:audit","data":{"missing":["ledger:audit"],"scopes":["ledger:audit"]}},"id":1},` +
-			`{"jsonrpc":"2.0","error":{"code":403,"message":"Insufficient scope: resource ledger://all needs the scope ledger:read","data":{"missing":["ledger:read"],"scopes":["ledger:read"]}},"id":2}]` + "\n"})
+		want: `[{"jsonrpc":"2.0","error":{"code":403,"message":"Insufficient scope: prompt audit needs the scope ledger:audit, and the access token lacks ledger:audit","data":{"missing":["ledger:audit"],"scopes":["ledger:audit"]}},"id":1},` +
+			`{"jsonrpc":"2.0","error":{"code":403,"message":"Insufficient scope: resource ledger://all needs the scope ledger:read, and the access token lacks ledger:read","data":{"missing":["ledger:read"],"scopes":["ledger:read"]}},"id":2}]` + "\n"})
 }
 
 // Two instances of one server, behind one load balancer, with the same

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/toolrpc/toolrpc/auth"
 	"github.com/toolrpc/toolrpc/internal/jsonx"
 	"github.com/toolrpc/toolrpc/internal/recovery"
 	"github.com/toolrpc/toolrpc/rpc"
@@ -93,11 +92,8 @@ func (s *Server) runTool(ctx context.Context, r revision, req *rpc.Request) (any
 	if t == nil {
 		return nil, rpc.NewError(rpc.InvalidParams, "Unknown tool: "+jsonx.Echo(name))
 	}
-	if len(t.scopes) > 0 { // before its arguments are bound (Scoped)
-		var se *auth.ScopeError
-		if errors.As(auth.RequireScopes(ctx, t.scopes...), &se) {
-			return s.errorResult(r, scopeErrorText(t, se)), nil
-		}
+	if err := lacking(ctx, "tool "+t.name, t.scopes); err != nil { // before its arguments are bound (Scoped)
+		return s.errorResult(r, err.(*rpc.Error).Message), nil // a tool's failure is its result
 	}
 	if (members[2] != nil || members[3] != nil) && r.modern { // a retry (Multi Round-Trip Requests)
 		var err error
