@@ -395,6 +395,8 @@ func TestFeatureRegistration(t *testing.T) {
 		{mcp.Resource{Template: "x://{a}/{a}", Name: "t", Read: read("")}, `mcp: resource template "x://{a}/{a}": variable a is used twice`},
 		{mcp.Resource{Template: "x://{a", Name: "t", Read: read("")}, `mcp: resource template "x://{a": a { without its }`},
 		{mcp.Resource{Template: "x://a}", Name: "t", Read: read("")}, `mcp: resource template "x://a}": a } without its {`},
+		{mcp.Resource{Template: "x://%7{v}", Name: "t", Read: read("")}, `mcp: resource template "x://%7{v}": a % in its literal text is not followed by two hexadecimal digits`},
+		{mcp.Resource{Template: "x://%zz/{v}", Name: "t", Read: read("")}, `mcp: resource template "x://%zz/{v}": a % in its literal text is not followed by two hexadecimal digits`},
 		{mcp.Resource{Template: "x://{a,b}", Name: "t", Read: read("")}, `mcp: resource template "x://{a,b}": {a,b} is not a variable of RFC 6570 level 1 or 2 ({name} or {+name}, the name of A-Z, a-z, 0-9, _ and .)`},
 		{mcp.Resource{Template: "x://{}", Name: "t", Read: read("")}, `mcp: resource template "x://{}": {} is not a variable of RFC 6570 level 1 or 2 ({name} or {+name}, the name of A-Z, a-z, 0-9, _ and .)`},
 		{mcp.Resource{Template: "x://{#frag}", Name: "t", Read: read("")}, `mcp: resource template "x://{#frag}": {#frag} is not a variable of RFC 6570 level 1 or 2 ({name} or {+name}, the name of A-Z, a-z, 0-9, _ and .)`},

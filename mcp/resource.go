@@ -338,6 +338,12 @@ func parseTemplate(text string) (*template, error) {
 			open = len(rest)
 		}
 		if open > 0 {
+			if !pctEncoded(rest[:open]) {
+				// RFC 6570 §2.1: a literal's "%" starts pct-encoded;
+				// one cut by a variable would be completed by its value,
+				// and the URI's normal form match no template.
+				return nil, fmt.Errorf("mcp: resource template %q: a %% in its literal text is not followed by two hexadecimal digits", text)
+			}
 			t.parts = append(t.parts, part{text: rest[:open]})
 			pattern = append(pattern, regexp.QuoteMeta(rest[:open])...)
 			rest = rest[open:]
@@ -626,6 +632,21 @@ func normalURI(uri string) string {
 		return uri
 	}
 	return string(append(b, uri[done:]...))
+}
+
+// pctEncoded reports whether every "%" of literal starts an escape: two
+// hexadecimal digits follow it.
+func pctEncoded(literal string) bool {
+	for i := strings.IndexByte(literal, '%'); i >= 0; i = strings.IndexByte(literal, '%') {
+		if i+2 >= len(literal) {
+			return false
+		}
+		if _, ok := unhex(literal[i+1], literal[i+2]); !ok {
+			return false
+		}
+		literal = literal[i+3:]
+	}
+	return true
 }
 
 // unhex returns the byte two hexadecimal digits write.
